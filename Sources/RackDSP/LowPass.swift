@@ -1,0 +1,89 @@
+/// Stereo resonant 2-pole (12 dB/octave) low-pass: the trapezoidal-integrated state-variable
+/// filter of A. Simper, "Linear Trapezoidal Integrated SVF" (Cytomic technical paper, 2013),
+/// a topology-preserving transform (V. Zavalishin, "The Art of VA Filter Design", ch. 4).
+/// Its state is energy-based, so it stays stable when `g` and `k` move at audio rate.
+///
+/// Resonance follows the AUv3 filter sample: the gain at the cutoff equals the resonance in dB,
+/// so Q = 10^(resonanceDecibels/20) and the damping is `k = 1/Q`. The bilinear prewarp
+/// `g = tan(π·cutoff/sampleRate)` puts that peak exactly at the cutoff.
+///
+/// The coefficients are computed by the caller at control-rate points (`coefficients(...)`) and
+/// interpolated linearly per sample in `process`, so `tan` is never evaluated per sample.
+public struct LowPass: Sendable {
+    /// Integrator states (Simper's ic1eq, ic2eq), left and right in one vector.
+    private var ic1eq = SIMD2<Float>.zero
+    private var ic2eq = SIMD2<Float>.zero
+    public private(set) var sampleRate: Double = 48_000
+
+    /// Highest cutoff the filter will run at: a little below Nyquist so tan() stays finite.
+    public private(set) var maximumCutoffHz: Double = 20_000
+
+    public init() {}
+
+    /// Sets the rate; clears the state. Allocates nothing.
+    public mutating func prepare(sampleRate: Double, maxFrames: Int) {
+        self.sampleRate = sampleRate
+        maximumCutoffHz = min(20_000, LowPassTuning.highestCutoffRatio * sampleRate)
+        reset()
+    }
+
+    /// Clears the integrators.
+    /// - Realtime: safe
+    public mutating func reset() {
+        ic1eq = .zero
+        ic2eq = .zero
+    }
+
+    /// The filter coefficients (g, k) for a cutoff in Hz and a resonance in dB.
+    /// - Realtime: safe
+    @_noLocks
+    public func coefficients(cutoffHz: Double, resonanceDecibels: Double) -> SIMD2<Double> {
+        let fc = min(max(cutoffHz, 1), maximumCutoffHz)
+        let g = RackMath.tan(RackMath.pi * fc / sampleRate)
+        let k = 1 / RackMath.gain(decibels: resonanceDecibels)
+        return SIMD2(g, k)
+    }
+
+    /// Filters `frames` samples in place. The coefficients move linearly across a control
+    /// segment of `length` samples, from `from` at its start to `to` at its end; this call
+    /// processes the part starting `offset` samples into the segment, so sample i (0-based in
+    /// this call) uses `from + (to − from)·(offset + i)/length`. Processing a segment in one
+    /// call or in pieces gives the same samples.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                                 frames: Int, from: SIMD2<Double>, to: SIMD2<Double>,
+                                 offset: Int, length: Int) {
+        let c0 = SIMD2<Float>(Float(from.x), Float(from.y))
+        let dc = SIMD2<Float>(Float(to.x - from.x), Float(to.y - from.y))
+        let invLength = 1 / Float(max(length, 1))
+        var s1 = ic1eq, s2 = ic2eq
+        let tiny = SIMD2<Float>(repeating: 1e-25)
+        for i in 0..<frames {
+            let c = c0 + dc * (Float(offset + i) * invLength)
+            let g = c.x, k = c.y
+            let a1 = 1 / (1 + g * (g + k))
+            let a2 = g * a1
+            let a3 = g * a2
+            let v0 = SIMD2<Float>(left[i], right[i])
+            let v3 = v0 - s2
+            let v1 = a1 * s1 + a2 * v3
+            let v2 = s2 + a2 * s1 + a3 * v3
+            // Flush tiny states to zero so silent tails never go subnormal.
+            let n1 = 2 * v1 - s1, n2 = 2 * v2 - s2
+            s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
+            s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+            left[i] = v2.x
+            right[i] = v2.y
+        }
+        ic1eq = s1
+        ic2eq = s2
+    }
+}
+
+/// Constants of the low-pass.
+public enum LowPassTuning {
+    /// Highest cutoff as a fraction of the sample rate (0.45: 19.8 kHz at 44.1 kHz), keeping
+    /// g = tan(π·fc/fs) finite and the response well-behaved near Nyquist.
+    public static let highestCutoffRatio = 0.45
+}

@@ -1,0 +1,112 @@
+import Synchronization
+
+/// A lock-free single-producer/single-consumer ring of stereo frames (deinterleaved), the
+/// hand-over between a file reader (producer) and the player on the render thread (consumer).
+/// Capacity is a power of two; indices are free-running counters published with
+/// release/acquire ordering. The struct is a handle: copies share the storage, and exactly one
+/// owner calls `deallocate()`.
+///
+/// - Realtime: `read`, `availableToRead`, `discard` are safe on the consumer side.
+public struct StereoRing: @unchecked Sendable {
+    public let capacity: Int
+    private let mask: Int
+    private let left: UnsafeMutablePointer<Float>
+    private let right: UnsafeMutablePointer<Float>
+    /// [0] = write counter (producer), [1] = read counter (consumer), [2] = 1 once the producer
+    /// has written the last frame of its stream (end of a file that does not loop).
+    @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
+
+    /// Allocates a ring holding at least `minimumCapacity` frames.
+    public init(minimumCapacity: Int) {
+        var c = 1
+        while c < max(minimumCapacity, 2) { c <<= 1 }
+        capacity = c
+        mask = c - 1
+        left = .allocate(capacity: c)
+        left.initialize(repeating: 0, count: c)
+        right = .allocate(capacity: c)
+        right.initialize(repeating: 0, count: c)
+        counters = .allocate(capacity: 3)
+        for i in 0..<3 { (counters + i).initialize(to: Atomic(0)) }
+    }
+
+    /// Frees the storage. Call once, when neither side uses the ring any more.
+    public func deallocate() {
+        left.deallocate()
+        right.deallocate()
+        counters.deinitialize(count: 3)
+        counters.deallocate()
+    }
+
+    /// Frames the consumer can read now.
+    public var availableToRead: Int {
+        @_noLocks get { counters[0].load(ordering: .acquiring) - counters[1].load(ordering: .acquiring) }
+    }
+    /// Frames the producer can write now.
+    @inlinable public var availableToWrite: Int { capacity - (writeIndex() - readIndex()) }
+
+    @usableFromInline func writeIndex() -> Int { counters[0].load(ordering: .acquiring) }
+    @usableFromInline func readIndex() -> Int { counters[1].load(ordering: .acquiring) }
+
+    /// Producer: copies up to `frames` frames in; returns how many fitted.
+    @discardableResult
+    public func write(left l: UnsafePointer<Float>, right r: UnsafePointer<Float>, frames: Int) -> Int {
+        let w = counters[0].load(ordering: .relaxed)
+        let n = min(frames, capacity - (w - counters[1].load(ordering: .acquiring)))
+        if n <= 0 { return 0 }
+        let start = w & mask
+        let first = min(n, capacity - start)
+        for i in 0..<first {
+            left[start + i] = l[i]
+            right[start + i] = r[i]
+        }
+        for i in first..<n {
+            left[i - first] = l[i]
+            right[i - first] = r[i]
+        }
+        counters[0].store(w + n, ordering: .releasing)
+        return n
+    }
+
+    /// Consumer: copies up to `frames` frames out; returns how many were there.
+    /// - Realtime: safe
+    @_noLocks
+    public func read(left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        let rd = counters[1].load(ordering: .relaxed)
+        let n = min(frames, counters[0].load(ordering: .acquiring) - rd)
+        if n <= 0 { return 0 }
+        let start = rd & mask
+        let first = min(n, capacity - start)
+        for i in 0..<first {
+            l[i] = left[start + i]
+            r[i] = right[start + i]
+        }
+        for i in first..<n {
+            l[i] = left[i - first]
+            r[i] = right[i - first]
+        }
+        counters[1].store(rd + n, ordering: .releasing)
+        return n
+    }
+
+    /// Producer: marks (or clears) the end of the stream. A reader that stops short of its end
+    /// marker is starving the player: that is an underrun; after the marker it is the end.
+    public func setFinished(_ finished: Bool) { counters[2].store(finished ? 1 : 0, ordering: .releasing) }
+
+    /// True once the producer has marked the end of its stream.
+    /// - Realtime: safe
+    public var isFinished: Bool {
+        @_noLocks get { counters[2].load(ordering: .acquiring) != 0 }
+    }
+
+    /// Consumer: drops everything currently readable (used when the producer restarts the
+    /// stream, e.g. after a seek). Returns the frames dropped.
+    /// - Realtime: safe
+    @_noLocks @discardableResult
+    public func discardAll() -> Int {
+        let rd = counters[1].load(ordering: .relaxed)
+        let w = counters[0].load(ordering: .acquiring)
+        counters[1].store(w, ordering: .releasing)
+        return w - rd
+    }
+}

@@ -1,0 +1,185 @@
+import RackDSP
+
+/// One problem found in an automation file.
+public struct AutomationDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning }
+    public let line: Int
+    public let severity: Severity
+    public let message: String
+
+    public var description: String { "line \(line): \(severity.rawValue): \(message)" }
+}
+
+/// What one line of an automation file does. The language is the OSC address space.
+public enum AutomationAction: Sendable, Equatable {
+    /// Ramp a parameter to a value (already clamped), over `rampSeconds` (nil: the default).
+    case set(ParameterID, value: Double, rampSeconds: Double?)
+    /// Recall a preset by name, every parameter ramping over `rampSeconds` (nil: the defaults).
+    case preset(name: String, rampSeconds: Double?)
+    case play
+    case stop
+}
+
+/// One event of an automation file.
+public struct AutomationEvent: Sendable, Equatable {
+    public let line: Int
+    /// Seconds from the start of the render / send.
+    public let time: Double
+    public let address: String
+    public let action: AutomationAction
+    /// The arguments as written (for `rack send`).
+    public let arguments: [String]
+}
+
+/// An automation file, parsed and checked: `TIME ADDRESS ARGS...` a line, `#` starts a comment.
+public struct Automation: Sendable {
+    public let events: [AutomationEvent]
+    public let diagnostics: [AutomationDiagnostic]
+
+    public var errors: [AutomationDiagnostic] { diagnostics.filter { $0.severity == .error } }
+    public var warnings: [AutomationDiagnostic] { diagnostics.filter { $0.severity == .warning } }
+
+    /// Parses `text`. `presetNames` are the presets a `/rack/preset` line may name (an index is
+    /// resolved with `presetAtIndex`). `length` (seconds), when known, flags events and ramps
+    /// that run past the end.
+    public static func parse(_ text: String, presetNames: Set<String>, presetAtIndex: (Int) -> String?,
+                             length: Double? = nil) -> Automation {
+        var events: [AutomationEvent] = []
+        var diags: [AutomationDiagnostic] = []
+        var lastTime = -Double.infinity
+        // Per parameter: until when its last ramp runs, and from which line.
+        var busyUntil = [Double](repeating: -.infinity, count: ParameterID.allCases.count)
+        var busyLine = [Int](repeating: 0, count: ParameterID.allCases.count)
+
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (i, raw) in lines.enumerated() {
+            let lineNumber = i + 1
+            func error(_ m: String) { diags.append(AutomationDiagnostic(line: lineNumber, severity: .error, message: m)) }
+            func warning(_ m: String) { diags.append(AutomationDiagnostic(line: lineNumber, severity: .warning, message: m)) }
+            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            if words.isEmpty { continue }
+            guard let time = Double(words[0]), time.isFinite else {
+                error("time '\(words[0])' is not a number of seconds"); continue
+            }
+            if time < 0 { error("time \(words[0]) is negative"); continue }
+            if time < lastTime { error("time \(formatNumber(time)) s goes backwards (previous event at \(formatNumber(lastTime)) s)"); continue }
+            lastTime = time
+            guard words.count >= 2 else { error("missing OSC address after the time"); continue }
+            let address = words[1]
+            let args = Array(words.dropFirst(2))
+
+            func number(_ s: String, what: String) -> Double? {
+                guard let v = Double(s) else { error("\(what) '\(s)' is not a number"); return nil }
+                guard v.isFinite else { error("\(what) '\(s)' is not finite"); return nil }
+                return v
+            }
+            func ramp(_ index: Int) -> Double?? {
+                guard args.count > index else { return .some(nil) }
+                guard let r = number(args[index], what: "ramp time") else { return nil }
+                if r < 0 { error("ramp time \(args[index]) is negative"); return nil }
+                return .some(r)
+            }
+            func occupy(_ id: ParameterID, ramp: Double?) -> Bool {
+                let spec = Parameters[id]
+                let r = min(ramp.flatMap { $0 > 0 ? $0 : nil } ?? spec.defaultRampSeconds, spec.maximumRampSeconds)
+                if time < busyUntil[id.rawValue] {
+                    error("ramp of \(spec.name) overlaps the one from line \(busyLine[id.rawValue]) (running until \(formatNumber(busyUntil[id.rawValue])) s)")
+                    return false
+                }
+                busyUntil[id.rawValue] = time + r
+                busyLine[id.rawValue] = lineNumber
+                if let length, time < length, time + r > length {
+                    warning("ramp of \(spec.name) runs past the end of the input (\(formatNumber(length)) s)")
+                }
+                return true
+            }
+
+            var action: AutomationAction?
+            let parts = address.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            if parts.count >= 3 && parts[0] == "" && parts[1] == "rack", let spec = Parameters.named(parts[2]),
+               parts.count == 3 || (parts.count == 4 && parts[3] == "norm" && spec.taper != .choice) {
+                let isNorm = parts.count == 4
+                if spec.taper == .choice {
+                    guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a room name and an optional crossfade time"); continue }
+                    guard let room = Room(name: args[0]) else {
+                        error("unknown room '\(args[0])' (one of \(spec.choices.joined(separator: ", ")))"); continue
+                    }
+                    guard let r = ramp(1) else { continue }
+                    if let r, r > spec.maximumRampSeconds { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(spec.maximumRampSeconds)) s") }
+                    guard occupy(spec.id, ramp: r) else { continue }
+                    action = .set(spec.id, value: Double(room.rawValue), rampSeconds: r)
+                } else {
+                    guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a value and an optional ramp time"); continue }
+                    guard let raw = number(args[0], what: "value") else { continue }
+                    guard let r = ramp(1) else { continue }
+                    var value: Double
+                    if isNorm {
+                        if raw < 0 || raw > 1 { warning("normalized value \(args[0]) clamped to \(raw < 0 ? 0 : 1)") }
+                        value = spec.value(normalized: raw)
+                    } else {
+                        value = spec.clamp(raw)
+                        if value != raw { warning("\(spec.name) \(args[0]) clamped to \(formatNumber(value)) \(spec.unit)") }
+                    }
+                    guard occupy(spec.id, ramp: r) else { continue }
+                    action = .set(spec.id, value: value, rampSeconds: r)
+                }
+            } else {
+                switch address {
+                case "/rack/preset":
+                    guard args.count >= 1 && args.count <= 2 else { error("/rack/preset takes a preset name or index and an optional ramp time"); continue }
+                    var name = args[0]
+                    if presetNames.contains(name) {
+                        // a name
+                    } else if let index = Int(name), let n = presetAtIndex(index) {
+                        name = n
+                    } else {
+                        error("unknown preset '\(args[0])'"); continue
+                    }
+                    guard let r = ramp(1) else { continue }
+                    var ok = true
+                    for id in ParameterID.allCases where ok { ok = occupy(id, ramp: r) }
+                    guard ok else { continue }
+                    action = .preset(name: name, rampSeconds: r)
+                case "/rack/player/play", "/rack/player/stop":
+                    guard args.isEmpty else { error("\(address) takes no arguments"); continue }
+                    action = address.hasSuffix("play") ? .play : .stop
+                default:
+                    if address.hasPrefix("/rack/") || address.hasPrefix("/") {
+                        error("unknown or non-automatable address '\(address)'")
+                    } else {
+                        error("'\(address)' is not an OSC address")
+                    }
+                    continue
+                }
+            }
+            guard let action else { continue }
+            if let length, time >= length {
+                warning("event at \(formatNumber(time)) s is past the end of the input (\(formatNumber(length)) s) and is ignored")
+            }
+            events.append(AutomationEvent(line: lineNumber, time: time, address: address, action: action, arguments: args))
+        }
+        return Automation(events: events, diagnostics: diags)
+    }
+
+    /// The engine events of this automation at `sampleRate`: a preset recall becomes a ramp of
+    /// every parameter. Events at or after `lengthFrames` (when given) are left out.
+    public func engineEvents(sampleRate: Double, presets: PresetStore, lengthFrames: Int64? = nil) -> [EngineEvent] {
+        var out: [EngineEvent] = []
+        func frames(_ s: Double?) -> Int64 { s.map { Int64(($0 * sampleRate).rounded()) } ?? 0 }
+        for e in events {
+            let t = Int64((e.time * sampleRate).rounded())
+            if let lengthFrames, t >= lengthFrames { continue }
+            switch e.action {
+            case let .set(id, value, ramp):
+                out.append(EngineEvent(sampleTime: t, kind: .parameter, parameter: id, value: value, rampFrames: frames(ramp)))
+            case let .preset(name, ramp):
+                guard let p = presets.preset(named: name) else { continue }
+                out += p.state.events(at: t, rampFrames: frames(ramp))
+            case .play: out.append(EngineEvent(sampleTime: t, kind: .play))
+            case .stop: out.append(EngineEvent(sampleTime: t, kind: .stop))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,76 @@
+import RackDSP
+
+/// The rack's engine: one stereo graph (player + input → low-pass → reverb wet/dry → gain)
+/// rendered on request, in the manner of AVAudioEngine's manual rendering. A driver (the JACK
+/// client, the offline renderer, a test) owns it and calls `render` with at most `maxFrames`
+/// frames; the JACK callback calls `rackRender(engine.core, ...)` directly through a context
+/// pointer. The control side talks to the render thread only through `post` (a lock-free SPSC
+/// queue).
+public final class Engine: @unchecked Sendable {
+    /// Render rate in Hz.
+    public let sampleRate: Double
+    /// Largest frame count a single render call may ask for.
+    public let maxFrames: Int
+    /// The render state. Only the render thread touches it while rendering.
+    public let core: UnsafeMutablePointer<EngineCore>
+    private let queue: EventQueue
+
+    /// Prepares an engine at `sampleRate` for render calls of up to `maxFrames` frames,
+    /// starting from `state` (no ramp: this is setup, not a change). Allocates everything the
+    /// render path will use.
+    public init(sampleRate: Double, maxFrames: Int, state: RackState = RackState(),
+                queueCapacity: Int = 4096, pendingCapacity: Int = 4096) {
+        precondition(sampleRate > 0 && maxFrames > 0)
+        self.sampleRate = sampleRate
+        self.maxFrames = maxFrames
+        queue = EventQueue(minimumCapacity: queueCapacity)
+        core = .allocate(capacity: 1)
+        core.initialize(to: EngineCore(sampleRate: sampleRate, maxFrames: maxFrames, state: state,
+                                       queue: queue, pendingCapacity: pendingCapacity))
+    }
+
+    deinit {
+        core.pointee.deallocate()
+        core.deinitialize(count: 1)
+        core.deallocate()
+        queue.deallocate()
+    }
+
+    /// Control thread: hands an event to the render thread. Lock-free; false when the queue is
+    /// full (the caller reports the drop).
+    public func post(_ event: EngineEvent) -> Bool { queue.push(event) }
+
+    /// Owner's thread, between render calls: adds an event straight to the time-ordered
+    /// pending list (the offline driver's path; no queue hop).
+    public func schedule(_ event: EngineEvent) { core.pointee.insertPending(event) }
+
+    /// Renders `frames` frames. Input buffers may be nil (silence).
+    public func render(frames: Int, inputLeft: UnsafePointer<Float>?, inputRight: UnsafePointer<Float>?,
+                       outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>) -> RenderStatus {
+        rackRender(core, frames: frames, inputLeft: inputLeft, inputRight: inputRight,
+                   outputLeft: outputLeft, outputRight: outputRight)
+    }
+
+    /// How far ahead of a render call its events must be scheduled for the result not to
+    /// depend on the block size: a control segment never reaches further than one control
+    /// period, so events up to `end of the call + lookaheadFrames` are enough.
+    public var lookaheadFrames: Int { Int(core.pointee.controlPeriod) }
+
+    /// Absolute sample position of the next frame (owner's thread).
+    public var sampleTime: Int64 { core.pointee.sampleTime }
+
+    /// Owner's thread, while not rendering: plays `ring` through the player (nil detaches).
+    public func attachPlayer(_ ring: StereoRing?, playing: Bool) {
+        core.pointee.player.attach(ring)
+        core.pointee.player.setPlaying(playing)
+    }
+
+    /// Frames the player could not get from its reader while playing.
+    public var playerUnderrunFrames: Int { core.pointee.player.underrunFrames }
+
+    /// Target values now (owner's thread).
+    public var targets: RackState { core.pointee.targets }
+
+    /// Converts seconds to frames at the engine rate.
+    public func frames(seconds: Double) -> Int64 { Int64((seconds * sampleRate).rounded()) }
+}

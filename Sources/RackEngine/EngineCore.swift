@@ -1,0 +1,323 @@
+import RackDSP
+
+/// The outcome of one render call, as AVAudioEngine's manual rendering reports it.
+public enum RenderStatus: Sendable, Equatable {
+    /// Every frame was rendered.
+    case success
+    /// The input node had nothing to give (rendered as silence); every other source was rendered.
+    case insufficientDataFromInputNode
+    /// Nothing was rendered now; try again on the next pass (the engine is being reconfigured).
+    case cannotDoInCurrentContext
+    /// Nothing was rendered: the request itself was wrong (more frames than the engine's maximum).
+    case error
+}
+
+/// Constants of the engine's scheduling, in seconds, scaled by the sample rate at prepare.
+public enum EngineTuning {
+    /// Control period: coefficients are computed at control ticks on absolute sample positions
+    /// every this many seconds (32 frames at 48 kHz) and interpolated linearly between them.
+    public static let controlPeriodSeconds = 32.0 / 48_000
+}
+
+/// Indices of the ramps in `EngineCore.ramps` (`ParameterID` order), as plain constants.
+enum Slot {
+    static var cutoff: Int { @_noLocks get { 0 } }
+    static var resonance: Int { @_noLocks get { 1 } }
+    static var mix: Int { @_noLocks get { 2 } }
+    static var gain: Int { @_noLocks get { 3 } }
+}
+
+/// A stretch of one render call that shares one linear interpolation of mix and gain.
+struct MixSegment {
+    var start: Int       // offset in the block
+    var end: Int
+    var offset: Int      // offset of `start` inside its control segment
+    var length: Int      // length of the control segment
+    var mixFrom: Float, mixTo: Float
+    var gainFrom: Float, gainTo: Float
+}
+
+/// A room change at an offset in the block.
+struct RoomChange {
+    var offset: Int
+    var room: Room
+    var crossfadeFrames: Int
+}
+
+/// Everything the render thread touches: plain values and buffers allocated in `init`, no
+/// class references. Owned by `Engine`, which allocates it and frees it.
+public struct EngineCore {
+    public let sampleRate: Double
+    public let maxFrames: Int
+    let controlPeriod: Int64
+    /// Absolute sample position of the next frame to render.
+    public internal(set) var sampleTime: Int64 = 0
+
+    var ramps: UnsafeMutablePointer<Ramp>           // cutoff, resonance, mix, gain
+    var defaultRampFrames: UnsafeMutablePointer<Int64> // per ParameterID
+    var maximumRampFrames: UnsafeMutablePointer<Int64>
+    public internal(set) var room: Room
+    var filter = LowPass()
+    var reverb = Reverb()
+    var player = Player()
+
+    /// The current control segment [segmentStart, segmentEnd).
+    var segmentStart: Int64 = 0
+    var segmentEnd: Int64 = 0
+
+    let queue: EventQueue
+    var pending: UnsafeMutablePointer<EngineEvent>
+    var pendingCount = 0
+    let pendingCapacity: Int
+    /// Events dropped because the pending list was full.
+    public internal(set) var droppedEvents = 0
+
+    var sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight: UnsafeMutablePointer<Float>
+    var segments: UnsafeMutablePointer<MixSegment>
+    var roomChanges: UnsafeMutablePointer<RoomChange>
+
+    /// Sets everything up for `sampleRate` and at most `maxFrames` per render call, starting
+    /// at `state` (values in parameter units, room as an index). Allocates; not realtime.
+    init(sampleRate: Double, maxFrames: Int, state: RackState, queue: EventQueue, pendingCapacity: Int) {
+        self.sampleRate = sampleRate
+        self.maxFrames = maxFrames
+        controlPeriod = max(1, Int64((EngineTuning.controlPeriodSeconds * sampleRate).rounded()))
+        self.queue = queue
+        self.pendingCapacity = pendingCapacity
+        pending = .allocate(capacity: pendingCapacity)
+        let continuous = Parameters.all.filter { $0.taper != .choice }
+        ramps = .allocate(capacity: continuous.count)
+        for spec in continuous {
+            (ramps + spec.id.rawValue).initialize(to: Ramp(value: state[spec.id], shape: spec.rampShape))
+        }
+        defaultRampFrames = .allocate(capacity: Parameters.all.count)
+        maximumRampFrames = .allocate(capacity: Parameters.all.count)
+        for spec in Parameters.all {
+            defaultRampFrames[spec.id.rawValue] = Int64((spec.defaultRampSeconds * sampleRate).rounded())
+            maximumRampFrames[spec.id.rawValue] = Int64((spec.maximumRampSeconds * sampleRate).rounded())
+        }
+        room = state.room
+        func buffer() -> UnsafeMutablePointer<Float> {
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames)
+            p.initialize(repeating: 0, count: maxFrames)
+            return p
+        }
+        sumLeft = buffer(); sumRight = buffer()
+        wetLeft = buffer(); wetRight = buffer()
+        scratchLeft = buffer(); scratchRight = buffer()
+        segments = .allocate(capacity: maxFrames + 1)
+        roomChanges = .allocate(capacity: maxFrames + 1)
+        filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
+        reverb.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
+        reverb.setRoom(state.room, crossfadeFrames: 0)
+        player.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
+    }
+
+    mutating func deallocate() {
+        pending.deallocate()
+        ramps.deallocate()
+        defaultRampFrames.deallocate()
+        maximumRampFrames.deallocate()
+        for p in [sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight] { p.deallocate() }
+        segments.deallocate()
+        roomChanges.deallocate()
+        reverb.deallocate()
+    }
+
+    /// The target of every parameter (what `get` and `dump` report).
+    public var targets: RackState {
+        var s = RackState()
+        for id in ParameterID.allCases where id != .room { s[id] = ramps[id.rawValue].target }
+        s.room = room
+        return s
+    }
+
+    /// The value a parameter has at the current sample time (mid-ramp values included).
+    public func currentValue(_ id: ParameterID) -> Double {
+        id == .room ? Double(room.rawValue) : ramps[id.rawValue].value(at: sampleTime)
+    }
+
+    /// True while any parameter is ramping.
+    public var isRamping: Bool {
+        (0..<4).contains { ramps[$0].isMoving(at: sampleTime) }
+    }
+
+    // MARK: - Pending events (render thread)
+
+    /// Inserts an event after every event with an earlier or equal time.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func insertPending(_ event: EngineEvent) {
+        if pendingCount == pendingCapacity { droppedEvents &+= 1; return }
+        var i = pendingCount
+        while i > 0 && pending[i - 1].sampleTime > event.sampleTime {
+            pending[i] = pending[i - 1]
+            i -= 1
+        }
+        pending[i] = event
+        pendingCount += 1
+    }
+
+    /// Removes the first `n` pending events.
+    @_noLocks
+    mutating func removeFirstPending(_ n: Int) {
+        if n == 0 { return }
+        for i in 0..<(pendingCount - n) { pending[i] = pending[i + n] }
+        pendingCount -= n
+    }
+
+    /// Applies one event at absolute sample `t` (`offset` into the block).
+    @_noLocks
+    mutating func apply(_ e: EngineEvent, at t: Int64, offset: Int, roomChangeCount: inout Int) {
+        switch e.kind {
+        case .play: player.setPlaying(true)
+        case .stop: player.setPlaying(false)
+        case .parameter:
+            let p = e.parameter.index
+            let frames = min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])
+            if e.parameter.isRoom {
+                let r = Room.at(index: Int(e.value)) ?? room
+                if r == room { return }
+                room = r
+                // Collapse changes at the same sample into the last one.
+                if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {
+                    roomChanges[roomChangeCount - 1] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
+                } else {
+                    roomChanges[roomChangeCount] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
+                    roomChangeCount += 1
+                }
+            } else {
+                ramps[p].retarget(to: e.value, at: t, frames: frames)
+            }
+        }
+    }
+}
+
+/// The one render function: every driver (JACK's process callback, the offline renderer)
+/// calls this. Renders `frames` frames of the graph
+/// (player + input → low-pass → reverb wet/dry → gain) into `outputLeft/Right`, applying every
+/// event at its sample. Inputs may be nil (silence; reported as insufficient input).
+///
+/// Block-size invariance: parameters are evaluated at control segments bounded by absolute
+/// ticks (every `controlPeriod` samples), event times and ramp ends, never by the block edges,
+/// so any split of the same timeline into calls gives the same samples.
+///
+/// - Realtime: safe (no allocation, no locks, no I/O; checked by the compiler).
+@_noLocks
+public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
+                       inputLeft: UnsafePointer<Float>?, inputRight: UnsafePointer<Float>?,
+                       outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>) -> RenderStatus {
+    guard frames >= 0 && frames <= core.pointee.maxFrames else { return .error }
+    if frames == 0 { return .success }
+
+    // Events posted by the control thread join the time-ordered pending list.
+    while let e = core.pointee.queue.pop() { core.pointee.insertPending(e) }
+
+    let sumL = core.pointee.sumLeft, sumR = core.pointee.sumRight
+    var status = RenderStatus.success
+    if let inputLeft, let inputRight {
+        for i in 0..<frames {
+            sumL[i] = inputLeft[i]
+            sumR[i] = inputRight[i]
+        }
+    } else {
+        for i in 0..<frames {
+            sumL[i] = 0
+            sumR[i] = 0
+        }
+        status = .insufficientDataFromInputNode
+    }
+
+    let t0 = core.pointee.sampleTime
+    let end = t0 + Int64(frames)
+    let period = core.pointee.controlPeriod
+    var t = t0
+    var segmentCount = 0
+    var roomChangeCount = 0
+
+    while t < end {
+        let offset = Int(t - t0)
+        // Apply every event that is due (late events apply now).
+        var due = 0
+        while due < core.pointee.pendingCount && core.pointee.pending[due].sampleTime <= t {
+            core.pointee.apply(core.pointee.pending[due], at: t, offset: offset, roomChangeCount: &roomChangeCount)
+            due += 1
+        }
+        core.pointee.removeFirstPending(due)
+
+        // The control segment holding t: a new one starts at a boundary or after an event.
+        if due > 0 || t >= core.pointee.segmentEnd || t < core.pointee.segmentStart {
+            var e = (t / period + 1) * period
+            for p in 0..<4 {
+                let rampEnd = core.pointee.ramps[p].endSample
+                if rampEnd > t && rampEnd < e { e = rampEnd }
+            }
+            core.pointee.segmentStart = t
+            core.pointee.segmentEnd = e
+        }
+        if core.pointee.pendingCount > 0 {
+            let next = core.pointee.pending[0].sampleTime
+            if next > t && next < core.pointee.segmentEnd { core.pointee.segmentEnd = next }
+        }
+        let s = core.pointee.segmentStart, e = core.pointee.segmentEnd
+        let b = min(e, end)
+        let n = Int(b - t)
+
+        // Parameter values at both ends of the control segment.
+        let ramps = core.pointee.ramps
+        let cutoff0 = ramps[Slot.cutoff].value(at: s)
+        let cutoff1 = ramps[Slot.cutoff].value(at: e)
+        let res0 = ramps[Slot.resonance].value(at: s)
+        let res1 = ramps[Slot.resonance].value(at: e)
+        let from = core.pointee.filter.coefficients(cutoffHz: cutoff0, resonanceDecibels: res0)
+        let to = core.pointee.filter.coefficients(cutoffHz: cutoff1, resonanceDecibels: res1)
+
+        core.pointee.player.process(left: sumL + offset, right: sumR + offset,
+                                    scratchLeft: core.pointee.scratchLeft, scratchRight: core.pointee.scratchRight,
+                                    frames: n)
+        core.pointee.filter.process(left: sumL + offset, right: sumR + offset, frames: n,
+                                    from: from, to: to, offset: Int(t - s), length: Int(e - s))
+        core.pointee.segments[segmentCount] = MixSegment(
+            start: offset, end: offset + n, offset: Int(t - s), length: Int(e - s),
+            mixFrom: Float(ramps[Slot.mix].value(at: s) / 100),
+            mixTo: Float(ramps[Slot.mix].value(at: e) / 100),
+            gainFrom: Float(RackMath.gain(decibels: ramps[Slot.gain].value(at: s))),
+            gainTo: Float(RackMath.gain(decibels: ramps[Slot.gain].value(at: e))))
+        segmentCount += 1
+        t = b
+    }
+
+    // The reverb runs over the whole block, split only where the room changes.
+    let wetL = core.pointee.wetLeft, wetR = core.pointee.wetRight
+    var done = 0
+    for c in 0..<roomChangeCount {
+        let change = core.pointee.roomChanges[c]
+        if change.offset > done {
+            core.pointee.reverb.process(inputLeft: sumL + done, inputRight: sumR + done,
+                                        outputLeft: wetL + done, outputRight: wetR + done, frames: change.offset - done)
+            done = change.offset
+        }
+        core.pointee.reverb.setRoom(change.room, crossfadeFrames: change.crossfadeFrames)
+    }
+    if frames > done {
+        core.pointee.reverb.process(inputLeft: sumL + done, inputRight: sumR + done,
+                                    outputLeft: wetL + done, outputRight: wetR + done, frames: frames - done)
+    }
+
+    // Wet/dry (linear crossfade) and output gain, interpolated across each control segment.
+    for k in 0..<segmentCount {
+        let seg = core.pointee.segments[k]
+        let inv = 1 / Float(seg.length)
+        let dm = seg.mixTo - seg.mixFrom, dg = seg.gainTo - seg.gainFrom
+        for i in seg.start..<seg.end {
+            let x = Float(seg.offset + i - seg.start) * inv
+            let m = seg.mixFrom + dm * x
+            let g = seg.gainFrom + dg * x
+            outputLeft[i] = (sumL[i] + (wetL[i] - sumL[i]) * m) * g
+            outputRight[i] = (sumR[i] + (wetR[i] - sumR[i]) * m) * g
+        }
+    }
+
+    core.pointee.sampleTime = end
+    return status
+}

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// What an event does.
+public enum EventKind: UInt8, Sendable {
+    /// Ramp `parameter` to `value` (for `room`: crossfade to room index `value`).
+    case parameter
+    /// Start the player's transport.
+    case play
+    /// Stop the player's transport.
+    case stop
+}
+
+/// A change for the render thread, placed at an absolute sample position. Plain data: it
+/// crosses threads by value through `EventQueue`.
+public struct EngineEvent: Sendable, Equatable {
+    /// Sample time at which it applies; `EngineEvent.immediately` applies at the start of the
+    /// next render call.
+    public var sampleTime: Int64
+    public var kind: EventKind
+    public var parameter: ParameterID
+    /// Target value, already validated and clamped by the control side.
+    public var value: Double
+    /// Ramp length in frames; 0 means the parameter's default ramp.
+    public var rampFrames: Int64
+
+    /// The `sampleTime` of an event that applies as soon as possible.
+    public static let immediately = Int64.min
+
+    public init(sampleTime: Int64, kind: EventKind = .parameter, parameter: ParameterID = .cutoff,
+                value: Double = 0, rampFrames: Int64 = 0) {
+        self.sampleTime = sampleTime
+        self.kind = kind
+        self.parameter = parameter
+        self.value = value
+        self.rampFrames = rampFrames
+    }
+}
+
+/// A lock-free single-producer/single-consumer queue of events, control thread → render thread.
+/// The struct is a handle: copies share storage; the owner calls `deallocate()` once.
+///
+/// - Realtime: `pop` is safe (consumer side).
+public struct EventQueue: @unchecked Sendable {
+    public let capacity: Int
+    private let mask: Int
+    private let slots: UnsafeMutablePointer<EngineEvent>
+    /// [0] = write counter, [1] = read counter.
+    private let counters: UnsafeMutablePointer<Atomic<Int>>
+
+    public init(minimumCapacity: Int) {
+        var c = 1
+        while c < max(minimumCapacity, 2) { c <<= 1 }
+        capacity = c
+        mask = c - 1
+        slots = .allocate(capacity: c)
+        slots.initialize(repeating: EngineEvent(sampleTime: 0), count: c)
+        counters = .allocate(capacity: 2)
+        counters.initialize(to: Atomic(0))
+        (counters + 1).initialize(to: Atomic(0))
+    }
+
+    public func deallocate() {
+        slots.deallocate()
+        counters.deinitialize(count: 2)
+        counters.deallocate()
+    }
+
+    /// Producer: appends an event; false when the queue is full (the caller reports it).
+    public func push(_ event: EngineEvent) -> Bool {
+        let w = counters[0].load(ordering: .relaxed)
+        if w - counters[1].load(ordering: .acquiring) >= capacity { return false }
+        slots[w & mask] = event
+        counters[0].store(w + 1, ordering: .releasing)
+        return true
+    }
+
+    /// Consumer: takes the oldest event, if any.
+    /// - Realtime: safe
+    @_noLocks
+    public func pop() -> EngineEvent? {
+        let r = counters[1].load(ordering: .relaxed)
+        if r == counters[0].load(ordering: .acquiring) { return nil }
+        let e = slots[r & mask]
+        counters[1].store(r + 1, ordering: .releasing)
+        return e
+    }
+
+    /// Events waiting (approximate when called concurrently).
+    public var count: Int { counters[0].load(ordering: .acquiring) - counters[1].load(ordering: .acquiring) }
+}

@@ -1,0 +1,126 @@
+import RackDSP
+
+/// The parameters of the rack. Their order is the order of `/rack/dump`, `/rack/params`,
+/// presets and the README table.
+public enum ParameterID: Int, CaseIterable, Sendable, Hashable {
+    case cutoff, resonance, mix, gain, room
+
+    /// `rawValue`, callable from the render path.
+    /// - Realtime: safe
+    public var index: Int { @_noLocks get { rawValue } }
+
+    /// True for `room`, the one parameter that is a choice.
+    /// - Realtime: safe
+    public var isRoom: Bool {
+        @_noLocks get {
+            if case .room = self { return true }
+            return false
+        }
+    }
+}
+
+/// How a control's 0…1 position maps onto the range (`/rack/<param>/norm`, plots, sliders).
+public enum Taper: String, Sendable {
+    /// Equal ratios per step: frequencies.
+    case logarithmic
+    /// Equal differences per step.
+    case linear
+    /// A list of names: `room`.
+    case choice
+}
+
+/// One row of the parameter table: everything the kernels, OSC, presets, CLI help and docs know
+/// about a parameter comes from here. Defaults live here and nowhere else.
+public struct ParameterSpec: Sendable {
+    public let id: ParameterID
+    /// Identifier in OSC (`/rack/<name>`), presets, automation and `--set`.
+    public let name: String
+    /// Unit symbol: "Hz", "dB", "%", or "name" for `room`.
+    public let unit: String
+    public let minimum: Double
+    public let maximum: Double
+    /// The value a fresh rack starts with.
+    public let defaultValue: Double
+    public let taper: Taper
+    /// Ramp used when none is given (or 0 is given), in seconds. For `room` it is the crossfade.
+    public let defaultRampSeconds: Double
+    /// Longest ramp allowed, in seconds (`room`'s crossfade is capped by the contract).
+    public let maximumRampSeconds: Double
+    /// How the value moves during a ramp.
+    public let rampShape: RampShape
+    /// One line for help texts and docs.
+    public let summary: String
+    /// Names for a `choice` parameter: the value is an index into this list.
+    public let choices: [String]
+
+    /// The OSC address of the parameter.
+    public var address: String { "/rack/" + name }
+
+    /// `value` forced into the range (indices of a choice are rounded).
+    public func clamp(_ value: Double) -> Double {
+        let v = min(max(value, minimum), maximum)
+        return taper == .choice ? v.rounded() : v
+    }
+
+    /// The value at a 0…1 controller position (logarithmic for a logarithmic taper).
+    public func value(normalized x: Double) -> Double {
+        let t = min(max(x, 0), 1)
+        switch taper {
+        case .logarithmic: return clamp(minimum * RackMath.exp2(RackMath.log2(maximum / minimum) * t))
+        case .linear, .choice: return clamp(minimum + (maximum - minimum) * t)
+        }
+    }
+
+    /// The 0…1 controller position of `value`.
+    public func normalized(_ value: Double) -> Double {
+        let v = clamp(value)
+        switch taper {
+        case .logarithmic: return RackMath.log2(v / minimum) / RackMath.log2(maximum / minimum)
+        case .linear, .choice: return (v - minimum) / (maximum - minimum)
+        }
+    }
+
+    /// A value as users read it: a room by name, numbers without noise ("2500", "-3", "0.5").
+    public func format(_ value: Double) -> String {
+        if taper == .choice { return choices[Int(clamp(value))] }
+        return formatNumber(value)
+    }
+}
+
+/// Formats a number the shortest way that reads back to the same Double.
+public func formatNumber(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
+}
+
+/// The parameter table.
+public enum Parameters {
+    /// Every parameter, in `ParameterID` order.
+    public static let all: [ParameterSpec] = [
+        ParameterSpec(id: .cutoff, name: "cutoff", unit: "Hz", minimum: 12, maximum: 20_000, defaultValue: 20_000,
+                      taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .exponential,
+                      summary: "low-pass cutoff frequency (2-pole, 12 dB/octave)", choices: []),
+        ParameterSpec(id: .resonance, name: "resonance", unit: "dB", minimum: -20, maximum: 20, defaultValue: 0,
+                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .linear,
+                      summary: "gain at the cutoff frequency; Q = 10^(dB/20)", choices: []),
+        ParameterSpec(id: .mix, name: "mix", unit: "%", minimum: 0, maximum: 100, defaultValue: 50,
+                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .linear,
+                      summary: "reverb wet/dry mix (0 = dry)", choices: []),
+        ParameterSpec(id: .gain, name: "gain", unit: "dB", minimum: -60, maximum: 12, defaultValue: 0,
+                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .linear,
+                      summary: "output gain", choices: []),
+        ParameterSpec(id: .room, name: "room", unit: "name", minimum: 0, maximum: Double(Room.allCases.count - 1),
+                      defaultValue: Double(Room.mediumHall.rawValue),
+                      taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
+                      summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name)),
+    ]
+
+    /// The row of `id`.
+    public static subscript(_ id: ParameterID) -> ParameterSpec { all[id.rawValue] }
+
+    /// Looks a parameter up by name.
+    public static func named(_ name: String) -> ParameterSpec? { all.first { $0.name == name } }
+
+    /// Every parameter's default, indexed by `ParameterID.rawValue`.
+    public static var defaults: [Double] { all.map(\.defaultValue) }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import RackDSP
+
+/// A preset: a name and a target for every parameter.
+public struct Preset: Sendable, Equatable {
+    public let name: String
+    public let state: RackState
+    /// Factory presets ship in `Presets/`; user presets live in the user preset directory.
+    public let isFactory: Bool
+    /// Where it was read from (nil for one made in memory).
+    public let path: String?
+
+    public init(name: String, state: RackState, isFactory: Bool, path: String? = nil) {
+        self.name = name
+        self.state = state
+        self.isFactory = isFactory
+        self.path = path
+    }
+
+    /// The JSON the contract defines: `{"name": …, "cutoff": …, …, "room": "…"}`, keys in
+    /// parameter-table order.
+    public var json: String {
+        var fields = ["  \"name\": \(jsonString(name))"]
+        for spec in Parameters.all {
+            let v = state[spec.id]
+            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? jsonString(spec.format(v)) : formatNumber(v)))
+        }
+        return "{\n" + fields.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// Parses and validates preset JSON. Every field of the contract is required; unknown
+    /// fields, wrong types and out-of-range values are errors (the reason names the field).
+    public static func parse(_ data: Data, isFactory: Bool, path: String?) throws(RackError) -> Preset {
+        let where_ = path.map { "preset '\($0)'" } ?? "preset"
+        func fail(_ reason: String) -> RackError { RackError(.dataError, "rack: \(where_): \(reason)") }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data, options: [])
+        } catch {
+            throw fail("not valid JSON (\(data.isEmpty ? "empty file" : "truncated or malformed"))")
+        }
+        guard let dict = object as? [String: Any] else { throw fail("expected a JSON object") }
+        let known = Set(["name"] + Parameters.all.map(\.name))
+        if let unknown = dict.keys.sorted().first(where: { !known.contains($0) }) {
+            throw fail("unknown field '\(unknown)' (fields: \(["name"] + Parameters.all.map(\.name)))")
+        }
+        guard let nameValue = dict["name"] else { throw fail("missing field 'name'") }
+        guard let name = nameValue as? String, !isBool(nameValue) else { throw fail("field 'name' must be a string") }
+        if let reason = PresetStore.problem(withName: name) { throw fail("name \(jsonString(name)): \(reason)") }
+        var state = RackState()
+        for spec in Parameters.all {
+            guard let raw = dict[spec.name] else { throw fail("missing field '\(spec.name)'") }
+            if spec.taper == .choice {
+                guard let s = raw as? String, !isBool(raw) else { throw fail("field '\(spec.name)' must be a string (one of \(spec.choices.joined(separator: ", ")))") }
+                guard let i = spec.choices.firstIndex(of: s) else { throw fail("unknown \(spec.name) '\(s)' (one of \(spec.choices.joined(separator: ", ")))") }
+                state[spec.id] = Double(i)
+            } else {
+                guard !isBool(raw), let n = raw as? NSNumber else { throw fail("field '\(spec.name)' must be a number") }
+                let v = n.doubleValue
+                guard v.isFinite else { throw fail("field '\(spec.name)' is not finite") }
+                guard v >= spec.minimum && v <= spec.maximum else {
+                    throw fail("\(spec.name) \(formatNumber(v)) is out of range \(formatNumber(spec.minimum))…\(formatNumber(spec.maximum)) \(spec.unit)")
+                }
+                state[spec.id] = v
+            }
+        }
+        return Preset(name: name, state: state, isFactory: isFactory, path: path)
+    }
+}
+
+private func isBool(_ value: Any) -> Bool {
+    guard let n = value as? NSNumber else { return false }
+    return String(cString: n.objCType) == "c" || type(of: value) == Bool.self
+}
+
+/// A JSON string literal.
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        default:
+            if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+        }
+    }
+    return out + "\""
+}
+
+/// Factory and user presets. Factory presets are numbered 0, 1, 2… in name order; user presets
+/// −1, −2, … in name order (Apple's AUAudioUnitPreset scheme). A user preset may not take a
+/// factory preset's name.
+public final class PresetStore: @unchecked Sendable {
+    public let factoryDirectory: String?
+    public let userDirectory: String
+    public private(set) var factory: [Preset] = []
+    public private(set) var user: [Preset] = []
+    /// One line per file that could not be loaded (file and reason); those files are skipped.
+    public private(set) var problems: [RackError] = []
+
+    /// Temp files of an interrupted save carry this in their name.
+    static let tempMarker = ".rack-tmp-"
+
+    public init(factoryDirectory: String?, userDirectory: String) {
+        self.factoryDirectory = factoryDirectory
+        self.userDirectory = userDirectory
+        reload()
+    }
+
+    /// The store at the standard places: factory presets found by `locateFactoryDirectory`,
+    /// user presets in `$XDG_CONFIG_HOME/rack/presets` or `~/.config/rack/presets`.
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> PresetStore {
+        PresetStore(factoryDirectory: locateFactoryDirectory(environment: environment),
+                    userDirectory: defaultUserDirectory(environment: environment))
+    }
+
+    public static func defaultUserDirectory(environment: [String: String]) -> String {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/rack/presets" }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.config/rack/presets"
+    }
+
+    /// `$RACK_PRESETS` if set; else `share/rack/presets` beside an installed binary; else the
+    /// `Presets/` folder of the source tree the binary was built in.
+    public static func locateFactoryDirectory(environment: [String: String]) -> String? {
+        if let dir = environment["RACK_PRESETS"] { return dir }
+        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        let installed = dir.deletingLastPathComponent().appendingPathComponent("share/rack/presets")
+        if FileManager.default.fileExists(atPath: installed.path) { return installed.path }
+        for _ in 0..<6 {
+            let candidate = dir.appendingPathComponent("Presets")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Warm.json").path) { return candidate.path }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Why `name` cannot be a preset name, or nil when it can: 1–64 characters of letters,
+    /// digits, space, '-', '_', starting with a letter or digit. Never a path.
+    public static func problem(withName name: String) -> String? {
+        if name.isEmpty { return "a preset name cannot be empty" }
+        if name.count > 64 { return "a preset name has at most 64 characters" }
+        let allowed = { (c: Unicode.Scalar) in
+            (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == " " || c == "-" || c == "_"
+        }
+        guard name.unicodeScalars.allSatisfy(allowed) else {
+            return "a preset name has only letters, digits, space, '-' and '_'"
+        }
+        let first = name.unicodeScalars.first!
+        guard first != " " && first != "-" && first != "_" else { return "a preset name starts with a letter or digit" }
+        return nil
+    }
+
+    /// Reads both directories again. Temp files left by an interrupted save are removed first.
+    public func reload() {
+        problems = []
+        factory = factoryDirectory.map { load(directory: $0, isFactory: true) } ?? []
+        cleanUpTemporaryFiles()
+        user = load(directory: userDirectory, isFactory: false)
+    }
+
+    private func load(directory: String, isFactory: Bool) -> [Preset] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var presets: [Preset] = []
+        for file in names.sorted() where file.hasSuffix(".json") && !file.hasPrefix(".") {
+            let path = directory + "/" + file
+            do {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw RackError(.noInput, "rack: preset '\(path)': cannot be read")
+                }
+                let preset = try Preset.parse(data, isFactory: isFactory, path: path)
+                if !isFactory && file != preset.name + ".json" {
+                    throw RackError(.dataError, "rack: preset '\(path)': its name \(jsonString(preset.name)) does not match the file name")
+                }
+                if presets.contains(where: { $0.name == preset.name }) || (!isFactory && factory.contains { $0.name == preset.name }) {
+                    throw RackError(.dataError, "rack: preset '\(path)': another preset is already named \(jsonString(preset.name))")
+                }
+                presets.append(preset)
+            } catch let error as RackError {
+                problems.append(error)
+            } catch {
+                problems.append(RackError(.dataError, "rack: preset '\(path)': \(error)"))
+            }
+        }
+        return presets.sorted { $0.name < $1.name }
+    }
+
+    private func cleanUpTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else { return }
+        for file in names where file.contains(Self.tempMarker) {
+            try? FileManager.default.removeItem(atPath: userDirectory + "/" + file)
+        }
+    }
+
+    /// Every preset: factory ones first.
+    public var all: [Preset] { factory + user }
+
+    /// The preset named `name`.
+    public func preset(named name: String) -> Preset? { all.first { $0.name == name } }
+
+    /// The preset numbered `index` (factory ≥ 0, user < 0).
+    public func preset(index: Int) -> Preset? {
+        if index >= 0 { return index < factory.count ? factory[index] : nil }
+        let u = -index - 1
+        return u < user.count ? user[u] : nil
+    }
+
+    /// The number of a preset in Apple's scheme.
+    public func index(of preset: Preset) -> Int? {
+        if let i = factory.firstIndex(where: { $0.name == preset.name }), preset.isFactory { return i }
+        if let i = user.firstIndex(where: { $0.name == preset.name }) { return -i - 1 }
+        return nil
+    }
+
+    /// Saves `state` as the user preset `name`, atomically: write to a temp file in the same
+    /// directory, fsync it, rename it over `NAME.json`, fsync the directory. A crash at any
+    /// point leaves either the old file or the new one, never a mix.
+    @discardableResult
+    public func save(name: String, state: RackState) throws(RackError) -> Preset {
+        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "rack: preset name \(jsonString(name)): \(reason)") }
+        if factory.contains(where: { $0.name == name }) {
+            throw RackError(.dataError, "rack: preset \(jsonString(name)) is a factory preset; save under another name")
+        }
+        let preset = Preset(name: name, state: state, isFactory: false, path: userDirectory + "/" + name + ".json")
+        do {
+            try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw RackError(.cannotCreate, "rack: cannot create preset directory '\(userDirectory)'")
+        }
+        try atomicWrite(Array(preset.json.utf8), to: preset.path!, directory: userDirectory)
+        user.removeAll { $0.name == name }
+        user.append(preset)
+        user.sort { $0.name < $1.name }
+        return preset
+    }
+
+    /// Deletes the user preset `name`.
+    public func delete(name: String) throws(RackError) {
+        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "rack: preset name \(jsonString(name)): \(reason)") }
+        if factory.contains(where: { $0.name == name }) {
+            throw RackError(.dataError, "rack: preset \(jsonString(name)) is a factory preset and cannot be deleted")
+        }
+        guard user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "rack: no user preset \(jsonString(name))") }
+        let path = userDirectory + "/" + name + ".json"
+        if unlink(path) != 0 && errno != ENOENT {
+            throw RackError(.ioError, "rack: cannot delete '\(path)': \(String(cString: strerror(errno)))")
+        }
+        user.removeAll { $0.name == name }
+    }
+}
+
+/// Writes `bytes` to `path` so that a crash never leaves a partial file there: temp file in
+/// `directory`, write, fsync, rename, fsync the directory.
+public func atomicWrite(_ bytes: [UInt8], to path: String, directory: String) throws(RackError) {
+    var template = Array((directory + "/." + (path as NSString).lastPathComponent + PresetStore.tempMarker + "XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { throw RackError(.cannotCreate, "rack: cannot create a file in '\(directory)': \(String(cString: strerror(errno)))") }
+    let temp = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var ok = true
+    bytes.withUnsafeBytes { buf in
+        var off = 0
+        while off < buf.count {
+            let n = write(fd, buf.baseAddress! + off, buf.count - off)
+            if n <= 0 { if errno == EINTR { continue }; ok = false; break }
+            off += n
+        }
+    }
+    if ok { ok = fchmod(fd, 0o644) == 0 && fsync(fd) == 0 }
+    let closed = close(fd) == 0
+    guard ok && closed && rename(temp, path) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temp)
+        throw RackError(.ioError, "rack: cannot write '\(path)': \(reason)")
+    }
+    let dfd = open(directory, O_RDONLY)
+    if dfd >= 0 { fsync(dfd); close(dfd) }
+}

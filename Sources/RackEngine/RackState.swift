@@ -1,0 +1,29 @@
+import RackDSP
+
+/// The target value of every parameter: what a preset stores, what `dump` reports.
+/// Values are in parameter units; `room` is stored as its index.
+public struct RackState: Sendable, Equatable {
+    /// Indexed by `ParameterID.rawValue`.
+    public private(set) var values: [Double]
+
+    /// Every parameter at its default (the parameter table's).
+    public init() { values = Parameters.defaults }
+
+    public subscript(_ id: ParameterID) -> Double {
+        get { values[id.rawValue] }
+        set { values[id.rawValue] = Parameters[id].clamp(newValue) }
+    }
+
+    public var room: Room {
+        get { Room(rawValue: Int(values[ParameterID.room.rawValue])) ?? .mediumHall }
+        set { values[ParameterID.room.rawValue] = Double(newValue.rawValue) }
+    }
+
+    /// The events that move a rack from anywhere to this state at `sampleTime`, every parameter
+    /// ramping over `rampFrames` (0: each parameter's default ramp).
+    public func events(at sampleTime: Int64, rampFrames: Int64) -> [EngineEvent] {
+        ParameterID.allCases.map {
+            EngineEvent(sampleTime: sampleTime, kind: .parameter, parameter: $0, value: self[$0], rampFrames: rampFrames)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import XCTest
+import RackDSP
+@testable import RackEngine
+
+final class AutomationTests: XCTestCase {
+    func parse(_ text: String, length: Double? = nil) -> Automation {
+        Automation.parse(text, presetNames: ["Warm", "Bright"], presetAtIndex: { [0: "Bright", 1: "Warm"][$0] }, length: length)
+    }
+
+    func testTheContractExampleParses() {
+        let a = parse("""
+            0.0   /rack/preset  Warm
+            2.0   /rack/cutoff  800  1.5     # ramp to 800 Hz over 1.5 s
+            4.0   /rack/mix     80   0.5
+            """)
+        XCTAssertEqual(a.diagnostics, [])
+        XCTAssertEqual(a.events.map(\.action), [
+            .preset(name: "Warm", rampSeconds: nil),
+            .set(.cutoff, value: 800, rampSeconds: 1.5),
+            .set(.mix, value: 80, rampSeconds: 0.5),
+        ])
+    }
+
+    func testEveryProblemHasItsLineNumber() {
+        let a = parse("""
+            # a comment line
+            0.0 /rack/cutof 800
+            1.0 /rack/cutoff loud
+            0.5 /rack/mix 20
+            2.0 /rack/cutoff 500 2
+            3.0 /rack/cutoff 900
+            4.0 /rack/room garage
+            5.0 /rack/preset Nope
+            x /rack/mix 3
+            6.0 /rack/gain nan
+            7.0 /rack/dump
+            8.0 /rack/gain 100
+            """)
+        let byLine = Dictionary(grouping: a.diagnostics, by: \.line)
+        XCTAssertTrue(byLine[2]?.first?.message.contains("unknown") == true)
+        XCTAssertTrue(byLine[3]?.first?.message.contains("not a number") == true)
+        XCTAssertTrue(byLine[4]?.first?.message.contains("backwards") == true)
+        XCTAssertTrue(byLine[6]?.first?.message.contains("overlaps the one from line 5") == true)
+        XCTAssertTrue(byLine[7]?.first?.message.contains("unknown room") == true)
+        XCTAssertTrue(byLine[8]?.first?.message.contains("unknown preset") == true)
+        XCTAssertTrue(byLine[9]?.first?.message.contains("time") == true)
+        XCTAssertTrue(byLine[10]?.first?.message.contains("not finite") == true)
+        XCTAssertTrue(byLine[11]?.first?.message.contains("non-automatable") == true)
+        XCTAssertEqual(byLine[12]?.first?.severity, .warning, "out of range is clamped with a warning")
+        XCTAssertEqual(a.errors.count, 9)
+    }
+
+    func testPastTheEndIsAWarning() {
+        let a = parse("1.0 /rack/cutoff 500 3\n5.0 /rack/mix 0\n", length: 2)
+        XCTAssertEqual(a.errors, [])
+        XCTAssertEqual(a.warnings.map(\.line), [1, 2])
+    }
+
+    func testNormAndIndexForms() {
+        let a = parse("0 /rack/cutoff/norm 0.5\n1 /rack/preset 1 0.5\n3 /rack/room plate 0.1\n")
+        XCTAssertEqual(a.diagnostics, [])
+        guard case let .set(_, v, _) = a.events[0].action else { return XCTFail() }
+        XCTAssertEqual(v, (12 * 20_000.0).squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(a.events[1].action, .preset(name: "Warm", rampSeconds: 0.5))
+    }
+}

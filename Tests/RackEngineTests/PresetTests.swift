@@ -1,0 +1,108 @@
+import Foundation
+import XCTest
+import RackDSP
+@testable import RackEngine
+
+/// The repository's `Presets/` folder.
+let factoryPresetDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Presets").path
+
+func temporaryDirectory() -> String {
+    let dir = NSTemporaryDirectory() + "rack-test-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+final class PresetTests: XCTestCase {
+    func testEveryFactoryPresetIsValid() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: factoryPresetDirectory).filter { $0.hasSuffix(".json") }
+        XCTAssertGreaterThanOrEqual(files.count, 6)
+        for file in files {
+            let data = try Data(contentsOf: URL(fileURLWithPath: factoryPresetDirectory + "/" + file))
+            XCTAssertNoThrow(try Preset.parse(data, isFactory: true, path: file), file)
+        }
+        let store = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: temporaryDirectory())
+        XCTAssertEqual(store.problems.count, 0, "\(store.problems)")
+        XCTAssertEqual(store.factory.count, files.count)
+        // The contract's three, with the AUv3 sample's values.
+        for (name, cutoff, resonance) in [("Prominent", 2500.0, 5.0), ("Bright", 14_000, 12), ("Warm", 384, -3)] {
+            let p = try XCTUnwrap(store.preset(named: name))
+            XCTAssertEqual(p.state[.cutoff], cutoff)
+            XCTAssertEqual(p.state[.resonance], resonance)
+        }
+        // Several rooms are used.
+        XCTAssertGreaterThanOrEqual(Set(store.factory.map(\.state.room)).count, 5)
+    }
+
+    func testBadPresetFilesAreReportedWithFileAndReason() {
+        let cases: [(String, String)] = [
+            ("", "not valid JSON"),
+            ("{\"name\": \"A\", \"cutoff\": 1000", "not valid JSON"),
+            ("[1, 2]", "expected a JSON object"),
+            ("{\"name\": \"A\", \"cutoff\": \"loud\", \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \"plate\"}", "'cutoff' must be a number"),
+            ("{\"name\": \"A\", \"cutoff\": true, \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \"plate\"}", "'cutoff' must be a number"),
+            ("{\"name\": \"A\", \"cutoff\": 1000, \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \"plate\", \"volume\": 3}", "unknown field 'volume'"),
+            ("{\"name\": \"A\", \"cutoff\": 1000, \"resonance\": 0, \"mix\": 50, \"gain\": 0}", "missing field 'room'"),
+            ("{\"name\": \"A\", \"cutoff\": 1000, \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \"garage\"}", "unknown room 'garage'"),
+            ("{\"name\": \"A\", \"cutoff\": 90000, \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \"plate\"}", "out of range"),
+            ("{\"name\": \"../x\", \"cutoff\": 1000, \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \"plate\"}", "letters, digits"),
+        ]
+        for (json, reason) in cases {
+            XCTAssertThrowsError(try Preset.parse(Data(json.utf8), isFactory: false, path: "/p/x.json")) { error in
+                let message = (error as! RackError).message
+                XCTAssertTrue(message.contains("/p/x.json") && message.contains(reason), "\(json) → \(message)")
+                XCTAssertEqual((error as! RackError).status, .dataError)
+            }
+        }
+    }
+
+    func testBadFilesAreSkippedAndTheRestLoad() throws {
+        let user = temporaryDirectory()
+        try "{broken".write(toFile: user + "/Broken.json", atomically: true, encoding: .utf8)
+        let store = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: user)
+        try store.save(name: "Mine", state: RackState())
+        store.reload()
+        XCTAssertNotNil(store.preset(named: "Mine"))
+        XCTAssertEqual(store.problems.count, 1)
+        XCTAssertTrue(store.problems[0].message.contains("Broken.json"))
+    }
+
+    func testSaveRecallDeleteAndNumbering() throws {
+        let user = temporaryDirectory()
+        let store = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: user)
+        var s = RackState()
+        s[.cutoff] = 1234.5; s[.mix] = 12; s.room = .plate
+        try store.save(name: "Night 2", state: s)
+        try store.save(name: "A_first", state: RackState())
+        let reread = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: user)
+        XCTAssertEqual(reread.preset(named: "Night 2")?.state, s)
+        XCTAssertEqual(reread.preset(index: -1)?.name, "A_first")
+        XCTAssertEqual(reread.preset(index: -2)?.name, "Night 2")
+        XCTAssertEqual(reread.preset(index: 0)?.isFactory, true)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: user + "/Night 2.json"))
+        try reread.delete(name: "Night 2")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: user + "/Night 2.json"))
+        XCTAssertThrowsError(try reread.save(name: "Warm", state: s), "factory names are taken")
+        XCTAssertThrowsError(try reread.delete(name: "Warm"))
+        // No temp files are left behind.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: user).filter { $0.contains("tmp") }, [])
+    }
+
+    func testNamesAreNeverPaths() {
+        for bad in ["", "../x", "/tmp/x", "a/b", ".hidden", " lead", "-x", String(repeating: "a", count: 65), "a\u{0}b", "é"] {
+            XCTAssertNotNil(PresetStore.problem(withName: bad), bad)
+        }
+        for good in ["a", "Warm 2", "x-y_z", "9", String(repeating: "a", count: 64)] {
+            XCTAssertNil(PresetStore.problem(withName: good), good)
+        }
+    }
+
+    func testTempFilesOfACrashedSaveAreCleanedUpAtStart() throws {
+        let user = temporaryDirectory()
+        let temp = user + "/.Mine.json.rack-tmp-abc123"
+        try "{\"name\": \"Mi".write(toFile: temp, atomically: false, encoding: .utf8)
+        _ = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: user)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: temp))
+    }
+}
