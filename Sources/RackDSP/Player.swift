@@ -1,32 +1,65 @@
 /// The file player on the render thread: plays the frames a reader streams into a `StereoRing`.
 /// Decoding, resampling, looping and seeking happen on the reader's side; this kernel only
-/// copies, with a short fade on play and stop so that transport changes never click. A ring
-/// that runs dry while the reader has not marked the end is an underrun: the player outputs
-/// silence for the missing frames and counts them.
+/// copies, with short fades so that nothing clicks: on play and stop, and when a new ring
+/// replaces the old one (a new file, or the same file from a new position after a seek), the
+/// two crossfade. A ring that runs dry while its reader has not marked the end is an
+/// underrun: the player outputs silence for the missing frames and counts them.
+///
+/// The player never frees a ring: one it lets go of is handed back through `takeReleased()`,
+/// and the owner frees it off the render thread.
 public struct Player: Sendable {
     private var ring: StereoRing?
+    /// The previous ring, fading out after a swap.
+    private var outgoing: StereoRing?
+    /// Gain of the outgoing ring (1 → 0 over the fade).
+    private var outgoingGain: Float = 0
+    /// A ring the player no longer uses, waiting for the owner to collect it.
+    private var released: StereoRing?
     /// Whether the transport is rolling (the fade may still be moving).
     public private(set) var isPlaying = false
     private var fade: Float = 0
     private var fadeStep: Float = 1
     /// Frames the ring could not deliver while playing.
     public private(set) var underrunFrames = 0
-    /// Frames played since the last `attach`, at the engine rate.
+    /// Frames taken from the current ring since it was attached, at the engine rate.
     public private(set) var framesPlayed: Int64 = 0
 
     public init() {}
 
-    /// Sets the fade time from the rate: 5 ms, long enough not to click, short enough to feel
-    /// immediate (`PlayerTuning.fadeSeconds`).
+    /// Sets the fade time from the rate (`PlayerTuning.fadeSeconds`).
     public mutating func prepare(sampleRate: Double, maxFrames: Int) {
         fadeStep = Float(1 / max(1, PlayerTuning.fadeSeconds * sampleRate))
     }
 
-    /// Plays from `ring` (nil detaches). The owner keeps the ring alive until it is detached.
+    /// Plays from `ring` from now on (nil detaches). A ring that was playing fades out over the
+    /// fade time while the new one fades in; a third swap during a fade drops the oldest at once.
     /// - Realtime: safe
-    @_noLocks public mutating func attach(_ ring: StereoRing?) {
-        self.ring = ring
+    @_noLocks
+    public mutating func attach(_ newRing: StereoRing?) {
+        if let current = ring, isPlaying || fade > 0 {
+            if let old = outgoing { release(old) }
+            outgoing = current
+            outgoingGain = fade
+        } else if let current = ring {
+            release(current)
+        }
+        ring = newRing
         framesPlayed = 0
+        if isPlaying { fade = 0 }
+    }
+
+    private mutating func release(_ r: StereoRing) {
+        // One slot: the owner collects every render call, so it is free again by the next swap.
+        released = r
+    }
+
+    /// The ring the player let go of, if any (the owner frees it off the render thread).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func takeReleased() -> StereoRing? {
+        let r = released
+        released = nil
+        return r
     }
 
     /// Starts or stops the transport (fading in or out).
@@ -45,14 +78,29 @@ public struct Player: Sendable {
     public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                                  scratchLeft: UnsafeMutablePointer<Float>, scratchRight: UnsafeMutablePointer<Float>,
                                  frames: Int) {
+        if let old = outgoing {
+            let got = old.read(left: scratchLeft, right: scratchRight, frames: frames)
+            var g = outgoingGain
+            for i in 0..<got {
+                g = max(0, g - fadeStep)
+                left[i] += scratchLeft[i] * g
+                right[i] += scratchRight[i] * g
+            }
+            outgoingGain = got < frames ? 0 : g
+            var slotFree = true
+            if case .some = released { slotFree = false }
+            if outgoingGain == 0 && slotFree {
+                released = old
+                outgoing = nil
+            }
+        }
         guard let ring else { return }
         if !isPlaying && fade == 0 { return }
         let got = ring.read(left: scratchLeft, right: scratchRight, frames: frames)
         if got < frames && !ring.isFinished { underrunFrames &+= frames - got }
         framesPlayed &+= Int64(got)
-        let target: Float = isPlaying ? 1 : 0
         for i in 0..<got {
-            if fade != target { fade = isPlaying ? min(1, fade + fadeStep) : max(0, fade - fadeStep) }
+            fade = isPlaying ? min(1, fade + fadeStep) : max(0, fade - fadeStep)
             left[i] += scratchLeft[i] * fade
             right[i] += scratchRight[i] * fade
         }
@@ -62,7 +110,7 @@ public struct Player: Sendable {
 
 /// Constants of the player.
 public enum PlayerTuning {
-    /// Fade applied on play and stop, in seconds (5 ms: below the ear's click threshold for
-    /// steps, short enough to feel immediate).
+    /// Fade applied on play, stop and file swaps, in seconds (5 ms: below the ear's click
+    /// threshold for steps, short enough to feel immediate).
     public static let fadeSeconds = 0.005
 }

@@ -7,7 +7,10 @@ import Synchronization
 /// owner calls `deallocate()`.
 ///
 /// - Realtime: `read`, `availableToRead`, `discard` are safe on the consumer side.
-public struct StereoRing: @unchecked Sendable {
+public struct StereoRing: @unchecked Sendable, Equatable {
+    /// Two handles are equal when they share storage.
+    public static func == (a: StereoRing, b: StereoRing) -> Bool { a.left == b.left }
+
     public let capacity: Int
     private let mask: Int
     private let left: UnsafeMutablePointer<Float>

@@ -14,6 +14,9 @@ public final class Engine: @unchecked Sendable {
     /// The render state. Only the render thread touches it while rendering.
     public let core: UnsafeMutablePointer<EngineCore>
     private let queue: EventQueue
+    private let applied: EventQueue
+    /// Counters published by the render thread.
+    public let monitor: EngineMonitor
 
     /// Prepares an engine at `sampleRate` for render calls of up to `maxFrames` frames,
     /// starting from `state` (no ramp: this is setup, not a change). Allocates everything the
@@ -24,9 +27,12 @@ public final class Engine: @unchecked Sendable {
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
         queue = EventQueue(minimumCapacity: queueCapacity)
+        applied = EventQueue(minimumCapacity: queueCapacity)
+        monitor = EngineMonitor()
         core = .allocate(capacity: 1)
         core.initialize(to: EngineCore(sampleRate: sampleRate, maxFrames: maxFrames, state: state,
-                                       queue: queue, pendingCapacity: pendingCapacity))
+                                       queue: queue, applied: applied, monitor: monitor,
+                                       pendingCapacity: pendingCapacity))
     }
 
     deinit {
@@ -34,11 +40,17 @@ public final class Engine: @unchecked Sendable {
         core.deinitialize(count: 1)
         core.deallocate()
         queue.deallocate()
+        applied.deallocate()
+        monitor.deallocate()
     }
 
     /// Control thread: hands an event to the render thread. Lock-free; false when the queue is
     /// full (the caller reports the drop).
     public func post(_ event: EngineEvent) -> Bool { queue.push(event) }
+
+    /// Control thread: the next event the render thread applied (its `sampleTime` is the
+    /// sample it took effect at) or a ring it released (free it). Lock-free.
+    public func nextApplied() -> EngineEvent? { applied.pop() }
 
     /// Owner's thread, between render calls: adds an event straight to the time-ordered
     /// pending list (the offline driver's path; no queue hop).

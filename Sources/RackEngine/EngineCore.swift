@@ -1,4 +1,5 @@
 import RackDSP
+import Synchronization
 
 /// The outcome of one render call, as AVAudioEngine's manual rendering reports it.
 public enum RenderStatus: Sendable, Equatable {
@@ -66,6 +67,11 @@ public struct EngineCore {
     var segmentEnd: Int64 = 0
 
     let queue: EventQueue
+    /// Render → control: every event as applied (with the sample it took effect at) and the
+    /// rings the player let go of.
+    let applied: EventQueue
+    /// Counters the control thread reads while the render thread runs.
+    let monitor: EngineMonitor
     var pending: UnsafeMutablePointer<EngineEvent>
     var pendingCount = 0
     let pendingCapacity: Int
@@ -78,11 +84,14 @@ public struct EngineCore {
 
     /// Sets everything up for `sampleRate` and at most `maxFrames` per render call, starting
     /// at `state` (values in parameter units, room as an index). Allocates; not realtime.
-    init(sampleRate: Double, maxFrames: Int, state: RackState, queue: EventQueue, pendingCapacity: Int) {
+    init(sampleRate: Double, maxFrames: Int, state: RackState, queue: EventQueue, applied: EventQueue,
+         monitor: EngineMonitor, pendingCapacity: Int) {
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
         controlPeriod = max(1, Int64((EngineTuning.controlPeriodSeconds * sampleRate).rounded()))
         self.queue = queue
+        self.applied = applied
+        self.monitor = monitor
         self.pendingCapacity = pendingCapacity
         pending = .allocate(capacity: pendingCapacity)
         let continuous = Parameters.all.filter { $0.taper != .choice }
@@ -169,9 +178,13 @@ public struct EngineCore {
     /// Applies one event at absolute sample `t` (`offset` into the block).
     @_noLocks
     mutating func apply(_ e: EngineEvent, at t: Int64, offset: Int, roomChangeCount: inout Int) {
+        var echo = e
+        echo.sampleTime = t
         switch e.kind {
         case .play: player.setPlaying(true)
         case .stop: player.setPlaying(false)
+        case .attachPlayer: player.attach(e.ring)
+        case .releasedRing: return
         case .parameter:
             let p = e.parameter.index
             let frames = min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])
@@ -190,6 +203,7 @@ public struct EngineCore {
                 ramps[p].retarget(to: e.value, at: t, frames: frames)
             }
         }
+        if !applied.push(echo) { monitor.add(.droppedFeedback, 1) }
     }
 }
 
@@ -275,6 +289,10 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
         core.pointee.player.process(left: sumL + offset, right: sumR + offset,
                                     scratchLeft: core.pointee.scratchLeft, scratchRight: core.pointee.scratchRight,
                                     frames: n)
+        // A ring the player let go of goes back to the control thread, which frees it.
+        if !core.pointee.applied.isFull, let r = core.pointee.player.takeReleased() {
+            _ = core.pointee.applied.push(EngineEvent(sampleTime: t, kind: .releasedRing, ring: r))
+        }
         core.pointee.filter.process(left: sumL + offset, right: sumR + offset, frames: n,
                                     from: from, to: to, offset: Int(t - s), length: Int(e - s))
         core.pointee.segments[segmentCount] = MixSegment(
@@ -319,5 +337,48 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
     }
 
     core.pointee.sampleTime = end
+    let monitor = core.pointee.monitor
+    monitor.set(.sampleTime, Int(end))
+    monitor.set(.playerFrames, Int(core.pointee.player.framesPlayed))
+    monitor.set(.playerUnderruns, core.pointee.player.underrunFrames)
+    monitor.set(.playing, core.pointee.player.isPlaying ? 1 : 0)
+    monitor.set(.droppedEvents, core.pointee.droppedEvents)
     return status
+}
+
+/// Counters the render thread publishes for the control thread (lock-free atomics).
+/// A handle: copies share storage; the engine frees it.
+public struct EngineMonitor: @unchecked Sendable {
+    public enum Counter: Int, CaseIterable {
+        /// Sample time at the end of the last render call.
+        case sampleTime
+        /// Frames the player took from its current ring.
+        case playerFrames
+        /// Frames the player's reader failed to deliver in time.
+        case playerUnderruns
+        /// 1 while the player's transport rolls.
+        case playing
+        /// Events dropped because the render thread's pending list was full.
+        case droppedEvents
+        /// Applied-event echoes dropped because the control thread fell behind.
+        case droppedFeedback
+    }
+    private let slots: UnsafeMutablePointer<Atomic<Int>>
+
+    init() {
+        slots = .allocate(capacity: Counter.allCases.count)
+        for i in 0..<Counter.allCases.count { (slots + i).initialize(to: Atomic(0)) }
+    }
+
+    func deallocate() {
+        slots.deinitialize(count: Counter.allCases.count)
+        slots.deallocate()
+    }
+
+    /// - Realtime: safe
+    @_noLocks func set(_ c: Counter, _ value: Int) { slots[c.rawValue].store(value, ordering: .releasing) }
+    /// - Realtime: safe
+    @_noLocks func add(_ c: Counter, _ value: Int) { slots[c.rawValue].add(value, ordering: .relaxed) }
+    /// Reads a counter (any thread).
+    public func get(_ c: Counter) -> Int { slots[c.rawValue].load(ordering: .acquiring) }
 }

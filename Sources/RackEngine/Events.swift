@@ -1,3 +1,4 @@
+import RackDSP
 import Synchronization
 
 /// What an event does.
@@ -8,6 +9,10 @@ public enum EventKind: UInt8, Sendable {
     case play
     /// Stop the player's transport.
     case stop
+    /// Play `ring` from now on (crossfading from the previous one); nil detaches.
+    case attachPlayer
+    /// Render → control only: the player let go of `ring`; the control thread may free it.
+    case releasedRing
 }
 
 /// A change for the render thread, placed at an absolute sample position. Plain data: it
@@ -22,17 +27,22 @@ public struct EngineEvent: Sendable, Equatable {
     public var value: Double
     /// Ramp length in frames; 0 means the parameter's default ramp.
     public var rampFrames: Int64
+    /// The ring of `attachPlayer` and `releasedRing`.
+    public var ring: StereoRing?
 
     /// The `sampleTime` of an event that applies as soon as possible.
     public static let immediately = Int64.min
 
+    /// - Realtime: safe
+    @_noLocks
     public init(sampleTime: Int64, kind: EventKind = .parameter, parameter: ParameterID = .cutoff,
-                value: Double = 0, rampFrames: Int64 = 0) {
+                value: Double = 0, rampFrames: Int64 = 0, ring: StereoRing? = nil) {
         self.sampleTime = sampleTime
         self.kind = kind
         self.parameter = parameter
         self.value = value
         self.rampFrames = rampFrames
+        self.ring = ring
     }
 }
 
@@ -66,6 +76,8 @@ public struct EventQueue: @unchecked Sendable {
     }
 
     /// Producer: appends an event; false when the queue is full (the caller reports it).
+    /// - Realtime: safe (the render thread is the producer of the applied-events queue).
+    @_noLocks
     public func push(_ event: EngineEvent) -> Bool {
         let w = counters[0].load(ordering: .relaxed)
         if w - counters[1].load(ordering: .acquiring) >= capacity { return false }
@@ -86,5 +98,12 @@ public struct EventQueue: @unchecked Sendable {
     }
 
     /// Events waiting (approximate when called concurrently).
-    public var count: Int { counters[0].load(ordering: .acquiring) - counters[1].load(ordering: .acquiring) }
+    /// - Realtime: safe
+    public var count: Int {
+        @_noLocks get { counters[0].load(ordering: .acquiring) - counters[1].load(ordering: .acquiring) }
+    }
+
+    /// True when a push would fail now.
+    /// - Realtime: safe
+    public var isFull: Bool { @_noLocks get { count >= capacity } }
 }
