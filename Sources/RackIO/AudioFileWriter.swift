@@ -1,0 +1,247 @@
+// Atomic stereo sound-file writing with libsndfile.
+//
+// Data goes to a hidden temporary file next to the destination; commit() finishes the file,
+// fsyncs it and renames it over the destination, so a reader of `path` only ever sees the old
+// file or the complete new one — never a partial file.
+
+import CSndfile
+import Foundation
+import Glibc
+
+/// Writes a stereo file atomically: data goes to a hidden temp file in the same directory
+/// (`.NAME.rack-tmp-XXXXXX`), `commit()` closes it, fsyncs, and renames it over the destination;
+/// `abort()` (and `deinit` without `commit()`) removes the temp file. Nothing partial is ever left
+/// at `path`.
+///
+/// Formats: WAV 16/24-bit PCM or 32-bit IEEE float; FLAC 16/24-bit; Ogg Vorbis (the sample
+/// format is ignored). Integer output is clipped to full scale (no wrap-around). When replacing an
+/// existing file, its permission bits are kept. Not thread-safe.
+public final class AudioFileWriter {
+    /// The destination path.
+    public let path: String
+    /// Sample rate of the file, in Hz (the requested rate rounded to a whole number).
+    public let sampleRate: Double
+    /// The container, from the extension of `path`.
+    public let container: AudioContainer
+    /// The sample format written (`nil` for Ogg Vorbis, which has none).
+    public let sampleFormat: SampleFormat?
+    /// Frames written so far.
+    public private(set) var framesWritten: Int64 = 0
+
+    /// The hidden temporary file that receives the data until `commit()`.
+    let temporaryPath: String
+    private let directory: String
+    private var handle: OpaquePointer?
+    private var fd: Int32 = -1
+    private var scratch: [Float] = []
+    private static let chunkFrames = 4096
+    /// WAV keeps sizes in 32-bit fields: the most frames that fit (with room for the header).
+    private let frameLimit: Int64?
+
+    /// Creates the temporary file and prepares to write `path`.
+    ///
+    /// - Parameters:
+    ///   - path: destination; its extension picks the container: `.wav`/`.wave`, `.flac`,
+    ///     `.ogg`/`.oga` (case-insensitive).
+    ///   - sampleRate: in Hz, a positive whole number (fractions are rounded).
+    ///   - format: sample encoding; FLAC takes `.pcm16` or `.pcm24` only; ignored for Ogg (Vorbis).
+    ///   - vorbisQuality: Ogg Vorbis VBR quality, 0 (smallest) … 1 (best); ignored otherwise.
+    ///     The default 0.7 is `oggenc -q 7` (nominally ~220 kbit/s for stereo at 44.1 kHz).
+    /// - Throws: `.cannotCreate` for an unknown extension, an unsupported format/rate, a missing or
+    ///   unwritable directory, or a destination that is a directory or other non-regular file.
+    public init(path: String, sampleRate: Double, format: SampleFormat,
+                vorbisQuality: Double = 0.7) throws(AudioFileError) {
+        self.path = path
+
+        guard let container = AudioContainer(path: path) else {
+            let ext = AudioContainer.fileExtension(of: path).map { "'.\($0)'" } ?? "no extension"
+            throw .cannotCreate(path: path, reason: "unknown file type (\(ext)); use .wav, .flac or .ogg")
+        }
+        self.container = container
+
+        var sfFormat: Int
+        switch container {
+        case .wav:
+            sfFormat = Int(SF_FORMAT_WAV)
+            switch format {
+            case .pcm16: sfFormat |= Int(SF_FORMAT_PCM_16)
+            case .pcm24: sfFormat |= Int(SF_FORMAT_PCM_24)
+            case .float: sfFormat |= Int(SF_FORMAT_FLOAT)
+            }
+            sampleFormat = format
+        case .flac:
+            sfFormat = Int(SF_FORMAT_FLAC)
+            switch format {
+            case .pcm16: sfFormat |= Int(SF_FORMAT_PCM_16)
+            case .pcm24: sfFormat |= Int(SF_FORMAT_PCM_24)
+            case .float:
+                throw .cannotCreate(path: path, reason: "FLAC cannot store float samples; use 16 or 24 bits")
+            }
+            sampleFormat = format
+        case .ogg:
+            sfFormat = Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS)
+            sampleFormat = nil
+        }
+
+        guard sampleRate.isFinite, sampleRate >= 1, sampleRate.rounded() <= Double(Int32.max) else {
+            throw .cannotCreate(path: path, reason: "invalid sample rate \(sampleRate) Hz")
+        }
+        self.sampleRate = sampleRate.rounded()
+        var sfinfo = SF_INFO()
+        sfinfo.samplerate = Int32(sampleRate.rounded())
+        sfinfo.channels = 2
+        sfinfo.format = Int32(sfFormat)
+        guard sf_format_check(&sfinfo) == SF_TRUE else {
+            throw .cannotCreate(path: path, reason: "\(container) cannot be written at \(sfinfo.samplerate) Hz")
+        }
+
+        // The destination must be a file name whose directory exists; an existing destination
+        // must be a regular file (rename() would replace a symlink, fail on a directory, and we
+        // must never replace a device node).
+        let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw .cannotCreate(path: path, reason: "not a file name")
+        }
+        let prefix = String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self)   // "" or "dir/"
+        let directory = prefix.isEmpty ? "." : prefix
+        switch Sys.statPath(directory) {
+        case .failure(let e):
+            let why = e.code == ENOENT || e.code == ENOTDIR
+                ? "directory '\(directory)' does not exist"
+                : "directory '\(directory)': \(Sys.message(e.code))"
+            throw .cannotCreate(path: path, reason: why)
+        case .success(let st):
+            guard Sys.isDirectory(st) else {
+                throw .cannotCreate(path: path, reason: "'\(directory)' is not a directory")
+            }
+        }
+        var keepMode: mode_t?
+        var lst = Glibc.stat()
+        if lstat(path, &lst) == 0 {
+            if Sys.isDirectory(lst) { throw .cannotCreate(path: path, reason: "is a directory") }
+            if (lst.st_mode & S_IFMT) == S_IFLNK {
+                throw .cannotCreate(path: path, reason: "is a symbolic link (give the real file's path)")
+            }
+            guard Sys.isRegular(lst) else {
+                throw .cannotCreate(path: path, reason: "exists and is not a regular file")
+            }
+            keepMode = lst.st_mode & 0o7777
+        }
+
+        // Create the hidden temp file (O_EXCL, 0666 & ~umask like any new file).
+        var tmp = ""
+        var fd: Int32 = -1
+        for attempt in 0..<100 {
+            tmp = prefix + "." + name + ".rack-tmp-" + Self.randomSuffix()
+            fd = Glibc.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666)
+            if fd >= 0 { break }
+            let code = errno
+            if code != EEXIST || attempt == 99 {
+                throw .cannotCreate(path: path, reason: "cannot create a file in '\(directory)': \(Sys.message(code))")
+            }
+        }
+        if let mode = keepMode { _ = fchmod(fd, mode) }
+
+        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &sfinfo, 0) else {
+            let msg = Sys.sndfileMessage(nil)
+            Glibc.close(fd)
+            unlink(tmp)
+            throw .cannotCreate(path: path, reason: msg)
+        }
+        if container == .ogg {
+            var q = min(max(vorbisQuality.isFinite ? vorbisQuality : 0.7, 0), 1)
+            _ = sf_command(h, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
+        } else {
+            // Clip out-of-range floats to full scale instead of wrapping around.
+            _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        }
+        self.temporaryPath = tmp
+        self.directory = directory
+        if container == .wav {
+            let bytesPerFrame: Int64 = format == .pcm16 ? 4 : format == .pcm24 ? 6 : 8
+            frameLimit = (Int64(UInt32.max) - 4096) / bytesPerFrame
+        } else {
+            frameLimit = nil
+        }
+        self.fd = fd
+        self.handle = h
+    }
+
+    deinit { abort() }
+
+    /// Appends `frames` stereo frames (`left[i]`, `right[i]`; nominal range -1…1, larger values
+    /// are clipped for integer formats) to the file.
+    /// - Throws: `.io` if the data cannot be written (disk full, …) or the writer is finished;
+    ///   the temporary file is then removed and the writer is finished. Also `.io` if a WAV file
+    ///   would exceed its 4 GiB size limit: then nothing of this call is written, and what was
+    ///   written before can still be committed.
+    public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
+        guard let h = handle else { throw .io(path: path, reason: "the file is already closed") }
+        guard frames > 0 else { return }
+        if let limit = frameLimit, framesWritten + Int64(frames) > limit {
+            throw .io(path: path, reason: "a WAV file cannot exceed 4 GiB (\(limit) frames in this format); use .flac for longer recordings")
+        }
+        if scratch.count < Self.chunkFrames * 2 { scratch = [Float](repeating: 0, count: Self.chunkFrames * 2) }
+        var done = 0
+        while done < frames {
+            let n = min(frames - done, Self.chunkFrames)
+            let written = scratch.withUnsafeMutableBufferPointer { buf -> Int in
+                let p = buf.baseAddress!
+                let l = left + done, r = right + done
+                for i in 0..<n {
+                    p[2 * i] = l[i]
+                    p[2 * i + 1] = r[i]
+                }
+                return Int(sf_writef_float(h, p, sf_count_t(n)))
+            }
+            if written != n {
+                let msg = Sys.sndfileMessage(h)
+                abort()
+                throw .io(path: path, reason: "write failed: \(msg)")
+            }
+            done += n
+            framesWritten += Int64(n)
+        }
+    }
+
+    /// Finishes the file: closes it (libsndfile writes the final header), fsyncs it, renames it
+    /// over `path` and fsyncs the directory. Afterwards `path` is the complete new file.
+    /// - Throws: `.io` on any failure; the temporary file is then removed and `path` untouched.
+    public func commit() throws(AudioFileError) {
+        guard let h = handle else { throw .io(path: path, reason: "the file is already closed") }
+        handle = nil
+        let fd = self.fd
+        self.fd = -1
+        var failure: String?
+        let rc = sf_close(h)
+        if rc != 0 { failure = "cannot finish the file: " + Sys.tidy(String(cString: sf_error_number(rc))) }
+        if failure == nil, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
+        if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
+        if failure == nil, rename(temporaryPath, path) != 0 { failure = "rename: " + Sys.message(errno) }
+        if let failure {
+            unlink(temporaryPath)
+            throw .io(path: path, reason: failure)
+        }
+        // Make the rename itself durable (best effort: some filesystems refuse fsync on a directory).
+        let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            Glibc.close(dfd)
+        }
+    }
+
+    /// Discards everything written: closes and removes the temporary file; `path` is untouched.
+    /// Idempotent; called by `deinit` when `commit()` was not.
+    public func abort() {
+        guard handle != nil || fd >= 0 else { return }
+        if let h = handle { sf_close(h); handle = nil }
+        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        unlink(temporaryPath)
+    }
+
+    private static func randomSuffix() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var g = SystemRandomNumberGenerator()
+        return String((0..<6).map { _ in alphabet[Int(g.next(upperBound: UInt64(alphabet.count)))] })
+    }
+}

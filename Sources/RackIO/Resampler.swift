@@ -1,0 +1,348 @@
+// Sample-rate conversion with libsamplerate: a small streaming converter wrapper, and a reader
+// that delivers a sound file at another rate (with seamless looping and seeking).
+
+import CSndfile
+import Foundation
+
+// MARK: - Converter
+
+/// A libsamplerate error (bad ratio, converter failure).
+public struct ResamplerError: Error, CustomStringConvertible, Equatable {
+    /// What went wrong, one line.
+    public let description: String
+}
+
+/// A streaming libsamplerate converter for interleaved Float frames (SRC_SINC_BEST_QUALITY by
+/// default). The output is time-aligned with the input: output frame `k` is the input signal at
+/// input frame `k / ratio` (no added delay). Not thread-safe.
+public final class SampleRateConverter {
+    /// libsamplerate converter types.
+    public enum Quality: Int32, Sendable {
+        /// SRC_SINC_BEST_QUALITY: 97 dB SNR, 97 % bandwidth.
+        case sincBest = 0
+        /// SRC_SINC_MEDIUM_QUALITY.
+        case sincMedium = 1
+        /// SRC_SINC_FASTEST.
+        case sincFastest = 2
+        /// SRC_ZERO_ORDER_HOLD (no filtering).
+        case zeroOrderHold = 3
+        /// SRC_LINEAR (no filtering).
+        case linear = 4
+    }
+
+    /// Output rate / input rate.
+    public let ratio: Double
+    /// Interleaved channels per frame.
+    public let channels: Int
+    private let state: OpaquePointer
+
+    /// - Parameters:
+    ///   - inputRate: rate of the frames given to `process`, in Hz.
+    ///   - outputRate: rate of the frames produced, in Hz. `outputRate / inputRate` must lie
+    ///     within 1/256 … 256.
+    ///   - channels: interleaved channels, ≥ 1.
+    public init(inputRate: Double, outputRate: Double, channels: Int, quality: Quality = .sincBest) throws(ResamplerError) {
+        let ratio = outputRate / inputRate
+        guard inputRate > 0, outputRate > 0, ratio.isFinite, src_is_valid_ratio(ratio) != 0 else {
+            throw ResamplerError(description: "cannot convert \(inputRate) Hz to \(outputRate) Hz (ratio must be within 1/256…256)")
+        }
+        guard channels >= 1, channels <= 64 else {
+            throw ResamplerError(description: "unsupported channel count \(channels)")
+        }
+        var err: Int32 = 0
+        guard let s = src_new(quality.rawValue, Int32(channels), &err) else {
+            throw ResamplerError(description: "libsamplerate: " + Sys.tidy(String(cString: src_strerror(err))))
+        }
+        self.state = s
+        self.ratio = ratio
+        self.channels = channels
+    }
+
+    deinit { src_delete(state) }
+
+    /// Converts as much as possible: reads up to `inputFrames` frames from `input`, writes up to
+    /// `outputFrames` frames to `output`. Set `endOfInput` once the given input is the last; keep
+    /// calling (with the remaining input, possibly none) until `outputGenerated` is 0 to drain
+    /// the tail. Returns the frames consumed and produced.
+    public func process(input: UnsafePointer<Float>, inputFrames: Int,
+                        output: UnsafeMutablePointer<Float>, outputFrames: Int,
+                        endOfInput: Bool) throws(ResamplerError) -> (inputUsed: Int, outputGenerated: Int) {
+        var data = SRC_DATA()
+        data.data_in = input
+        data.data_out = output
+        data.input_frames = inputFrames
+        data.output_frames = outputFrames
+        data.end_of_input = endOfInput ? 1 : 0
+        data.src_ratio = ratio
+        let rc = src_process(state, &data)
+        if rc != 0 {
+            throw ResamplerError(description: "libsamplerate: " + Sys.tidy(String(cString: src_strerror(rc))))
+        }
+        return (Int(data.input_frames_used), Int(data.output_frames_gen))
+    }
+
+    /// Forgets all history (and any end-of-input state), as if newly created.
+    public func reset() { _ = src_reset(state) }
+}
+
+// MARK: - Resampling reader
+
+/// Streams a file converted to `targetRate` with libsamplerate (SRC_SINC_BEST_QUALITY), stereo;
+/// passes through untouched (no SRC) when rates are equal. Supports looping (wraps to frame 0 at
+/// end, seamlessly: the resampler keeps running across the loop point) and seeking (seconds, in
+/// the file's timeline; resets the converter, pre-rolling it so that the output after a seek
+/// matches what continuous playback gives there).
+///
+/// Not realtime-safe (it reads the file); meant for offline rendering or a feeder thread.
+public final class ResamplingReader {
+    /// The file being read.
+    public let info: AudioFileInfo
+    /// The output rate, in Hz.
+    public let targetRate: Double
+    /// When true, the file repeats without end: after its last frame comes frame 0 again, with
+    /// the converter running continuously across the joint. Turning it off while playing ends
+    /// the stream at the end of the pass being read (a few thousand frames of look-ahead may
+    /// already belong to the next pass). Turning it on after the end restarts from frame 0.
+    public var loop: Bool = false
+
+    private let reader: AudioFileReader
+    private let converter: SampleRateConverter?   // nil: equal rates, passthrough
+
+    // Interleaved stereo input waiting for the converter.
+    private let inCapacity = 8192
+    private let inBuf: UnsafeMutablePointer<Float>
+    private var inStart = 0
+    private var inCount = 0
+    // Converter output before it is deinterleaved.
+    private let outCapacity = 4096
+    private let outBuf: UnsafeMutablePointer<Float>
+
+    // Positions in the "concatenated" timeline (pass k of a loop starts at input k·frames).
+    /// Input index of the next frame to be handed to the converter.
+    private var fedEnd: Int64 = 0
+    /// Output index (target rate) of the next frame the converter produces.
+    private var genPos: Int64 = 0
+    /// Converter output below this index is pre-roll and discarded.
+    private var skipUntil: Int64 = 0
+    private var inputEnded = false   // end_of_input given
+    private var drained = false      // converter has nothing more; pad with silence
+    private var finished = false
+
+    /// Opens `path` (see `AudioFileReader.init(path:)` for the checks) to be read at
+    /// `targetRate` Hz. Throws `.badData` if the rate ratio is outside libsamplerate's 1/256…256.
+    public init(path: String, targetRate: Double) throws(AudioFileError) {
+        let reader = try AudioFileReader(path: path)
+        self.reader = reader
+        self.info = reader.info
+        self.targetRate = targetRate
+        if targetRate == reader.info.sampleRate {
+            converter = nil
+        } else {
+            do {
+                converter = try SampleRateConverter(inputRate: reader.info.sampleRate, outputRate: targetRate, channels: 2)
+            } catch {
+                throw .badData(path: path, reason: error.description)
+            }
+        }
+        inBuf = .allocate(capacity: inCapacity * 2)
+        outBuf = .allocate(capacity: outCapacity * 2)
+    }
+
+    deinit {
+        inBuf.deallocate()
+        outBuf.deallocate()
+    }
+
+    /// Length of the whole file at the target rate, in frames:
+    /// `round(info.frames * targetRate / info.sampleRate)`.
+    public var framesAtTargetRate: Int64 { outputIndex(info.frames) }
+
+    /// Position in seconds (file timeline) of the next frame read.
+    public var positionSeconds: Double {
+        if finished { return info.durationSeconds }
+        let t = Double(max(genPos, skipUntil)) / targetRate
+        let d = info.durationSeconds
+        return d > 0 ? t.truncatingRemainder(dividingBy: d) : 0
+    }
+
+    /// The output index that corresponds to concatenated input index `i`.
+    private func outputIndex(_ i: Int64) -> Int64 {
+        Int64((Double(i) * targetRate / info.sampleRate).rounded())
+    }
+
+    /// Fills up to `frames` output frames into `left` and `right` (room for `frames` Floats
+    /// each); returns the count produced — less than requested only at end of file when not
+    /// looping, 0 = finished. Over a whole file the total equals `framesAtTargetRate` exactly.
+    /// Throws `.badData`/`.io` for file errors (e.g. truncated data) and `.io` for converter errors.
+    public func read(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                     frames: Int) throws(AudioFileError) -> Int {
+        guard frames > 0 else { return 0 }
+        if finished {
+            guard loop else { return 0 }
+            try seek(seconds: 0)
+        }
+        if converter == nil {
+            return try readPassthrough(left: left, right: right, frames: frames)
+        }
+        return try readConverted(left: left, right: right, frames: frames)
+    }
+
+    private func readPassthrough(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                                 frames: Int) throws(AudioFileError) -> Int {
+        var done = 0
+        while done < frames {
+            let n = try reader.read(left: left + done, right: right + done, frames: frames - done)
+            done += n
+            genPos += Int64(n)
+            if n == 0 {
+                if loop {
+                    try reader.seek(toFrame: 0)
+                } else {
+                    finished = true
+                    break
+                }
+            }
+        }
+        return done
+    }
+
+    private func readConverted(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                               frames: Int) throws(AudioFileError) -> Int {
+        guard let converter else { return 0 }
+        var done = 0
+        var stalls = 0
+        while done < frames {
+            if drained {
+                // The converter's tail was shorter than the exact length: pad with silence.
+                let owed = outputIndex(fedEnd) - genPos
+                if owed <= 0 { finished = true; break }
+                var n = Int(min(owed, Int64(frames - done)))
+                if genPos < skipUntil { n = Int(min(Int64(n), skipUntil - genPos)); genPos += Int64(n); continue }
+                (left + done).update(repeating: 0, count: n)
+                (right + done).update(repeating: 0, count: n)
+                done += n
+                genPos += Int64(n)
+                continue
+            }
+            if !inputEnded && inCount < inCapacity / 2 { try refill() }
+
+            let skip = max(skipUntil - genPos, 0)
+            let want = Int(min(Int64(outCapacity), skip + Int64(frames - done)))
+            let result: (inputUsed: Int, outputGenerated: Int)
+            do {
+                result = try converter.process(input: inBuf + inStart * 2, inputFrames: inCount,
+                                               output: outBuf, outputFrames: want, endOfInput: inputEnded)
+            } catch {
+                throw .io(path: info.path, reason: error.description)
+            }
+            inStart += result.inputUsed
+            inCount -= result.inputUsed
+            if inCount == 0 { inStart = 0 }
+
+            var generated = result.outputGenerated
+            var target = Int64.max
+            if inputEnded {
+                target = outputIndex(fedEnd)
+                generated = Int(min(Int64(generated), max(target - genPos, 0)))   // trim the tail
+                if result.outputGenerated == 0 && inCount == 0 { drained = true }
+            }
+            let first = Int(min(Int64(generated), skip))
+            let useful = generated - first
+            if useful > 0 {
+                let l = left + done, r = right + done
+                let src = outBuf + 2 * first
+                for i in 0..<useful {
+                    l[i] = src[2 * i]
+                    r[i] = src[2 * i + 1]
+                }
+            }
+            done += useful
+            genPos += Int64(generated)
+            if genPos >= target { finished = true; break }
+
+            if result.inputUsed == 0 && result.outputGenerated == 0 && !inputEnded {
+                stalls += 1
+                if stalls > 4 { throw .io(path: info.path, reason: "resampler made no progress") }
+            } else {
+                stalls = 0
+            }
+        }
+        return done
+    }
+
+    /// Tops up the input buffer from the file, wrapping to frame 0 when looping, or marking the
+    /// end of input.
+    private func refill() throws(AudioFileError) {
+        if inStart > 0 {
+            if inCount > 0 { inBuf.update(from: inBuf + inStart * 2, count: inCount * 2) }
+            inStart = 0
+        }
+        while inCount < inCapacity && !inputEnded {
+            let n = try reader.readInterleaved(into: inBuf + inCount * 2, frames: inCapacity - inCount)
+            inCount += n
+            fedEnd += Int64(n)
+            if n == 0 {
+                if loop {
+                    try reader.seek(toFrame: 0)
+                } else {
+                    inputEnded = true
+                }
+            }
+        }
+    }
+
+    /// Moves to `seconds` in the file's timeline (clamped to 0…duration; rounded to the nearest
+    /// file frame). Resets the converter and pre-rolls it from a little earlier in the file, so
+    /// the frames that follow match continuous playback: identical when the rate ratio is a
+    /// simple fraction (44.1 ↔ 48 kHz, 48 ↔ 96 kHz, …), otherwise shifted by less than half an
+    /// output frame.
+    public func seek(seconds: Double) throws(AudioFileError) {
+        let s = seconds.isFinite ? min(max(seconds, 0), info.durationSeconds) : 0
+        let p = min(max(Int64((s * info.sampleRate).rounded()), 0), info.frames)
+        finished = false
+        drained = false
+        inputEnded = false
+        inStart = 0
+        inCount = 0
+        guard let converter else {
+            try reader.seek(toFrame: p)
+            genPos = p
+            skipUntil = p
+            fedEnd = p
+            return
+        }
+        converter.reset()
+        let q = preRollStart(for: p)
+        try reader.seek(toFrame: q)
+        fedEnd = q
+        genPos = outputIndex(q)
+        skipUntil = outputIndex(p)
+    }
+
+    /// Where to restart the converter so that `p` is reached with full filter history: about
+    /// 160 input frames (the SINC_BEST half-length is ~143 taps, longer when downsampling) before
+    /// `p`, choosing a frame whose output index is (nearly) whole so the output phase matches
+    /// playback from 0. Frame 0 always matches exactly.
+    private func preRollStart(for p: Int64) -> Int64 {
+        let ratio = targetRate / info.sampleRate
+        let preRoll = Int64((160.0 / min(ratio, 1.0)).rounded(.up)) + 32
+        let latest = p - preRoll
+        if latest <= 0 { return 0 }
+        let earliest = max(0, latest - 4096)
+        if earliest == 0 { return 0 }
+        var best = latest
+        var bestError = Double.infinity
+        var c = latest
+        while c >= earliest {
+            let x = Double(c) * targetRate / info.sampleRate
+            let e = abs(x - x.rounded())
+            if e < bestError {
+                best = c
+                bestError = e
+                if e < 1e-9 { break }
+            }
+            c -= 1
+        }
+        return best
+    }
+}

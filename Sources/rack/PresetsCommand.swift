@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import RackEngine
+
+struct PresetsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presets",
+        abstract: "List factory and user presets, or show one as JSON.",
+        discussion: "Factory presets are numbered 0, 1, 2…; user presets −1, −2, … (use the number with --preset or /rack/preset). User presets live in $XDG_CONFIG_HOME/rack/presets (or ~/.config/rack/presets).")
+
+    @Argument(help: "list (default) or show")
+    var action: String = "list"
+    @Argument(help: "Preset name or number, for show.")
+    var name: String?
+
+    func validate() throws {
+        guard action == "list" || action == "show" else { throw ValidationError("unknown action '\(action)': use list or show") }
+        if action == "show" && name == nil { throw ValidationError("show needs a preset name") }
+        if action == "list" && name != nil { throw ValidationError("list takes no name") }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            let store = PresetStore.standard()
+            reportPresetProblems(store)
+            if action == "show" {
+                let n = name!
+                guard let p = store.preset(named: n) ?? Int(n).flatMap({ store.preset(index: $0) }) else {
+                    throw RackError(.dataError, "rack: unknown preset '\(n)'")
+                }
+                print(p.json, terminator: "")
+                return
+            }
+            for p in store.all {
+                let index = store.index(of: p).map(String.init) ?? "?"
+                let values = Parameters.all.map { "\($0.name)=\($0.format(p.state[$0.id]))" }.joined(separator: " ")
+                print("\(index.padding(toLength: 4, withPad: " ", startingAt: 0))\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(p.isFactory ? "factory" : "user   ")  \(values)")
+            }
+        }
+    }
+}

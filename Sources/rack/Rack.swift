@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import RackEngine
+import RackIO
+
+@main
+struct Rack: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rack",
+        abstract: "A JACK effects rack: file player + input → resonant low-pass → reverb → gain.",
+        discussion: "Parameters:\n" + Parameters.all.map { spec in
+            let range = spec.taper == .choice ? spec.choices.joined(separator: " ")
+                : "\(formatNumber(spec.minimum))…\(formatNumber(spec.maximum)) \(spec.unit), default \(spec.format(spec.defaultValue))"
+            return "  \(spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(spec.summary); \(range)"
+        }.joined(separator: "\n") + "\n  (room default: \(Parameters[.room].format(Parameters[.room].defaultValue)))",
+        subcommands: [RenderCommand.self, PresetsCommand.self, CheckCommand.self])
+}
+
+/// Runs a command body, turning the rack's errors into one stderr line and the contract's
+/// exit code.
+func runReportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as RackError {
+        FileHandle.standardError.write(Data((error.message + "\n").utf8))
+        throw ExitCode(error.status.rawValue)
+    } catch let error as AudioFileError {
+        FileHandle.standardError.write(Data(("rack: " + error.description.replacingOccurrences(of: "rack: ", with: "") + "\n").utf8))
+        throw ExitCode(error.exitCode)
+    }
+}
+
+/// Prints a line on stderr.
+func warn(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Reads a text file the user named, refusing devices and FIFOs before opening them.
+func readTextFile(_ path: String, what: String) throws(RackError) -> String {
+    var st = stat()
+    guard stat(path, &st) == 0 else {
+        throw RackError(.noInput, "rack: cannot open \(what) '\(path)': \(String(cString: strerror(errno)))")
+    }
+    guard (st.st_mode & S_IFMT) == S_IFREG else {
+        throw RackError(.noInput, "rack: \(what) '\(path)' is not a regular file")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw RackError(.noInput, "rack: cannot read \(what) '\(path)'")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+        throw RackError(.dataError, "rack: \(what) '\(path)' is not UTF-8 text")
+    }
+    return text
+}
+
+/// Loads and checks an automation file; errors end the command (65), warnings are printed.
+func loadAutomation(_ path: String, presets: PresetStore, length: Double?) throws(RackError) -> Automation {
+    let text = try readTextFile(path, what: "automation file")
+    let automation = Automation.parse(text, presetNames: Set(presets.all.map(\.name)),
+                                      presetAtIndex: { presets.preset(index: $0)?.name }, length: length)
+    for d in automation.diagnostics where d.severity == .warning { warn("rack: \(path):\(d.line): warning: \(d.message)") }
+    let errors = automation.errors
+    if !errors.isEmpty {
+        for d in errors.dropLast() { warn("rack: \(path):\(d.line): error: \(d.message)") }
+        let last = errors.last!
+        throw RackError(.dataError, "rack: \(path):\(last.line): error: \(last.message)")
+    }
+    return automation
+}
+
+/// Prints the problems of the preset store (skipped files) as warnings.
+func reportPresetProblems(_ store: PresetStore) {
+    for p in store.problems { warn(p.message.replacingOccurrences(of: "rack: ", with: "rack: warning: ")) }
+}

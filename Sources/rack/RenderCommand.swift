@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import RackEngine
+import RackIO
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a file through the rack offline (no JACK server needed).",
+        discussion: "The output format follows the extension: .wav, .flac, .ogg. The output is as long as the input plus --tail; it is written to a temp file and renamed at the end, so nothing partial is ever left behind.")
+
+    @Argument(help: "Input audio file (wav, flac, ogg, …); played through the player.")
+    var input: String
+    @Argument(help: "Output audio file (.wav, .flac or .ogg).")
+    var output: String
+    @Option(help: "Start from this preset.")
+    var preset: String?
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.", valueName: "PARAM=VALUE"))
+    var sets: [String] = []
+    @Option(help: "Automation file to play during the render.")
+    var automation: String?
+    @Option(help: "Seconds of reverb tail added after the input ends.")
+    var tail: Double = 0
+    @Option(help: "Render sample rate in Hz (default: the input's).")
+    var rate: Double?
+    @Option(help: "Frames per render call; the result does not depend on it.")
+    var block: Int = 1024
+    @Option(help: "Output sample format: 16, 24 or float (default: the input's).")
+    var format: String?
+
+    func validate() throws {
+        guard tail >= 0 && tail.isFinite && tail <= 3600 else { throw ValidationError("--tail must be 0…3600 seconds") }
+        if let rate { guard rate >= 8000 && rate <= 384_000 else { throw ValidationError("--rate must be 8000…384000 Hz") } }
+        guard block >= 1 && block <= 65536 else { throw ValidationError("--block must be 1…65536 frames") }
+        if let format { guard SampleFormat(rawValue: format) != nil else { throw ValidationError("--format must be 16, 24 or float") } }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            let presets = PresetStore.standard()
+            reportPresetProblems(presets)
+            var state = RackState()
+            if let name = preset {
+                guard let p = presets.preset(named: name) ?? Int(name).flatMap({ presets.preset(index: $0) }) else {
+                    throw RackError(.dataError, "rack: unknown preset '\(name)' (rack presets list shows them)")
+                }
+                state = p.state
+            }
+            for assignment in sets { try apply(assignment, to: &state) }
+
+            // The input's length is needed to warn about events past the end.
+            let info = try AudioFileReader(path: input).info
+            let renderRate = rate ?? info.sampleRate
+            var request = RenderRequest(inputPath: input, outputPath: output)
+            request.initialState = state
+            if let automation {
+                let length = Double(info.frames) / info.sampleRate + tail
+                request.automation = try loadAutomation(automation, presets: presets, length: length)
+            }
+            request.tailSeconds = tail
+            request.sampleRate = renderRate
+            request.blockFrames = block
+            request.format = format.flatMap(SampleFormat.init(rawValue:))
+
+            let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar(label: (output as NSString).lastPathComponent) : nil
+            let report = try OfflineRenderer.render(request, presets: presets, progress: bar.map { b in { b.update($0) } })
+            bar?.finish()
+            if isatty(STDERR_FILENO) == 1 {
+                warn(String(format: "rack: wrote '%@': %.2f s at %.0f Hz, %@, %.0f× realtime", output,
+                            Double(report.frames) / report.sampleRate, report.sampleRate, report.format.rawValue, report.realtimeFactor))
+            }
+        }
+    }
+
+    /// Applies one `--set PARAM=VALUE` (room by name); bad ones are data errors (65).
+    private func apply(_ assignment: String, to state: inout RackState) throws(RackError) {
+        let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let spec = Parameters.named(parts[0]) else {
+            throw RackError(.dataError, "rack: --set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
+        }
+        if spec.taper == .choice {
+            guard let i = spec.choices.firstIndex(of: parts[1]) else {
+                throw RackError(.dataError, "rack: --set '\(assignment)': unknown \(spec.name) '\(parts[1])' (one of \(spec.choices.joined(separator: ", ")))")
+            }
+            state[spec.id] = Double(i)
+            return
+        }
+        guard let v = Double(parts[1]), v.isFinite else {
+            throw RackError(.dataError, "rack: --set '\(assignment)': '\(parts[1])' is not a finite number")
+        }
+        let c = spec.clamp(v)
+        if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }
+        state[spec.id] = c
+    }
+}
+
+/// A one-line progress bar on stderr, for terminals only.
+final class ProgressBar {
+    let label: String
+    init(label: String) { self.label = label }
+    func update(_ fraction: Double) {
+        let width = 30
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(Int(fraction * 100))%".utf8))
+    }
+    func finish() { FileHandle.standardError.write(Data("\n".utf8)) }
+}
