@@ -29,8 +29,12 @@ let package = Package(
         .target(name: "RackEngine", dependencies: ["RackDSP"], swiftSettings: realtimeFlags),
         // Audio files: libsndfile reading/writing, libsamplerate, the offline driver.
         .target(name: "RackIO", dependencies: ["RackEngine", "CSndfile"]),
+        // The JACK client: process callback trampoline, ports, xruns, reconnection.
+        .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
+        // OSC: liblo encoding/decoding, the UDP server, the address space.
+        .target(name: "RackOSC", dependencies: ["RackEngine", "RackIO", "CLibLo"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackEngine", "RackIO",
+            "RackEngine", "RackIO", "RackJack", "RackOSC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

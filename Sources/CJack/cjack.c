@@ -1,5 +1,8 @@
 #include "cjack.h"
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stddef.h>
+#include <time.h>
 
 jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t options,
                                      jack_status_t *status, const char *server_name) {
@@ -7,4 +10,150 @@ jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t opt
         return jack_client_open(client_name, options | JackServerName, status, server_name);
     }
     return jack_client_open(client_name, options, status);
+}
+
+#define TIMING_SLOTS 8192
+
+struct rack_jack {
+    jack_client_t *client;
+    jack_port_t *ports[4];
+    void *engine;
+    rack_render_fn render;
+    uint32_t max_frames;
+    int64_t rendered;               // process thread only
+    _Atomic uint64_t xruns;
+    _Atomic uint64_t cycles;
+    _Atomic int shut_down;
+    _Atomic int freewheeling;
+    _Atomic uint32_t buffer_size;
+    // Seqlock: the process thread publishes (cycle frame, engine time) pairs.
+    _Atomic uint32_t seq;
+    _Atomic uint32_t cycle_frame;
+    _Atomic int64_t engine_time;
+    // DSP time per cycle, ns: single producer (process thread), single consumer.
+    uint32_t timings[TIMING_SLOTS];
+    _Atomic uint64_t timing_write;
+    uint64_t timing_read;
+};
+
+static int process(jack_nframes_t nframes, void *arg) {
+    struct rack_jack *c = arg;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (rack_probe_enter) rack_probe_enter();
+
+    const float *in_l = jack_port_get_buffer(c->ports[0], nframes);
+    const float *in_r = jack_port_get_buffer(c->ports[1], nframes);
+    float *out_l = jack_port_get_buffer(c->ports[2], nframes);
+    float *out_r = jack_port_get_buffer(c->ports[3], nframes);
+
+    uint32_t s = atomic_load_explicit(&c->seq, memory_order_relaxed);
+    atomic_store_explicit(&c->seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&c->cycle_frame, jack_last_frame_time(c->client), memory_order_relaxed);
+    atomic_store_explicit(&c->engine_time, c->rendered, memory_order_relaxed);
+    atomic_store_explicit(&c->seq, s + 2, memory_order_release);
+
+    uint32_t done = 0;
+    while (done < nframes) {
+        uint32_t n = nframes - done;
+        if (n > c->max_frames) n = c->max_frames;
+        c->render(c->engine, n, in_l + done, in_r + done, out_l + done, out_r + done);
+        done += n;
+    }
+    c->rendered += nframes;
+    atomic_fetch_add_explicit(&c->cycles, 1, memory_order_relaxed);
+
+    if (rack_probe_leave) rack_probe_leave();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
+    uint64_t w = atomic_load_explicit(&c->timing_write, memory_order_relaxed);
+    c->timings[w % TIMING_SLOTS] = ns > 0xffffffffLL ? 0xffffffffu : (uint32_t)ns;
+    atomic_store_explicit(&c->timing_write, w + 1, memory_order_release);
+    return 0;
+}
+
+static int on_xrun(void *arg) {
+    struct rack_jack *c = arg;
+    atomic_fetch_add_explicit(&c->xruns, 1, memory_order_relaxed);
+    return 0;
+}
+
+static void on_shutdown(jack_status_t code, const char *reason, void *arg) {
+    (void)code; (void)reason;
+    struct rack_jack *c = arg;
+    atomic_store(&c->shut_down, 1);
+}
+
+static int on_buffer_size(jack_nframes_t nframes, void *arg) {
+    struct rack_jack *c = arg;
+    atomic_store(&c->buffer_size, nframes);
+    return 0;
+}
+
+static void on_freewheel(int starting, void *arg) {
+    struct rack_jack *c = arg;
+    atomic_store(&c->freewheeling, starting);
+}
+
+rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_fn render, uint32_t max_frames,
+                              int64_t start_time) {
+    struct rack_jack *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->client = client;
+    c->engine = engine;
+    c->render = render;
+    c->max_frames = max_frames;
+    c->rendered = start_time;
+    static const char *names[4] = {"in_1", "in_2", "out_1", "out_2"};
+    for (int i = 0; i < 4; i++) {
+        c->ports[i] = jack_port_register(client, names[i], JACK_DEFAULT_AUDIO_TYPE,
+                                         i < 2 ? JackPortIsInput : JackPortIsOutput, 0);
+        if (!c->ports[i]) {
+            for (int j = 0; j < i; j++) jack_port_unregister(client, c->ports[j]);
+            free(c);
+            return NULL;
+        }
+    }
+    atomic_store(&c->buffer_size, jack_get_buffer_size(client));
+    jack_set_process_callback(client, process, c);
+    jack_set_xrun_callback(client, on_xrun, c);
+    jack_on_info_shutdown(client, on_shutdown, c);
+    jack_set_buffer_size_callback(client, on_buffer_size, c);
+    jack_set_freewheel_callback(client, on_freewheel, c);
+    return c;
+}
+
+void rack_jack_destroy(rack_jack_t *c) { free(c); }
+
+jack_port_t *rack_jack_port(rack_jack_t *c, int index) { return (index >= 0 && index < 4) ? c->ports[index] : NULL; }
+uint64_t rack_jack_xruns(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->xruns); }
+uint64_t rack_jack_cycles(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->cycles); }
+int rack_jack_is_shut_down(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->shut_down); }
+int rack_jack_is_freewheeling(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->freewheeling); }
+uint32_t rack_jack_buffer_size(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->buffer_size); }
+
+int rack_jack_time_mapping(const rack_jack_t *cc, uint32_t *cycle_frame, int64_t *engine_time) {
+    struct rack_jack *c = (struct rack_jack *)cc;
+    if (atomic_load(&c->cycles) == 0) return 0;
+    for (;;) {
+        uint32_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
+        if (s1 & 1) continue;
+        uint32_t f = atomic_load_explicit(&c->cycle_frame, memory_order_relaxed);
+        int64_t t = atomic_load_explicit(&c->engine_time, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&c->seq, memory_order_relaxed) == s1) {
+            *cycle_frame = f;
+            *engine_time = t;
+            return 1;
+        }
+    }
+}
+
+int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max) {
+    uint64_t w = atomic_load_explicit(&c->timing_write, memory_order_acquire);
+    if (w - c->timing_read > TIMING_SLOTS) c->timing_read = w - TIMING_SLOTS;
+    int n = 0;
+    while (c->timing_read < w && n < max) out[n++] = c->timings[c->timing_read++ % TIMING_SLOTS];
+    return n;
 }

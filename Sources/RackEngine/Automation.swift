@@ -1,3 +1,4 @@
+import Foundation
 import RackDSP
 
 /// One problem found in an automation file.
@@ -56,8 +57,7 @@ public struct Automation: Sendable {
             let lineNumber = i + 1
             func error(_ m: String) { diags.append(AutomationDiagnostic(line: lineNumber, severity: .error, message: m)) }
             func warning(_ m: String) { diags.append(AutomationDiagnostic(line: lineNumber, severity: .warning, message: m)) }
-            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            guard let words = tokenize(raw) else { error("unterminated quoted string"); continue }
             if words.isEmpty { continue }
             guard let time = Double(words[0]), time.isFinite else {
                 error("time '\(words[0])' is not a number of seconds"); continue
@@ -162,6 +162,37 @@ public struct Automation: Sendable {
         return Automation(events: events, diagnostics: diags)
     }
 
+    /// Splits a line into words: blanks separate, "double quotes" group (for preset names
+    /// with spaces), `#` outside quotes starts a comment. Nil for an unterminated quote.
+    static func tokenize<S: StringProtocol>(_ line: S) -> [String]? {
+        var words: [String] = []
+        var current = ""
+        var inWord = false, quoted = false
+        for c in line {
+            if quoted {
+                if c == "\"" { quoted = false } else { current.append(c) }
+            } else if c == "\"" {
+                quoted = true
+                inWord = true
+            } else if c == "#" {
+                break
+            } else if c == " " || c == "\t" || c == "\r" {
+                if inWord { words.append(current); current = ""; inWord = false }
+            } else {
+                current.append(c)
+                inWord = true
+            }
+        }
+        if quoted { return nil }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    /// A word as the tokenizer reads it back: quoted when it holds blanks, quotes or `#`.
+    public static func quote(_ word: String) -> String {
+        word.contains(where: { $0 == " " || $0 == "\t" || $0 == "#" || $0 == "\"" }) || word.isEmpty ? "\"" + word.replacingOccurrences(of: "\"", with: "") + "\"" : word
+    }
+
     /// The engine events of this automation at `sampleRate`: a preset recall becomes a ramp of
     /// every parameter. Events at or after `lengthFrames` (when given) are left out.
     public func engineEvents(sampleRate: Double, presets: PresetStore, lengthFrames: Int64? = nil) -> [EngineEvent] {
@@ -181,5 +212,35 @@ public struct Automation: Sendable {
             }
         }
         return out
+    }
+}
+
+/// Formats applied changes as automation lines (what `rack run --record` writes), so that
+/// `rack render --automation` replays them at the same samples.
+public enum AutomationWriter {
+    /// Time in seconds with enough digits to land on the same sample at any common rate.
+    public static func time(_ sampleTime: Int64, sampleRate: Double) -> String {
+        String(format: "%.6f", Double(sampleTime) / sampleRate)
+    }
+
+    /// The line for an applied parameter event (nil for other kinds).
+    public static func line(for e: EngineEvent, sampleRate: Double, origin: Int64) -> String? {
+        let t = time(e.sampleTime - origin, sampleRate: sampleRate)
+        let ramp = e.rampFrames > 0 ? " " + String(format: "%.6f", Double(e.rampFrames) / sampleRate) : ""
+        switch e.kind {
+        case .parameter:
+            let spec = Parameters[e.parameter]
+            let value = spec.taper == .choice ? spec.format(e.value) : formatNumber(e.value)
+            return "\(t) \(spec.address) \(value)\(ramp)"
+        case .play: return "\(t) /rack/player/play"
+        case .stop: return "\(t) /rack/player/stop"
+        default: return nil
+        }
+    }
+
+    /// The line for a preset recall that took effect at `sampleTime`.
+    public static func presetLine(name: String, rampFrames: Int64, sampleTime: Int64, sampleRate: Double, origin: Int64) -> String {
+        let ramp = rampFrames > 0 ? " " + String(format: "%.6f", Double(rampFrames) / sampleRate) : ""
+        return "\(time(sampleTime - origin, sampleRate: sampleRate)) /rack/preset \(Automation.quote(name))\(ramp)"
     }
 }

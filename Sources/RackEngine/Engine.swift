@@ -48,6 +48,9 @@ public final class Engine: @unchecked Sendable {
     /// full (the caller reports the drop).
     public func post(_ event: EngineEvent) -> Bool { queue.push(event) }
 
+    /// Control thread: how many events `post` can take now.
+    public var queueSpace: Int { queue.capacity - queue.count }
+
     /// Control thread: the next event the render thread applied (its `sampleTime` is the
     /// sample it took effect at) or a ring it released (free it). Lock-free.
     public func nextApplied() -> EngineEvent? { applied.pop() }
@@ -85,4 +88,19 @@ public final class Engine: @unchecked Sendable {
 
     /// Converts seconds to frames at the engine rate.
     public func frames(seconds: Double) -> Int64 { Int64((seconds * sampleRate).rounded()) }
+}
+
+/// DSP time per render cycle as a driver measured it, over the cycles since the last look.
+public struct CycleStats: Sendable {
+    public var cycles = 0
+    public var medianMicroseconds = 0.0
+    public var p99Microseconds = 0.0
+    public var maxMicroseconds = 0.0
+
+    public init(cycles: Int = 0, medianMicroseconds: Double = 0, p99Microseconds: Double = 0, maxMicroseconds: Double = 0) {
+        self.cycles = cycles
+        self.medianMicroseconds = medianMicroseconds
+        self.p99Microseconds = p99Microseconds
+        self.maxMicroseconds = maxMicroseconds
+    }
 }

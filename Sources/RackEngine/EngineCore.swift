@@ -185,6 +185,7 @@ public struct EngineCore {
         case .stop: player.setPlaying(false)
         case .attachPlayer: player.attach(e.ring)
         case .releasedRing: return
+        case .marker: break
         case .parameter:
             let p = e.parameter.index
             let frames = min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])

@@ -13,6 +13,9 @@ public enum EventKind: UInt8, Sendable {
     case attachPlayer
     /// Render → control only: the player let go of `ring`; the control thread may free it.
     case releasedRing
+    /// Does nothing but come back through the applied queue at its sample: marks where a
+    /// preset recall (`value` = the control side's marker id) took effect.
+    case marker
 }
 
 /// A change for the render thread, placed at an absolute sample position. Plain data: it

@@ -13,7 +13,7 @@ struct Rack: ParsableCommand {
                 : "\(formatNumber(spec.minimum))…\(formatNumber(spec.maximum)) \(spec.unit), default \(spec.format(spec.defaultValue))"
             return "  \(spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(spec.summary); \(range)"
         }.joined(separator: "\n") + "\n  (room default: \(Parameters[.room].format(Parameters[.room].defaultValue)))",
-        subcommands: [RenderCommand.self, PresetsCommand.self, CheckCommand.self])
+        subcommands: [RunCommand.self, RenderCommand.self, PresetsCommand.self, CheckCommand.self, SendCommand.self])
 }
 
 /// Runs a command body, turning the rack's errors into one stderr line and the contract's
@@ -28,6 +28,11 @@ func runReportingErrors(_ body: () throws -> Void) throws {
         FileHandle.standardError.write(Data(("rack: " + error.description.replacingOccurrences(of: "rack: ", with: "") + "\n").utf8))
         throw ExitCode(error.exitCode)
     }
+}
+
+/// Prints a line on stdout at once (unbuffered: scripts read it from a pipe).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 /// Prints a line on stderr.

@@ -63,4 +63,13 @@ final class AutomationTests: XCTestCase {
         XCTAssertEqual(v, (12 * 20_000.0).squareRoot(), accuracy: 1e-6)
         XCTAssertEqual(a.events[1].action, .preset(name: "Warm", rampSeconds: 0.5))
     }
+
+    func testQuotedNamesAndComments() {
+        XCTAssertEqual(Automation.tokenize("1.5 /rack/preset \"Big Hall\" 0.5 # comment \"x\""), ["1.5", "/rack/preset", "Big Hall", "0.5"])
+        XCTAssertNil(Automation.tokenize("1 /rack/preset \"Big"))
+        let a = Automation.parse("0 /rack/preset \"Big Hall\"\n", presetNames: ["Big Hall"], presetAtIndex: { _ in nil })
+        XCTAssertEqual(a.events.first?.action, .preset(name: "Big Hall", rampSeconds: nil))
+        XCTAssertEqual(AutomationWriter.presetLine(name: "Big Hall", rampFrames: 0, sampleTime: 48_000, sampleRate: 48_000, origin: 0),
+                       "1.000000 /rack/preset \"Big Hall\"")
+    }
 }

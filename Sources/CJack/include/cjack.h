@@ -2,10 +2,46 @@
 #define RACK_CJACK_H
 #include <jack/jack.h>
 #include <jack/types.h>
-#include <jack/midiport.h>
+#include <stdint.h>
 
 /// Non-variadic wrapper around jack_client_open (Swift cannot call C variadics).
 /// server_name may be NULL (JACK_DEFAULT_SERVER or "default").
 jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t options,
                                      jack_status_t *status, const char *server_name);
+
+/// The engine's render entry point as the process callback calls it.
+typedef int (*rack_render_fn)(void *engine, uint32_t frames,
+                              const float *in_left, const float *in_right,
+                              float *out_left, float *out_right);
+
+typedef struct rack_jack rack_jack_t;
+
+/// Creates the process-callback context for an open client: registers in_1 in_2 out_1 out_2
+/// and sets the process, xrun, shutdown, buffer-size and freewheel callbacks. Returns NULL
+/// (and closes nothing) if a port cannot be registered. Render calls are split into chunks
+/// of at most max_frames. start_time is the engine's sample time when the first cycle runs.
+rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_fn render, uint32_t max_frames,
+                              int64_t start_time);
+/// Frees the context (after jack_client_close, or deactivate).
+void rack_jack_destroy(rack_jack_t *c);
+
+jack_port_t *rack_jack_port(rack_jack_t *c, int index); // 0,1 = in_1,in_2; 2,3 = out_1,out_2
+
+uint64_t rack_jack_xruns(const rack_jack_t *c);
+uint64_t rack_jack_cycles(const rack_jack_t *c);
+int rack_jack_is_shut_down(const rack_jack_t *c);
+int rack_jack_is_freewheeling(const rack_jack_t *c);
+uint32_t rack_jack_buffer_size(const rack_jack_t *c);
+
+/// The frame time (jack_last_frame_time) of the latest cycle and the engine sample time at
+/// its start, read consistently. Returns 0 before the first cycle.
+int rack_jack_time_mapping(const rack_jack_t *c, uint32_t *cycle_frame, int64_t *engine_time);
+
+/// Takes up to max DSP times (ns per process cycle, oldest first) measured since the last call.
+int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max);
+
+/// Hooks a runtime probe (an LD_PRELOADed library counting heap, lock and I/O calls) may
+/// define: called around every render on the process thread. Weak: absent in normal runs.
+void rack_probe_enter(void) __attribute__((weak));
+void rack_probe_leave(void) __attribute__((weak));
 #endif

@@ -1,0 +1,138 @@
+import Foundation
+
+/// An IPv4 UDP endpoint.
+public struct OSCEndpoint: Sendable, Hashable, CustomStringConvertible {
+    /// Address in network byte order, as in `sockaddr_in`.
+    public var address: UInt32
+    /// Port in host byte order.
+    public var port: UInt16
+
+    public init(address: UInt32, port: UInt16) {
+        self.address = address
+        self.port = port
+    }
+
+    /// Parses a dotted IPv4 address or "localhost".
+    public init?(host: String, port: UInt16) {
+        var a = in_addr()
+        let h = host == "localhost" ? "127.0.0.1" : host
+        guard inet_pton(AF_INET, h, &a) == 1 else { return nil }
+        self.init(address: a.s_addr, port: port)
+    }
+
+    /// Parses "HOST:PORT".
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }
+        self.init(host: String(text[..<colon]), port: port)
+    }
+
+    /// The address in host byte order.
+    public var hostOrderAddress: UInt32 { UInt32(bigEndian: address) }
+
+    public var host: String {
+        var a = in_addr(s_addr: address)
+        var buf = [CChar](repeating: 0, count: 16)
+        inet_ntop(AF_INET, &a, &buf, 16)
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public var description: String { "\(host):\(port)" }
+
+    var sockaddr: sockaddr_in {
+        var s = sockaddr_in()
+        s.sin_family = sa_family_t(AF_INET)
+        s.sin_port = port.bigEndian
+        s.sin_addr = in_addr(s_addr: address)
+        return s
+    }
+}
+
+/// A bound UDP socket (non-blocking receive with a timeout).
+public final class UDPSocket: @unchecked Sendable {
+    public let fd: Int32
+    public let local: OSCEndpoint
+
+    /// Binds to `host:port` (port 0: the system chooses).
+    public init(host: String, port: UInt16) throws {
+        guard let ep = OSCEndpoint(host: host, port: port) else { throw POSIXError(.EINVAL) }
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        self.fd = fd
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var addr = ep.sockaddr
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard ok == 0 else {
+            let e = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO)
+        }
+        var bound = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        local = OSCEndpoint(address: bound.sin_addr.s_addr, port: UInt16(bigEndian: bound.sin_port))
+        // A deep receive buffer so that bursts from controllers are not dropped.
+        var size: Int32 = 4 << 20
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Waits up to `timeoutMilliseconds` for a datagram; returns its size and sender, or nil.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> (Int, OSCEndpoint)? {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if timeoutMilliseconds != 0 {
+            guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
+        }
+        var from = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let n = withUnsafeMutablePointer(to: &from) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, &len)
+            }
+        }
+        guard n >= 0 else { return nil }
+        return (n, OSCEndpoint(address: from.sin_addr.s_addr, port: UInt16(bigEndian: from.sin_port)))
+    }
+
+    /// Sends a datagram (best effort: UDP).
+    @discardableResult
+    public func send(_ bytes: [UInt8], to endpoint: OSCEndpoint) -> Bool {
+        var addr = endpoint.sockaddr
+        let n = bytes.withUnsafeBytes { buf in
+            withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, buf.baseAddress, buf.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        return n == bytes.count
+    }
+}
+
+/// An IPv4 address or CIDR range for `--allow`.
+public struct AddressRange: Sendable, CustomStringConvertible {
+    public let network: UInt32   // host order
+    public let prefix: Int
+    public let text: String
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+        guard let ep = OSCEndpoint(host: parts[0], port: 0) else { return nil }
+        var prefix = 32
+        if parts.count == 2 {
+            guard let p = Int(parts[1]), (0...32).contains(p) else { return nil }
+            prefix = p
+        }
+        self.prefix = prefix
+        network = ep.hostOrderAddress & Self.mask(prefix)
+        self.text = text
+    }
+
+    static func mask(_ prefix: Int) -> UInt32 { prefix == 0 ? 0 : ~UInt32(0) << UInt32(32 - prefix) }
+
+    public func contains(_ e: OSCEndpoint) -> Bool { e.hostOrderAddress & Self.mask(prefix) == network }
+    public var description: String { text }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import RackEngine
+import RackIO
+import RackJack
+import RackOSC
+import Synchronization
+
+extension JackDriver: RackHost {}
+
+/// Largest render call the engine is prepared for; JACK periods longer than this are rendered
+/// in several calls inside one process cycle, so no buffer-size change ever needs new memory.
+let liveMaxFrames = 4096
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Join the running JACK server and serve OSC (the live rack).",
+        discussion: """
+            Ports: in_1 in_2 (live input, summed with the player) and out_1 out_2. Without --file the \
+            rack plays its synthesised demo loop. OSC listens on 127.0.0.1 unless --osc-host says \
+            otherwise: binding another address lets anyone who can reach it control the rack; \
+            use --allow to restrict senders. Stop with Ctrl-C.
+            """)
+
+    @Option(help: "JACK client name (JACK renames it if taken; the real name is printed).")
+    var name = "rack"
+    @Option(name: .customLong("osc-port"), help: "UDP port for OSC (0: the system chooses; the port is printed).")
+    var oscPort: UInt16 = 8000
+    @Option(name: .customLong("osc-host"), help: "Address to bind OSC to. Anything but loopback exposes the rack to the network.")
+    var oscHost = "127.0.0.1"
+    @Option(name: .customLong("allow"), help: ArgumentHelp("Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).", valueName: "ADDR"))
+    var allow: [String] = []
+    @Option(help: "Audio file to play (wav, flac, ogg; resampled to the JACK rate).")
+    var file: String?
+    @Option(help: "Preset to start with.")
+    var preset: String?
+    @Flag(help: "Connect outputs to the physical playback ports and inputs from capture.")
+    var connect = false
+    @Option(help: "Write every applied change to this automation file.")
+    var record: String?
+
+    func validate() throws {
+        for a in allow where AddressRange(a) == nil { throw ValidationError("--allow '\(a)' is not an IPv4 address or CIDR range") }
+        if OSCEndpoint(host: oscHost, port: 0) == nil { throw ValidationError("--osc-host '\(oscHost)' is not an IPv4 address") }
+        if name.isEmpty || name.utf8.count > 63 { throw ValidationError("--name must be 1…63 bytes") }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            let presets = PresetStore.standard()
+            reportPresetProblems(presets)
+            var state = RackState()
+            var presetName = ""
+            if let p = preset {
+                guard let found = presets.preset(named: p) ?? Int(p).flatMap({ presets.preset(index: $0) }) else {
+                    throw RackError(.dataError, "rack: unknown preset '\(p)' (rack presets list shows them)")
+                }
+                state = found.state
+                presetName = found.name
+            }
+            let path: String
+            if let file {
+                _ = try AudioFileReader(path: file).info   // refuse bad files before joining JACK
+                path = file
+            } else {
+                do { path = try DemoLoop.write(to: DemoLoop.defaultPath()) } catch {
+                    throw RackError(.cannotCreate, "rack: cannot write the demo loop to '\(DemoLoop.defaultPath())': \(error)")
+                }
+            }
+
+            let initial = state
+            var controller: RackController?
+            let driver = try JackDriver(name: name) { rate in
+                // A new engine (first join, or a server back at another rate) starts from the
+                // targets the rack has now.
+                Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
+            }
+            driver.log = { say($0) }
+            say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
+
+            let socket: UDPSocket
+            do {
+                socket = try UDPSocket(host: oscHost, port: oscPort)
+            } catch {
+                throw RackError(.unavailable, "rack: cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
+            }
+            let c = RackController(socket: socket, host: driver, presets: presets, initial: state, initialPreset: presetName,
+                                   allow: allow.compactMap(AddressRange.init), recordPath: record)
+            controller = c
+            c.log = { warn($0) }
+            driver.engineReplaced = { [unowned c] _ in
+                // The new engine has the targets; the player restarts where it was.
+                if let p = c.playerPath { c.loadPlayer(path: p, startSeconds: c.playerSeconds, from: nil, address: "") }
+            }
+            c.loadPlayer(path: path, startSeconds: 0, from: nil, address: "")
+            if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
+            say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")
+            if oscHost != "127.0.0.1" && allow.isEmpty {
+                warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
+            }
+
+            let stop = StopSignal()
+            c.serve(shouldStop: { stop.requested }, housekeeping: { driver.poll(now: $0) })
+            c.shutDown()
+            driver.close()
+            c.flushRecording()
+        }
+    }
+}
+
+/// SIGINT/SIGTERM turn into a flag the control loop reads.
+final class StopSignal: @unchecked Sendable {
+    private let flag = Atomic<Bool>(false)
+    private let sources: [DispatchSourceSignal]
+
+    init() {
+        var list: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            list.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
+        }
+        sources = list
+        for s in sources {
+            s.setEventHandler { [self] in self.flag.store(true, ordering: .relaxed) }
+            s.resume()
+        }
+    }
+
+    var requested: Bool { flag.load(ordering: .relaxed) }
+}
