@@ -1,0 +1,190 @@
+import Foundation
+import XCTest
+import RackIO
+
+/// The `rack` executable as a user runs it: `$RACK_BIN`, else the debug build beside the tests.
+let rackBinary: String = {
+    if let bin = ProcessInfo.processInfo.environment["RACK_BIN"] { return bin }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return root.appendingPathComponent(".build/debug/rack").path
+}()
+
+struct Run {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+@discardableResult
+func rack(_ args: [String], environment extra: [String: String] = [:]) throws -> Run {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: rackBinary)
+    p.arguments = args
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in extra { env[k] = v }
+    p.environment = env
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+func readAll(_ path: String) throws -> (left: [Float], right: [Float], info: AudioFileInfo) {
+    let r = try AudioFileReader(path: path)
+    let n = Int(r.info.frames)
+    var l = [Float](repeating: 0, count: n), rr = l
+    var done = 0
+    while done < n {
+        let got = try l.withUnsafeMutableBufferPointer { lp in try rr.withUnsafeMutableBufferPointer { rp in
+            try r.read(left: lp.baseAddress! + done, right: rp.baseAddress! + done, frames: n - done)
+        }}
+        if got == 0 { break }
+        done += got
+    }
+    return (l, rr, r.info)
+}
+
+func writeTone(_ path: String, seconds: Double, rate: Double = 48_000, format: SampleFormat = .pcm16, frequency: Double = 220) throws {
+    let n = Int(seconds * rate)
+    let l = (0..<n).map { Float(0.4 * sin(2 * .pi * frequency * Double($0) / rate)) }
+    let r = (0..<n).map { Float(0.3 * sin(2 * .pi * frequency * 1.5 * Double($0) / rate)) }
+    let w = try AudioFileWriter(path: path, sampleRate: rate, format: format)
+    try l.withUnsafeBufferPointer { lp in try r.withUnsafeBufferPointer { rp in
+        try w.write(left: lp.baseAddress!, right: rp.baseAddress!, frames: n)
+    }}
+    try w.commit()
+}
+
+final class CLITests: XCTestCase {
+    var dir = ""
+    var env: [String: String] = [:]
+
+    override func setUpWithError() throws {
+        dir = NSTemporaryDirectory() + "rack-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        env = ["XDG_CONFIG_HOME": dir + "/config"]
+        try writeTone(dir + "/in.wav", seconds: 1.5)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func testRenderKeepsLengthFormatAndAddsTheTail() throws {
+        try rack(["render", dir + "/in.wav", dir + "/out.wav", "--preset", "Warm"], environment: env).assertOK()
+        let out = try readAll(dir + "/out.wav")
+        XCTAssertEqual(out.info.frames, 72_000)
+        XCTAssertEqual(out.info.sampleFormat, .pcm16)
+        XCTAssertTrue(out.left.allSatisfy(\.isFinite))
+        XCTAssertGreaterThan(out.left.map(abs).max()!, 0.05)
+
+        try rack(["render", dir + "/in.wav", dir + "/tail.flac", "--tail", "1", "--format", "24"], environment: env).assertOK()
+        let tail = try readAll(dir + "/tail.flac")
+        XCTAssertEqual(tail.info.frames, 72_000 + 48_000)
+        XCTAssertEqual(tail.info.sampleFormat, .pcm24)
+        // The tail rings on after the input stops.
+        XCTAssertGreaterThan(tail.left[80_000..<90_000].map(abs).max()!, 1e-4)
+
+        try rack(["render", dir + "/in.wav", dir + "/up.wav", "--rate", "96000", "--format", "float"], environment: env).assertOK()
+        let up = try readAll(dir + "/up.wav")
+        XCTAssertEqual(up.info.sampleRate, 96_000)
+        XCTAssertEqual(up.info.frames, 144_000)
+        XCTAssertEqual(up.info.sampleFormat, .float)
+    }
+
+    func testBlockSizeDoesNotChangeTheSamples() throws {
+        let automation = dir + "/a.txt"
+        try """
+            0.0   /rack/preset  Warm
+            0.3   /rack/cutoff  3000  0.4
+            0.5   /rack/room    plate
+            0.77  /rack/mix     90   0.2
+            1.0   /rack/gain    -6
+            """.write(toFile: automation, atomically: true, encoding: .utf8)
+        var outputs: [[Float]] = []
+        for block in ["64", "333", "4096"] {
+            let out = dir + "/b\(block).wav"
+            try rack(["render", dir + "/in.wav", out, "--automation", automation, "--block", block, "--format", "float"], environment: env).assertOK()
+            outputs.append(try readAll(out).left)
+        }
+        XCTAssertEqual(outputs[0], outputs[1])
+        XCTAssertEqual(outputs[0], outputs[2])
+    }
+
+    func testEveryRoomRendersCleanly() throws {
+        for room in ["smallRoom", "mediumRoom", "largeRoom", "largeRoom2", "mediumChamber", "largeChamber", "plate",
+                     "mediumHall", "mediumHall2", "mediumHall3", "largeHall", "largeHall2", "cathedral"] {
+            let out = dir + "/\(room).wav"
+            try rack(["render", dir + "/in.wav", out, "--set", "room=\(room)", "--set", "mix=100", "--format", "float"], environment: env).assertOK()
+            let l = try readAll(out).left
+            XCTAssertTrue(l.allSatisfy(\.isFinite), room)
+            // Click-free: no step between samples larger than a full-scale sine at 220 Hz
+            // and its fifth could make (the input's own steepest slope is about 0.04).
+            var maxStep: Float = 0
+            for i in 1..<l.count { maxStep = max(maxStep, abs(l[i] - l[i - 1])) }
+            XCTAssertLessThan(maxStep, 0.1, room)
+        }
+    }
+
+    func testExitCodesAndOneLineErrors() throws {
+        func expect(_ args: [String], _ code: Int32, _ fragment: String, line: UInt = #line) throws {
+            let r = try rack(args, environment: env)
+            XCTAssertEqual(r.status, code, "\(args) → \(r.stderr)", line: line)
+            XCTAssertTrue(r.stderr.contains(fragment), "\(args) → \(r.stderr)", line: line)
+            if code != 64 { XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, line: line) }
+        }
+        let input = dir + "/in.wav"
+        try expect(["render", dir + "/missing.wav", dir + "/o.wav"], 66, "missing.wav")
+        mkfifo(dir + "/fifo.wav", 0o644)
+        try expect(["render", dir + "/fifo.wav", dir + "/o.wav"], 66, "fifo.wav")
+        try "not audio".write(toFile: dir + "/text.wav", atomically: true, encoding: .utf8)
+        try expect(["render", dir + "/text.wav", dir + "/o.wav"], 65, "text.wav")
+        try expect(["render", input, dir + "/o.mp9"], 73, "o.mp9")
+        try expect(["render", input, dir + "/no/such/dir/o.wav"], 73, "o.wav")
+        try expect(["render", input, dir + "/o.wav", "--set", "cutoff=loud"], 65, "loud")
+        try expect(["render", input, dir + "/o.wav", "--set", "colour=3"], 65, "colour")
+        try expect(["render", input, dir + "/o.wav", "--preset", "Nope"], 65, "Nope")
+        try "0 /rack/cutoff 100\n1 /rack/cutof 100\n".write(toFile: dir + "/bad.txt", atomically: true, encoding: .utf8)
+        try expect(["render", input, dir + "/o.wav", "--automation", dir + "/bad.txt"], 65, "bad.txt:2:")
+        try expect(["render", input, dir + "/o.wav", "--block", "0"], 64, "--block")
+        try expect(["render", input], 64, "Missing")
+        // Nothing was left behind by any of the failures.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("o.") || $0.contains("rack-tmp") }
+        XCTAssertEqual(leftovers, [])
+    }
+
+    func testCheckReportsLineNumbers() throws {
+        try "# ok\n0 /rack/preset Warm\n2 /rack/cutoff 800 1.5\n4 /rack/mix 80 0.5\n".write(toFile: dir + "/good.txt", atomically: true, encoding: .utf8)
+        let good = try rack(["check", dir + "/good.txt"], environment: env)
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertTrue(good.stdout.contains("3 events"))
+        try "0 /rack/cutoff 100 2\n1 /rack/cutoff 200\n0.5 /rack/mix 3\n2 /rack/room attic\n".write(toFile: dir + "/bad.txt", atomically: true, encoding: .utf8)
+        let bad = try rack(["check", dir + "/bad.txt"], environment: env)
+        XCTAssertEqual(bad.status, 65)
+        for line in [2, 3, 4] { XCTAssertTrue(bad.stderr.contains("bad.txt:\(line): error"), bad.stderr) }
+        XCTAssertEqual(try rack(["check", dir + "/none.txt"], environment: env).status, 66)
+    }
+
+    func testPresetsCommand() throws {
+        let list = try rack(["presets", "list"], environment: env)
+        XCTAssertEqual(list.status, 0)
+        for name in ["Prominent", "Bright", "Warm"] { XCTAssertTrue(list.stdout.contains(name)) }
+        let show = try rack(["presets", "show", "Warm"], environment: env)
+        XCTAssertTrue(show.stdout.contains("\"cutoff\": 384"))
+        XCTAssertEqual(try rack(["presets", "show", "Nope"], environment: env).status, 65)
+        // A user preset shows up, numbered below zero.
+        try FileManager.default.createDirectory(atPath: dir + "/config/rack/presets", withIntermediateDirectories: true)
+        try "{\"name\": \"Mine\", \"cutoff\": 500, \"resonance\": 1, \"mix\": 20, \"gain\": -1, \"room\": \"plate\"}"
+            .write(toFile: dir + "/config/rack/presets/Mine.json", atomically: true, encoding: .utf8)
+        let mine = try rack(["presets", "list"], environment: env)
+        XCTAssertTrue(mine.stdout.contains("-1  Mine"), mine.stdout)
+    }
+}
+
+extension Run {
+    func assertOK(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(status, 0, stderr, file: file, line: line)
+    }
+}
