@@ -78,6 +78,11 @@ public struct EngineCore {
     /// Events dropped because the pending list was full.
     public internal(set) var droppedEvents = 0
 
+    /// Meter state (render thread): peaks of the current window, running sums of squares.
+    var peakLeft: Float = 0, peakRight: Float = 0
+    var sumSquaresLeft = 0.0, sumSquaresRight = 0.0
+    var meteredFrames = 0
+
     var sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight: UnsafeMutablePointer<Float>
     var segments: UnsafeMutablePointer<MixSegment>
     var roomChanges: UnsafeMutablePointer<RoomChange>
@@ -147,8 +152,14 @@ public struct EngineCore {
     }
 
     /// True while any parameter is ramping.
-    public var isRamping: Bool {
-        (0..<4).contains { ramps[$0].isMoving(at: sampleTime) }
+    public var isRamping: Bool { isRampingNow }
+
+    /// - Realtime: safe
+    var isRampingNow: Bool {
+        @_noLocks get {
+            for p in 0..<4 where ramps[p].isMoving(at: sampleTime) { return true }
+            return false
+        }
     }
 
     // MARK: - Pending events (render thread)
@@ -339,6 +350,33 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
 
     core.pointee.sampleTime = end
     let monitor = core.pointee.monitor
+
+    // Meters: peak and energy of what goes out.
+    if monitor.read(.peakReset) != 0 {
+        monitor.set(.peakReset, 0)
+        core.pointee.peakLeft = 0
+        core.pointee.peakRight = 0
+    }
+    var pl = core.pointee.peakLeft, pr = core.pointee.peakRight
+    var ql: Float = 0, qr: Float = 0
+    for i in 0..<frames {
+        let l = outputLeft[i], r = outputRight[i]
+        pl = max(pl, abs(l))
+        pr = max(pr, abs(r))
+        ql += l * l
+        qr += r * r
+    }
+    core.pointee.peakLeft = pl
+    core.pointee.peakRight = pr
+    core.pointee.sumSquaresLeft += Double(ql)
+    core.pointee.sumSquaresRight += Double(qr)
+    core.pointee.meteredFrames &+= frames
+    monitor.set(.peakLeft, Int(pl.bitPattern))
+    monitor.set(.peakRight, Int(pr.bitPattern))
+    monitor.set(.sumSquaresLeft, Int(Int64(bitPattern: core.pointee.sumSquaresLeft.bitPattern)))
+    monitor.set(.sumSquaresRight, Int(Int64(bitPattern: core.pointee.sumSquaresRight.bitPattern)))
+    monitor.set(.meteredFrames, core.pointee.meteredFrames)
+    monitor.set(.ramping, core.pointee.isRampingNow ? 1 : 0)
     monitor.set(.sampleTime, Int(end))
     monitor.set(.playerFrames, Int(core.pointee.player.framesPlayed))
     monitor.set(.playerUnderruns, core.pointee.player.underrunFrames)
@@ -363,6 +401,15 @@ public struct EngineMonitor: @unchecked Sendable {
         case droppedEvents
         /// Applied-event echoes dropped because the control thread fell behind.
         case droppedFeedback
+        /// Output peaks since the control thread last asked (Float bit patterns).
+        case peakLeft, peakRight
+        /// Running sums of squared output samples (Double bit patterns) and the frame count
+        /// they cover: the control thread takes differences for RMS over any window.
+        case sumSquaresLeft, sumSquaresRight, meteredFrames
+        /// 1 while a parameter ramp is moving.
+        case ramping
+        /// Set by the control thread to start a new peak window.
+        case peakReset
     }
     private let slots: UnsafeMutablePointer<Atomic<Int>>
 
@@ -382,4 +429,18 @@ public struct EngineMonitor: @unchecked Sendable {
     @_noLocks func add(_ c: Counter, _ value: Int) { slots[c.rawValue].add(value, ordering: .relaxed) }
     /// Reads a counter (any thread).
     public func get(_ c: Counter) -> Int { slots[c.rawValue].load(ordering: .acquiring) }
+    /// - Realtime: safe
+    @_noLocks func read(_ c: Counter) -> Int { slots[c.rawValue].load(ordering: .acquiring) }
+
+    /// Control thread: the output meters since the last call: peaks (linear), the running
+    /// sums of squares and the frame count (take differences for RMS). Starts a new peak window.
+    public func takeMeters() -> (peakLeft: Float, peakRight: Float, sumSquaresLeft: Double, sumSquaresRight: Double, frames: Int) {
+        let pl = Float(bitPattern: UInt32(truncatingIfNeeded: get(.peakLeft)))
+        let pr = Float(bitPattern: UInt32(truncatingIfNeeded: get(.peakRight)))
+        let sl = Double(bitPattern: UInt64(bitPattern: Int64(get(.sumSquaresLeft))))
+        let sr = Double(bitPattern: UInt64(bitPattern: Int64(get(.sumSquaresRight))))
+        let n = get(.meteredFrames)
+        slots[Counter.peakReset.rawValue].store(1, ordering: .releasing)
+        return (pl, pr, sl, sr, n)
+    }
 }

@@ -34,6 +34,9 @@ public final class RackController {
     public private(set) var targets: RackState
     private var lastPreset = ""
     private var subscribers: [OSCEndpoint] = []
+    private var meterSubscribers: [OSCEndpoint] = []
+    private var lastMeterTime = 0.0
+    private var lastMeterSums = (left: 0.0, right: 0.0, frames: 0)
     private var markerNames: [Int: (name: String, rampFrames: Int64)] = [:]
     private var nextMarker = 1
     private var suppressEchoes = 0
@@ -91,6 +94,7 @@ public final class RackController {
             }
             drainApplied()
             collectStreams()
+            if now - lastMeterTime >= 1 / ControllerTuning.meterHz { sendMeters(); lastMeterTime = now }
             housekeeping(now)
             if recordDirty && now - lastRecordFlush > 2 { flushRecording(); lastRecordFlush = now }
         }
@@ -161,9 +165,22 @@ public final class RackController {
                 return fail("expects an optional integer port")
             }
             subscribers.removeAll { $0 == target }
+            if a == "/rack/unsubscribe" { meterSubscribers.removeAll { $0 == target } }
             if a == "/rack/subscribe" {
                 guard subscribers.count < ControllerTuning.maximumSubscribers else { return fail("too many subscribers") }
                 subscribers.append(target)
+            }
+        case "/rack/meter":
+            var target = from
+            if args.count == 1 {
+                guard let p = args[0].number, p >= 1, p <= 65535, p == p.rounded() else { return fail("port must be an integer 1…65535") }
+                target.port = UInt16(p)
+            } else if !args.isEmpty {
+                return fail("expects an optional integer port")
+            }
+            if !meterSubscribers.contains(target) {
+                guard meterSubscribers.count < ControllerTuning.maximumSubscribers else { return fail("too many meter subscribers") }
+                meterSubscribers.append(target)
             }
         case "/rack/status":
             guard args.isEmpty else { return fail("takes no arguments") }
@@ -382,6 +399,25 @@ public final class RackController {
         }
     }
 
+    /// `/rack/meter f:peak_l f:peak_r f:rms_l f:rms_r` (dBFS, −120 for silence)
+    /// `f:dsp_load_percent i:xruns i:ramping` to every meter subscriber.
+    private func sendMeters() {
+        guard let engine else { return }
+        let m = engine.monitor.takeMeters()
+        let frames = m.frames - lastMeterSums.frames
+        let rmsL = frames > 0 ? ((m.sumSquaresLeft - lastMeterSums.left) / Double(frames)).squareRoot() : 0
+        let rmsR = frames > 0 ? ((m.sumSquaresRight - lastMeterSums.right) / Double(frames)).squareRoot() : 0
+        lastMeterSums = (m.sumSquaresLeft, m.sumSquaresRight, m.frames)
+        guard !meterSubscribers.isEmpty else { return }
+        func db(_ x: Double) -> Float { x > 1e-6 ? Float(20 * log10(x)) : -120 }
+        let msg = OSCMessage("/rack/meter", [
+            .float(db(Double(m.peakLeft))), .float(db(Double(m.peakRight))), .float(db(rmsL)), .float(db(rmsR)),
+            .float(Float(host.dspLoadPercent)), .int(Int32(clamping: host.xruns)),
+            .int(Int32(engine.monitor.get(.ramping))),
+        ]).encoded()
+        for s in meterSubscribers { socket.send(msg, to: s) }
+    }
+
     private func notify(_ m: OSCMessage) {
         guard !subscribers.isEmpty else { return }
         let bytes = m.encoded()
@@ -439,6 +475,8 @@ public enum ControllerTuning {
     /// `/rack/error` replies sent per second at most (a flood of bad packets is not amplified).
     public static let errorRepliesPerSecond = 200
     public static let maximumSubscribers = 64
+    /// `/rack/meter` messages per second.
+    public static let meterHz = 15.0
 }
 
 func monotonicSeconds() -> Double {
