@@ -41,6 +41,7 @@ let package = Package(
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP"]),
         .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP"]),
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO"]),
     ]
 )

@@ -102,6 +102,16 @@ public final class RackController {
         flushRecording()
     }
 
+    /// One pass of the loop's periodic work without waiting for packets (tests, and drivers
+    /// that own their own loop).
+    public func serveOnce() {
+        drainApplied()
+        collectStreams()
+    }
+
+    /// The last events the render thread reported as applied (newest last, at most 64).
+    public private(set) var lastApplied: [EngineEvent] = []
+
     /// Stops the player threads (at exit).
     public func shutDown() {
         stream?.stop()
@@ -372,6 +382,10 @@ public final class RackController {
     private func drainApplied() {
         guard let engine else { return }
         while let e = engine.nextApplied() {
+            if e.kind == .parameter {
+                lastApplied.append(e)
+                if lastApplied.count > 64 { lastApplied.removeFirst() }
+            }
             switch e.kind {
             case .releasedRing:
                 for s in retired + [stream].compactMap({ $0 }) where e.ring == s.ring { s.isAttached = false }

@@ -1,0 +1,30 @@
+import XCTest
+@testable import RackOSC
+
+final class OSCCodecTests: XCTestCase {
+    func testRoundTripThroughLiblo() throws {
+        let m = OSCMessage("/rack/preset", [.string("Big Hall"), .float(1.5), .int(-3)])
+        let bytes = m.encoded()
+        XCTAssertEqual(bytes.count % 4, 0)
+        let back = try bytes.withUnsafeBytes { try OSCPacket.decode($0) }
+        XCTAssertEqual(back.map(\.0), [m])
+        XCTAssertTrue(back[0].1.isImmediate)
+    }
+
+    func testBundlesCarryTheirTimeTag() throws {
+        let tag = OSCTimeTag.now().adding(seconds: 2)
+        let b = OSCPacket.bundle([OSCMessage("/a", [.int(1)]), OSCMessage("/b", [])], timeTag: tag)
+        let back = try b.withUnsafeBytes { try OSCPacket.decode($0) }
+        XCTAssertEqual(back.map(\.0.address), ["/a", "/b"])
+        XCTAssertEqual(back[0].1, tag)
+        XCTAssertEqual(tag.seconds(since: .now()), 2, accuracy: 0.05)
+    }
+
+    func testMalformedPacketsAreRefused() {
+        let cases: [[UInt8]] = [[], [0x2f], Array("/abc".utf8), Array("#bundle\0".utf8) + [0, 0, 0, 0], Array("xyz\0".utf8),
+                                Array("#bundle\0".utf8) + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 99, 0x2f, 0, 0, 0]]
+        for c in cases {
+            XCTAssertThrowsError(try c.withUnsafeBytes { try OSCPacket.decode($0) }, "\(c)")
+        }
+    }
+}
