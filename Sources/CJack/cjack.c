@@ -1,4 +1,7 @@
 #include "cjack.h"
+#include <jack/metadata.h>
+#include <jack/session.h>
+#include <jack/uuid.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -156,4 +159,33 @@ int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max) {
     int n = 0;
     while (c->timing_read < w && n < max) out[n++] = c->timings[c->timing_read++ % TIMING_SLOTS];
     return n;
+}
+
+int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_pretty_name) {
+    static const char *pretty[4] = {"rack input L", "rack input R", "rack output L", "rack output R"};
+    int failed = 0;
+    for (int i = 0; i < 4; i++) {
+        jack_uuid_t u = jack_port_uuid(c->ports[i]);
+        if (jack_set_property(c->client, u, JACK_METADATA_PRETTY_NAME, pretty[i], "text/plain") != 0) failed++;
+    }
+    char *uuid_text = jack_client_get_uuid(c->client);
+    if (uuid_text) {
+        jack_uuid_t cu;
+        if (jack_uuid_parse(uuid_text, &cu) != 0 ||
+            jack_set_property(c->client, cu, JACK_METADATA_PRETTY_NAME, client_pretty_name, "text/plain") != 0) failed++;
+        jack_free(uuid_text);
+    } else {
+        failed++;
+    }
+    return failed;
+}
+
+void rack_jack_remove_pretty_names(rack_jack_t *c) {
+    for (int i = 0; i < 4; i++) jack_remove_properties(c->client, jack_port_uuid(c->ports[i]));
+    char *uuid_text = jack_client_get_uuid(c->client);
+    if (uuid_text) {
+        jack_uuid_t cu;
+        if (jack_uuid_parse(uuid_text, &cu) == 0) jack_remove_properties(c->client, cu);
+        jack_free(uuid_text);
+    }
 }

@@ -96,12 +96,17 @@ public final class JackDriver: @unchecked Sendable {
             leave()
             return false
         }
+        // Pretty names for patchbays that show JACK metadata; not fatal if the server lacks it.
+        _ = rack_jack_set_pretty_names(ctx, "rack effects")
         return true
     }
 
     /// Closes the client (after a shutdown, or at the end).
     private func leave() {
-        if let client { jack_client_close(client) }
+        if let client {
+            if let context, rack_jack_is_shut_down(context) == 0 { rack_jack_remove_pretty_names(context) }
+            jack_client_close(client)
+        }
         if let context {
             xrunsBefore += Int(rack_jack_xruns(context))
             rack_jack_destroy(context)

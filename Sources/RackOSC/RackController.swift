@@ -42,6 +42,8 @@ public final class RackController {
     private var suppressEchoes = 0
     /// Lines for the user.
     public var log: (String) -> Void = { _ in }
+    /// The session manager, when rack runs under NSM.
+    public var nsm: NSMClient?
 
     // Player
     private var stream: PlayerStream?
@@ -122,7 +124,7 @@ public final class RackController {
 
     public func handle(datagram: UnsafeRawBufferPointer, from: OSCEndpoint) {
         packetsReceived += 1
-        if !allow.isEmpty && !allow.contains(where: { $0.contains(from) }) { return }
+        if !allow.isEmpty && !allow.contains(where: { $0.contains(from) }) && from != nsm?.server { return }
         let messages: [(OSCMessage, OSCTimeTag)]
         do {
             messages = try OSCPacket.decode(datagram)
@@ -143,6 +145,15 @@ public final class RackController {
             if parts.count == 3 { return setParameter(spec, args, normalized: false, timeTag: timeTag, from: from, address: a) }
             if parts.count == 4 && parts[3] == "norm" && spec.taper != .choice {
                 return setParameter(spec, args, normalized: true, timeTag: timeTag, from: from, address: a)
+            }
+        }
+        if let nsm, from == nsm.server {
+            switch a {
+            case "/nsm/client/save":
+                return nsm.save(SessionState(state: targets, playerPath: playerPath, playerSeconds: playerSeconds), socket: socket)
+            case "/reply", "/error", "/nsm/client/session_is_loaded", "/nsm/client/open":
+                return   // acknowledgements; a second open (switch) is not a declared capability
+            default: break
             }
         }
         switch a {
@@ -398,6 +409,7 @@ public final class RackController {
                     suppressEchoes = Parameters.all.count
                 }
             case .parameter:
+                nsm?.markDirty(socket: socket)
                 let spec = Parameters[e.parameter]
                 notify(OSCMessage(spec.address, [spec.taper == .choice ? .string(spec.format(e.value)) : .float(Float(e.value))]))
                 if suppressEchoes > 0 {

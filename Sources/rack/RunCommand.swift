@@ -60,8 +60,34 @@ struct RunCommand: ParsableCommand {
                 state = found.state
                 presetName = found.name
             }
+            // OSC first: under a session manager the session decides the client name and state.
+            let socket: UDPSocket
+            do {
+                socket = try UDPSocket(host: oscHost, port: oscPort)
+            } catch {
+                throw RackError(.unavailable, "rack: cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
+            }
+            var clientName = name
+            var session: SessionState?
+            var nsm: NSMClient?
+            if let url = ProcessInfo.processInfo.environment["NSM_URL"] {
+                guard let client = NSMClient(url: url) else { throw RackError(.usage, "rack: NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
+                guard client.announce(socket: socket, executable: CommandLine.arguments.first ?? "rack") else {
+                    throw RackError(.unavailable, "rack: the session manager at \(url) did not open a session")
+                }
+                nsm = client
+                clientName = client.clientID ?? name
+                if let f = client.stateFile, FileManager.default.fileExists(atPath: f) {
+                    session = try SessionState.load(path: f)
+                    state = session!.state
+                }
+                say("rack: session '\(client.displayName ?? "")' opened at \(client.sessionPath ?? "")")
+            }
+
             let path: String
-            if let file {
+            if let p = session?.playerPath, FileManager.default.fileExists(atPath: p) {
+                path = p
+            } else if let file {
                 _ = try AudioFileReader(path: file).info   // refuse bad files before joining JACK
                 path = file
             } else {
@@ -72,7 +98,7 @@ struct RunCommand: ParsableCommand {
 
             let initial = state
             var controller: RackController?
-            let driver = try JackDriver(name: name) { rate in
+            let driver = try JackDriver(name: clientName) { rate in
                 // A new engine (first join, or a server back at another rate) starts from the
                 // targets the rack has now.
                 Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
@@ -80,12 +106,6 @@ struct RunCommand: ParsableCommand {
             driver.log = { say($0) }
             say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
 
-            let socket: UDPSocket
-            do {
-                socket = try UDPSocket(host: oscHost, port: oscPort)
-            } catch {
-                throw RackError(.unavailable, "rack: cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
-            }
             let c = RackController(socket: socket, host: driver, presets: presets, initial: state, initialPreset: presetName,
                                    allow: allow.compactMap(AddressRange.init), recordPath: record)
             controller = c
@@ -94,7 +114,9 @@ struct RunCommand: ParsableCommand {
                 // The new engine has the targets; the player restarts where it was.
                 if let p = c.playerPath { c.loadPlayer(path: p, startSeconds: c.playerSeconds, from: nil, address: "") }
             }
-            c.loadPlayer(path: path, startSeconds: 0, from: nil, address: "")
+            c.nsm = nsm
+            c.loadPlayer(path: path, startSeconds: session?.playerSeconds ?? 0, from: nil, address: "")
+            nsm?.replyOpen(socket: socket, error: nil)
             if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
             say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")
             if oscHost != "127.0.0.1" && allow.isEmpty {

@@ -27,6 +27,12 @@ void rack_jack_destroy(rack_jack_t *c);
 
 jack_port_t *rack_jack_port(rack_jack_t *c, int index); // 0,1 = in_1,in_2; 2,3 = out_1,out_2
 
+/// Sets JACK metadata pretty names on the ports ("rack input L" …) and the client.
+/// Returns the number of properties that could not be set (0 when all went through).
+int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_pretty_name);
+/// Removes the properties set above (before closing the client).
+void rack_jack_remove_pretty_names(rack_jack_t *c);
+
 uint64_t rack_jack_xruns(const rack_jack_t *c);
 uint64_t rack_jack_cycles(const rack_jack_t *c);
 int rack_jack_is_shut_down(const rack_jack_t *c);

@@ -1,0 +1,144 @@
+import Foundation
+import RackEngine
+
+/// The rack's state as a Non Session Manager client saves it in the session directory:
+/// every parameter's target, the room, the player's file and position.
+public struct SessionState: Sendable, Equatable {
+    public var state: RackState
+    public var playerPath: String?
+    public var playerSeconds: Double
+
+    public init(state: RackState, playerPath: String?, playerSeconds: Double) {
+        self.state = state
+        self.playerPath = playerPath
+        self.playerSeconds = playerSeconds
+    }
+
+    /// JSON: the preset fields plus `playerFile` and `playerSeconds`.
+    public var json: String {
+        var fields: [String] = []
+        for spec in Parameters.all {
+            let v = state[spec.id]
+            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? "\"\(spec.format(v))\"" : formatNumber(v)))
+        }
+        if let p = playerPath, let data = try? JSONSerialization.data(withJSONObject: [p], options: [.withoutEscapingSlashes]),
+           let s = String(data: data, encoding: .utf8) {
+            fields.append("  \"playerFile\": " + String(s.dropFirst().dropLast()))
+        }
+        fields.append("  \"playerSeconds\": " + formatNumber((playerSeconds * 1000).rounded() / 1000))
+        return "{\n" + fields.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// Reads a saved state; unknown or bad fields are an error naming the file.
+    public static func load(path: String) throws(RackError) -> SessionState {
+        guard let data = FileManager.default.contents(atPath: path) else { throw RackError(.noInput, "rack: cannot read session state '\(path)'") }
+        guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw RackError(.dataError, "rack: session state '\(path)': not a JSON object")
+        }
+        var s = RackState()
+        for spec in Parameters.all {
+            guard let raw = obj[spec.name] else { continue }
+            if spec.taper == .choice {
+                guard let name = raw as? String, let i = spec.choices.firstIndex(of: name) else {
+                    throw RackError(.dataError, "rack: session state '\(path)': bad \(spec.name)")
+                }
+                s[spec.id] = Double(i)
+            } else {
+                guard let n = raw as? NSNumber, n.doubleValue.isFinite else { throw RackError(.dataError, "rack: session state '\(path)': bad \(spec.name)") }
+                s[spec.id] = n.doubleValue
+            }
+        }
+        let seconds = (obj["playerSeconds"] as? NSNumber)?.doubleValue ?? 0
+        return SessionState(state: s, playerPath: obj["playerFile"] as? String, playerSeconds: seconds.isFinite ? max(0, seconds) : 0)
+    }
+}
+
+/// The NSM side of `rack run` (Non Session Manager API 1.2): announce to the server named by
+/// NSM_URL, wait for `/nsm/client/open`, and later answer `/nsm/client/save` and report dirty
+/// state. Headless: no optional GUI capability.
+public final class NSMClient {
+    public let server: OSCEndpoint
+    public private(set) var sessionPath: String?
+    public private(set) var clientID: String?
+    public private(set) var displayName: String?
+    /// Where the state lives: `<session path>/state.json`.
+    public var stateFile: String? { sessionPath.map { $0 + "/state.json" } }
+    private(set) var isDirty = false
+
+    public static let capabilities = ":dirty:"
+
+    /// Parses NSM_URL (`osc.udp://HOST:PORT/`).
+    public init?(url: String) {
+        guard url.hasPrefix("osc.udp://") else { return nil }
+        var rest = url.dropFirst("osc.udp://".count)
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else { return nil }
+        var host = String(rest[..<colon])
+        if host != "localhost", OSCEndpoint(host: host, port: port) == nil {
+            // A host name: resolve it (NSM servers print their hostname in NSM_URL).
+            var hints = addrinfo(ai_flags: 0, ai_family: AF_INET, ai_socktype: Int32(SOCK_DGRAM.rawValue), ai_protocol: 0,
+                                 ai_addrlen: 0, ai_addr: nil, ai_canonname: nil, ai_next: nil)
+            var res: UnsafeMutablePointer<addrinfo>?
+            guard getaddrinfo(host, nil, &hints, &res) == 0, let ai = res, let sa = ai.pointee.ai_addr else { return nil }
+            let sin = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
+            freeaddrinfo(res)
+            host = OSCEndpoint(address: sin.sin_addr.s_addr, port: port).host
+        }
+        guard let ep = OSCEndpoint(host: host, port: port) else { return nil }
+        server = ep
+    }
+
+    /// Announces and waits (up to `timeout` seconds) for the server to open a session.
+    /// Returns false if no open came.
+    public func announce(socket: UDPSocket, executable: String, timeout: Double = 10) -> Bool {
+        let msg = OSCMessage("/nsm/server/announce", [
+            .string("rack"), .string(Self.capabilities), .string(executable), .int(1), .int(2), .int(Int32(getpid())),
+        ])
+        socket.send(msg.encoded(), to: server)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, sessionPath == nil {
+            let got = buffer.withUnsafeMutableBytes { socket.receive(into: $0, timeoutMilliseconds: 100) }
+            guard let (n, from) = got, from == server else { continue }
+            guard let messages = try? buffer.withUnsafeBytes({ try OSCPacket.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) else { continue }
+            for (m, _) in messages where m.address == "/nsm/client/open" {
+                guard m.arguments.count >= 3, let path = m.arguments[0].string, let name = m.arguments[1].string,
+                      let id = m.arguments[2].string else { continue }
+                sessionPath = path
+                displayName = name
+                clientID = id
+            }
+        }
+        return sessionPath != nil
+    }
+
+    /// Tells the server the open went well (or not).
+    public func replyOpen(socket: UDPSocket, error: String?) {
+        if let error {
+            socket.send(OSCMessage("/error", [.string("/nsm/client/open"), .int(-1), .string(error)]).encoded(), to: server)
+        } else {
+            socket.send(OSCMessage("/reply", [.string("/nsm/client/open"), .string("rack state loaded")]).encoded(), to: server)
+        }
+    }
+
+    /// Saves `state` in the session directory and answers the server.
+    public func save(_ state: SessionState, socket: UDPSocket) {
+        guard let dir = sessionPath, let file = stateFile else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try atomicWrite(Array(state.json.utf8), to: file, directory: dir)
+            socket.send(OSCMessage("/reply", [.string("/nsm/client/save"), .string("saved")]).encoded(), to: server)
+            isDirty = false
+            socket.send(OSCMessage("/nsm/client/is_clean").encoded(), to: server)
+        } catch {
+            socket.send(OSCMessage("/error", [.string("/nsm/client/save"), .int(-1), .string("\(error)")]).encoded(), to: server)
+        }
+    }
+
+    /// Tells the server, once, that there are unsaved changes.
+    public func markDirty(socket: UDPSocket) {
+        guard !isDirty else { return }
+        isDirty = true
+        socket.send(OSCMessage("/nsm/client/is_dirty").encoded(), to: server)
+    }
+}
