@@ -1,0 +1,173 @@
+#compdef rack
+
+__rack_complete() {
+    local -ar non_empty_completions=("${@:#(|:*)}")
+    local -ar empty_completions=("${(M)@:#(|:*)}")
+    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+}
+
+__rack_custom_complete() {
+    local -a completions
+    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+    if [[ "${#completions[@]}" -gt 1 ]]; then
+        __rack_complete "${completions[@]:0:-1}"
+    fi
+}
+
+__rack_cursor_index_in_current_word() {
+    if [[ -z "${QIPREFIX}${IPREFIX}${PREFIX}" ]]; then
+        printf 0
+    else
+        printf %s "${#${(z)LBUFFER}[-1]}"
+    fi
+}
+
+_rack() {
+    emulate -RL zsh -G
+    setopt extendedglob nullglob numericglobsort
+    unsetopt aliases banghist
+
+    local -xr SAP_SHELL=zsh
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(builtin emulate zsh -c 'printf %s "${ZSH_VERSION}"')"
+    local -r SAP_SHELL_VERSION
+
+    local context state state_descr line
+    local -A opt_args
+
+    local -r command_name="${words[1]}"
+    local -ar command_line=("${words[@]}")
+    local -ir current_word_index="$((CURRENT - 1))"
+
+    local -i ret=1
+    local -ar arg_specs=(
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'run:Join the running JACK server and serve OSC (the live rack).'
+            'render:Render a file through the rack offline (no JACK server needed).'
+            'presets:List factory and user presets, or show one as JSON.'
+            'check:Validate an automation file; every problem is reported with its line number.'
+            'send:Play an automation file live to a running rack, as OSC bundles with timetags.'
+            'demo-loop:Write the synthesised demo loop that `rack run` plays without --file.'
+            'help:Show subcommand help information.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        run|render|presets|check|send|demo-loop|help)
+            "_rack_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_rack_run() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--name[JACK client name (JACK renames it if taken; the real name is printed).]:name:'
+        '--osc-port[UDP port for OSC (0\: the system chooses; the port is printed).]:osc-port:'
+        '--osc-host[Address to bind OSC to. Anything but loopback exposes the rack to the network.]:osc-host:'
+        '*--allow[Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).]:ADDR:'
+        '--file[Audio file to play (wav, flac, ogg; resampled to the JACK rate).]:file:'
+        '--preset[Preset to start with.]:preset:'
+        '--connect[Connect outputs to the physical playback ports and inputs from capture.]'
+        '--record[Write every applied change to this automation file.]:record:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_render() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':input:'
+        ':output:'
+        '--preset[Start from this preset.]:preset:'
+        '*--set[Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.]:PARAM=VALUE:'
+        '--automation[Automation file to play during the render.]:automation:'
+        '--tail[Seconds of reverb tail added after the input ends.]:tail:'
+        '--rate[Render sample rate in Hz (default\: the input'\''s).]:rate:'
+        '--block[Frames per render call; the result does not depend on it.]:block:'
+        '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_presets() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':action:'
+        ':name:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_check() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':file:'
+        '--length[Length of the input in seconds, to flag events and ramps past its end.]:length:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_send() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':file:'
+        '--to[Where the rack listens (HOST\:PORT).]:to:'
+        '--lead[How far ahead of its time each bundle is sent, in seconds.]:lead:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_demo-loop() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':path:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_help() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:subcommands:'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+if [[ "${funcstack[1]}" = _rack ]]; then
+    _rack "${@}"
+else
+    compdef _rack rack
+fi
