@@ -738,25 +738,23 @@ struct ReverbCore {
     static func absorb(_ x: SIMD8<Float>, _ lo: inout SIMD8<Float>, _ hf: inout SIMD8<Float>,
                        _ wl: SIMD8<Float>, _ g: SIMD8<Float>, _ c: SIMD8<Float>, _ b: SIMD8<Float>)
         -> SIMD8<Float> {
-        lo += wl * (x - lo)
+        lo = (1 - wl) * lo + wl * x
         hf = g * x + c * lo + b * hf
         return hf
     }
 
-    /// The allpass diffuser of one line over a group: reads w₋M from the diffuser ring, writes
-    /// w = f + g·w₋M there and v = w₋M − g·w into the delay line (mirroring the rings' first 8
-    /// floats), returns v.
+    /// The allpass diffuser of one line over a group: reads w₋M at `read`, writes
+    /// w = f + g·w₋M into the diffuser ring at `ring` and v = w₋M − g·w into the delay line at
+    /// `line`, returns v.
     @inline(__always)
-    static func diffuse(_ f: SIMD8<Float>, _ ring: UnsafeMutablePointer<Float>,
-                        _ line: UnsafeMutablePointer<Float>, _ dp: Int, _ dm: Int,
-                        _ p: Int, _ lm: Int, _ delay: Int, _ g: Float) -> SIMD8<Float> {
-        let z = load(ring + ((dp &- delay) & dm))
+    static func diffuse(_ f: SIMD8<Float>, _ read: UnsafeMutablePointer<Float>,
+                        _ ring: UnsafeMutablePointer<Float>, _ line: UnsafeMutablePointer<Float>,
+                        _ g: SIMD8<Float>) -> SIMD8<Float> {
+        let z = load(read)
         let w = f + g * z
         let v = z - g * w
-        store(w, ring + dp)
-        if dp == 0 { store(w, ring + (dm &+ 1)) }
-        store(v, line + p)
-        if p == 0 { store(v, line + (lm &+ 1)) }
+        store(w, ring)
+        store(v, line)
         return v
     }
 
@@ -793,8 +791,13 @@ struct ReverbCore {
         lowState = lo
         dampState = hf
 
-        // Back to one vector per line; Hadamard feedback across the lines.
-        let f = s.transposed().hadamard()
+        // Back to one vector per line; Hadamard feedback across the lines (its last stage is
+        // done pair by pair below, so each pair's vectors die as soon as they are used).
+        let t = s.transposed()
+        let a0 = t.v0 + t.v1, a1 = t.v0 - t.v1, a2 = t.v2 + t.v3, a3 = t.v2 - t.v3
+        let a4 = t.v4 + t.v5, a5 = t.v4 - t.v5, a6 = t.v6 + t.v7, a7 = t.v6 - t.v7
+        let b0 = a0 + a2, b1 = a1 + a3, b2 = a0 - a2, b3 = a1 - a3
+        let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
 
         // Pre-delayed input, smoothed (input bandwidth, `ReverbTuning.inputSmoothingSeconds`), plus the
         // alternating anti-denormal offset; injected with the fixed sign patterns
@@ -826,23 +829,52 @@ struct ReverbCore {
         let ad = k.diffuserDelay
         let ds = diffuserStride, dm = diffuserMask
         let dp = p & dm
-        let gd = k.diffusion
-        let v0 = Self.diffuse(f.v0 + xl, diffusers, lines, dp, dm, p, lm, Int(ad[0]), gd)
-        let v1 = Self.diffuse(f.v1 - xr, diffusers + ds, lines + ls, dp, dm, p, lm, Int(ad[1]), gd)
-        let v2 = Self.diffuse(f.v2 - xl, diffusers + 2 &* ds, lines + 2 &* ls, dp, dm, p, lm, Int(ad[2]), gd)
-        let v3 = Self.diffuse(f.v3 + xr, diffusers + 3 &* ds, lines + 3 &* ls, dp, dm, p, lm, Int(ad[3]), gd)
-        let v4 = Self.diffuse(f.v4 + xl, diffusers + 4 &* ds, lines + 4 &* ls, dp, dm, p, lm, Int(ad[4]), gd)
-        let v5 = Self.diffuse(f.v5 - xr, diffusers + 5 &* ds, lines + 5 &* ls, dp, dm, p, lm, Int(ad[5]), gd)
-        let v6 = Self.diffuse(f.v6 - xl, diffusers + 6 &* ds, lines + 6 &* ls, dp, dm, p, lm, Int(ad[6]), gd)
-        let v7 = Self.diffuse(f.v7 + xr, diffusers + 7 &* ds, lines + 7 &* ls, dp, dm, p, lm, Int(ad[7]), gd)
-        position = (p &+ 8) & lm
+        let gd = SIMD8(repeating: k.diffusion)
+        let dw = diffusers + dp, lw = lines + p
+        // Each line i: f_i ± input, through its diffuser; the outputs accumulate
+        // L = (+ − + − − + − +)·v and R = (+ + − − − − + +)·v.
+        var v = Self.diffuse(b0 + b4 + xl, diffusers + ((dp &- Int(ad[0])) & dm), dw, lw, gd)
+        var left = v, right = v
+        v = Self.diffuse(b0 - b4 + xl, diffusers + (4 &* ds &+ ((dp &- Int(ad[4])) & dm)),
+                         dw + 4 &* ds, lw + 4 &* ls, gd)
+        left -= v; right -= v
+        v = Self.diffuse(b1 + b5 - xr, diffusers + (ds &+ ((dp &- Int(ad[1])) & dm)),
+                         dw + ds, lw + ls, gd)
+        left -= v; right += v
+        v = Self.diffuse(b1 - b5 - xr, diffusers + (5 &* ds &+ ((dp &- Int(ad[5])) & dm)),
+                         dw + 5 &* ds, lw + 5 &* ls, gd)
+        left += v; right -= v
+        v = Self.diffuse(b2 + b6 - xl, diffusers + (2 &* ds &+ ((dp &- Int(ad[2])) & dm)),
+                         dw + 2 &* ds, lw + 2 &* ls, gd)
+        left += v; right -= v
+        v = Self.diffuse(b2 - b6 - xl, diffusers + (6 &* ds &+ ((dp &- Int(ad[6])) & dm)),
+                         dw + 6 &* ds, lw + 6 &* ls, gd)
+        left -= v; right += v
+        v = Self.diffuse(b3 + b7 + xr, diffusers + (3 &* ds &+ ((dp &- Int(ad[3])) & dm)),
+                         dw + 3 &* ds, lw + 3 &* ls, gd)
+        left -= v; right -= v
+        v = Self.diffuse(b3 - b7 + xr, diffusers + (7 &* ds &+ ((dp &- Int(ad[7])) & dm)),
+                         dw + 7 &* ds, lw + 7 &* ls, gd)
+        left += v; right += v
+        left *= k.outputScale
+        right *= k.outputScale
 
-        // Outputs: out L = (+ − + − − + − +)·v, out R = (+ + − − − − + +)·v, scaled.
-        let sum0 = v0 + v7, sum1 = v1 + v6, sum2 = v2 + v5, sum3 = v3 + v4
-        // L: v0 − v1 + v2 − v3 − v4 + v5 − v6 + v7 = (v0+v7) − (v1+v6) + (v2+v5) − (v3+v4)
-        // R: v0 + v1 − v2 − v3 − v4 − v5 + v6 + v7 = (v0+v7) + (v1+v6) − (v2+v5) − (v3+v4)
-        var left = (sum0 - sum1 + sum2 - sum3) * k.outputScale
-        var right = (sum0 + sum1 - sum2 - sum3) * k.outputScale
+        // The rings' first 8 floats are mirrored after their end, so that 8 consecutive samples
+        // are always contiguous: refresh the mirrors when this group wrote the first 8 (no
+        // read of this group touches them: every delay is ≥ 8).
+        if p == 0 {
+            for i in 0..<8 {
+                let line = lines + i &* ls
+                Self.store(Self.load(line), line + (lm &+ 1))
+            }
+        }
+        if dp == 0 {
+            for i in 0..<8 {
+                let ring = diffusers + i &* ds
+                Self.store(Self.load(ring), ring + (dm &+ 1))
+            }
+        }
+        position = (p &+ 8) & lm
 
         // Early reflections.
         let ed = k.earlyDelay, ec = k.earlyChannel, eg = k.earlyGain

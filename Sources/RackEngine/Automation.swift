@@ -48,7 +48,9 @@ public struct Automation: Sendable {
         var events: [AutomationEvent] = []
         var diags: [AutomationDiagnostic] = []
         var lastTime = -Double.infinity
-        // Per parameter: until when its last ramp runs, and from which line.
+        // Per parameter: until when its last explicit ramp runs, and from which line. A change
+        // may interrupt a default ramp (a fader sends a stream of plain values); interrupting
+        // an explicit ramp is an overlap.
         var busyUntil = [Double](repeating: -.infinity, count: ParameterID.allCases.count)
         var busyLine = [Int](repeating: 0, count: ParameterID.allCases.count)
 
@@ -82,12 +84,13 @@ public struct Automation: Sendable {
             }
             func occupy(_ id: ParameterID, ramp: Double?) -> Bool {
                 let spec = Parameters[id]
-                let r = min(ramp.flatMap { $0 > 0 ? $0 : nil } ?? spec.defaultRampSeconds, spec.maximumRampSeconds)
+                let explicit = ramp.flatMap { $0 > 0 ? $0 : nil }
+                let r = min(explicit ?? spec.defaultRampSeconds, spec.maximumRampSeconds)
                 if time < busyUntil[id.rawValue] {
                     error("ramp of \(spec.name) overlaps the one from line \(busyLine[id.rawValue]) (running until \(formatNumber(busyUntil[id.rawValue])) s)")
                     return false
                 }
-                busyUntil[id.rawValue] = time + r
+                busyUntil[id.rawValue] = explicit == nil ? -.infinity : time + r
                 busyLine[id.rawValue] = lineNumber
                 if let length, time < length, time + r > length {
                     warning("ramp of \(spec.name) runs past the end of the input (\(formatNumber(length)) s)")

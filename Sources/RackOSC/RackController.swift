@@ -372,6 +372,12 @@ public final class RackController {
         }
     }
 
+    /// Takes over a stream the driver attached to the engine before it started.
+    public func adoptPlayer(_ s: PlayerStream) {
+        stream = s
+        s.loop = loop
+    }
+
     /// Position of the player in the file, in seconds.
     public var playerSeconds: Double {
         guard let s = stream, let engine else { return 0 }

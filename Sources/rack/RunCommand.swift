@@ -98,11 +98,24 @@ struct RunCommand: ParsableCommand {
 
             let initial = state
             var controller: RackController?
+            var firstStream: PlayerStream?
+            var openError: Error?
             let driver = try JackDriver(name: clientName) { rate in
                 // A new engine (first join, or a server back at another rate) starts from the
                 // targets the rack has now.
-                Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
+                let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
+                if controller == nil {
+                    // The first file is attached before JACK runs the engine: it starts at
+                    // sample 0, as in an offline render, so a --record replays exactly.
+                    do {
+                        let s = try PlayerStream(path: path, sampleRate: rate, startSeconds: session?.playerSeconds ?? 0, loop: true)
+                        engine.attachPlayer(s.ring, playing: true)
+                        firstStream = s
+                    } catch { openError = error }
+                }
+                return engine
             }
+            if let openError { throw openError }
             driver.log = { say($0) }
             say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
 
@@ -115,7 +128,7 @@ struct RunCommand: ParsableCommand {
                 if let p = c.playerPath { c.loadPlayer(path: p, startSeconds: c.playerSeconds, from: nil, address: "") }
             }
             c.nsm = nsm
-            c.loadPlayer(path: path, startSeconds: session?.playerSeconds ?? 0, from: nil, address: "")
+            if let firstStream { c.adoptPlayer(firstStream) }
             nsm?.replyOpen(socket: socket, error: nil)
             if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
             say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")

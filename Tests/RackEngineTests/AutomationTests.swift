@@ -50,6 +50,11 @@ final class AutomationTests: XCTestCase {
         XCTAssertEqual(a.errors.count, 9)
     }
 
+    func testAFaderStreamMayInterruptDefaultRampsButNotExplicitOnes() {
+        XCTAssertEqual(parse("0 /rack/mix 10\n0.005 /rack/mix 11\n0.01 /rack/mix 12\n").diagnostics, [])
+        XCTAssertEqual(parse("0 /rack/mix 10 1\n0.5 /rack/mix 11\n").errors.map(\.line), [2])
+    }
+
     func testPastTheEndIsAWarning() {
         let a = parse("1.0 /rack/cutoff 500 3\n5.0 /rack/mix 0\n", length: 2)
         XCTAssertEqual(a.errors, [])
