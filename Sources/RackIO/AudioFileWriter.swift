@@ -204,10 +204,13 @@ public final class AudioFileWriter {
         }
     }
 
-    /// Finishes the file: closes it (libsndfile writes the final header), fsyncs it, renames it
-    /// over `path` and fsyncs the directory. Afterwards `path` is the complete new file.
+    /// Finishes the file: closes it (libsndfile writes the final header), renames it over
+    /// `path`. Afterwards `path` is the complete new file. With `durable` (the default) the
+    /// file and the directory are fsynced too, so the result survives a power cut; without it
+    /// the kernel flushes in its own time (as sox and ffmpeg do) — the rename still makes sure
+    /// no reader ever sees a partial file.
     /// - Throws: `.io` on any failure; the temporary file is then removed and `path` untouched.
-    public func commit() throws(AudioFileError) {
+    public func commit(durable: Bool = true) throws(AudioFileError) {
         guard let h = handle else { throw .io(path: path, reason: "the file is already closed") }
         handle = nil
         let fd = self.fd
@@ -215,7 +218,7 @@ public final class AudioFileWriter {
         var failure: String?
         let rc = sf_close(h)
         if rc != 0 { failure = "cannot finish the file: " + Sys.tidy(String(cString: sf_error_number(rc))) }
-        if failure == nil, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
+        if failure == nil, durable, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
         if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
         if failure == nil, rename(temporaryPath, path) != 0 { failure = "rename: " + Sys.message(errno) }
         if let failure {
@@ -223,6 +226,7 @@ public final class AudioFileWriter {
             throw .io(path: path, reason: failure)
         }
         // Make the rename itself durable (best effort: some filesystems refuse fsync on a directory).
+        guard durable else { return }
         let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 {
             _ = fsync(dfd)

@@ -98,7 +98,8 @@ public enum OfflineRenderer {
                     if p - lastProgress >= 0.01 || rendered == totalFrames { progress(p); lastProgress = p }
                 }
             }
-            try writer.commit()
+            // Atomic (temp + rename) but not fsynced: a render is reproducible, speed matters.
+            try writer.commit(durable: false)
         } catch {
             writer.abort()
             throw error
