@@ -3,7 +3,7 @@
 /// Signal flow (the eight lines side by side):
 ///
 ///     in L/R ─► history ─┬─► early taps, 4 per side ────────────────────────────────────┐
-///                        └─► pre-delay ─► inject ─┐                                      │
+///                        └─► pre-delay ─► smoothing ─► inject ─┐                         │
 ///          ┌────────────────────────────────────►(+)─► allpass diffuser ─┬─► output mix ─(+)─► out L/R
 ///          │                                                             ▼
 ///          └── Hadamard ◄── HF damping ◄── low shelf · g ◄── delay line ◄┘
@@ -17,6 +17,8 @@
 /// - Feedback matrix: 8×8 Sylvester–Hadamard / √8 (orthogonal, lossless), three butterfly stages;
 ///   the 1/√8 is folded into the line gains.
 /// - Diffuser: Schroeder allpass in each line, w[n] = f[n] + g·w[n−M], v[n] = w[n−M] − g·w[n].
+/// - Input bandwidth: the late reverb's input is smoothed by a short triangular FIR (¼, ½, ¼ at
+///   48 kHz; `ReverbTuning.inputSmoothingSeconds`), after Dattorro's plate ("Effect Design", 1997).
 /// - Early reflections: four taps per output side on the input history (`ReverbTuning`).
 /// - Injection and outputs: fixed ±1 patterns over the lines (written out in `ReverbCore.render`):
 ///   the left input feeds lines 0, 2, 4, 6 with signs (+ − + −), the right input lines 1, 3, 5, 7
@@ -55,32 +57,32 @@
 public struct Reverb: @unchecked Sendable {
     /// Input history: two planar rings (left, then right) of `historyLength + 8` floats each; the
     /// last 8 mirror the first 8 so that any 8 consecutive samples are contiguous.
-    @usableFromInline var history: UnsafeMutablePointer<Float>? = nil
-    @usableFromInline var historyLength = 0
+    var history: UnsafeMutablePointer<Float>? = nil
+    var historyLength = 0
     /// Index of the next input sample in the history ring (a multiple of 8 at group starts).
-    @usableFromInline var historyWrite = 0
+    var historyWrite = 0
     /// Position inside the current 8-sample group (0: the next sample starts a group).
-    @usableFromInline var phase = 0
+    var phase = 0
     /// The current group's output, computed at its start.
-    @usableFromInline var groupLeft = SIMD8<Float>(repeating: 0)
-    @usableFromInline var groupRight = SIMD8<Float>(repeating: 0)
+    var groupLeft = SIMD8<Float>(repeating: 0)
+    var groupRight = SIMD8<Float>(repeating: 0)
     /// `ReverbTuning.inputFlush`, copied (reading a `static let` is a call on the render path).
-    @usableFromInline var inputFlush: Float = ReverbTuning.inputFlush
+    var inputFlush: Float = ReverbTuning.inputFlush
     /// Coefficients of every room at the prepared rate, indexed by `Room.index`.
-    @usableFromInline var table: UnsafeMutablePointer<ReverbCoefficients>? = nil
+    var table: UnsafeMutablePointer<ReverbCoefficients>? = nil
 
     /// The core that is heard (fading out during a crossfade).
-    @usableFromInline var active = ReverbCore()
+    var active = ReverbCore()
     /// The core fading in during a crossfade (idle otherwise).
-    @usableFromInline var incoming = ReverbCore()
+    var incoming = ReverbCore()
     /// Length of the running crossfade (samples; 0: none) and how much of it is done.
-    @usableFromInline var fadeLength = 0
-    @usableFromInline var fadeDone = 0
+    var fadeLength = 0
+    var fadeDone = 0
     /// A room requested while a fade was running; it starts when that fade ends.
-    @usableFromInline var pendingRoom: Room? = nil
-    @usableFromInline var pendingFrames = 0
+    var pendingRoom: Room? = nil
+    var pendingFrames = 0
     /// The room most recently asked for (what `room` reports).
-    @usableFromInline var requestedRoom: Room = .mediumHall
+    var requestedRoom: Room = .mediumHall
 
     /// The prepared sample rate (Hz) and largest block (frames); 0 before `prepare`.
     public private(set) var sampleRate: Double = 0
@@ -351,12 +353,14 @@ public struct Reverb: @unchecked Sendable {
         incoming.forEachStateValue(body)
     }
 
-    /// sin(π/2·x) for x in [0, 1], odd Taylor polynomial to θ⁹ (|error| < 4e-6; exactly 0 at 0).
+    /// sin(π/2·x) for x in [0, 1], odd Taylor polynomial to θ¹¹ (|error| < 6e-8, float
+    /// resolution; exactly 0 at 0).
     @inline(__always)
     static func quarterSine(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let t = x * (Float.pi / 2)
         let t2 = t * t
-        var p = SIMD8<Float>(repeating: 1.0 / 362_880)
+        var p = SIMD8<Float>(repeating: -1.0 / 39_916_800)
+        p = p * t2 + (1.0 / 362_880)
         p = p * t2 + (-1.0 / 5040)
         p = p * t2 + (1.0 / 120)
         p = p * t2 + (-1.0 / 6)
@@ -367,7 +371,6 @@ public struct Reverb: @unchecked Sendable {
 
 /// Where a group's input lives: planar history rings (right = left + stride) and the index of
 /// the group's first sample.
-@usableFromInline
 struct HistoryView {
     let base: UnsafeMutablePointer<Float>
     let stride: Int
@@ -383,7 +386,6 @@ struct HistoryView {
 }
 
 /// Everything a core needs for one room at one sample rate; built in `prepare`.
-@usableFromInline
 struct ReverbCoefficients {
     /// Plain delay of each line (samples, ≥ 8).
     var lineDelay: SIMD8<Int32>
@@ -451,7 +453,7 @@ struct ReverbCoefficients {
         let midT60 = room.targetDecaySeconds * t.calibration
         let lowT60 = midT60 * t.lowRatio
         let cosW = RackMath.cos(2 * RackMath.pi * t.damping / fs)
-        let invRoot8 = 1 / 8.0.squareRoot()
+        let invRoot8 = 1 / Self.squareRoot(8)
 
         var lineDelay = SIMD8<Int32>(repeating: 8)
         var diffuserDelay = SIMD8<Int32>(repeating: 8)
@@ -459,14 +461,15 @@ struct ReverbCoefficients {
         var lowShelf = SIMD8<Float>(repeating: 0)
         var damping = SIMD8<Float>(repeating: 0)
         var used: [Int] = []
+        var lineGain = [Double](repeating: 0, count: 8), lineShelf = lineGain, linePole = lineGain
         let crossoverCoefficient = 1 - RackMath.exp2(-2 * RackMath.pi * t.crossover / fs / RackMath.ln2)
         lowCoefficient = Float(crossoverCoefficient)
         for i in 0..<8 {
             let apSeconds = max(ReverbTuning.diffuserDelaySeconds[i] * t.size,
                                 ReverbTuning.minimumDiffuserSeconds)
-            let ap = Self.distinctPrime(atLeast: max(Int((apSeconds * fs).rounded()), 8),
+            let ap = Self.distinctPrime(atLeast: max(Self.samples(apSeconds * fs), 8),
                                         avoiding: &used)
-            let loop = Int((ReverbTuning.loopDelaySeconds[i] * t.size * fs).rounded())
+            let loop = Self.samples(ReverbTuning.loopDelaySeconds[i] * t.size * fs)
             let line = Self.distinctPrime(atLeast: max(loop - ap, 8), avoiding: &used)
             diffuserDelay[i] = Int32(ap)
             lineDelay[i] = Int32(line)
@@ -481,7 +484,11 @@ struct ReverbCoefficients {
             // circle is b = K − √(K² − 1).
             let r2 = gMid * gMid
             let k = (1 - r2 * cosW) / (1 - r2)
-            damping[i] = Float(k - (k * k - 1).squareRoot())
+            let pole = k - Self.squareRoot(k * k - 1)
+            damping[i] = Float(pole)
+            lineGain[i] = gMid
+            lineShelf[i] = gLow - gMid
+            linePole[i] = pole
         }
         self.lineDelay = lineDelay
         self.diffuserDelay = diffuserDelay
@@ -494,36 +501,42 @@ struct ReverbCoefficients {
 
         // Loudness: a mono unit impulse puts energy 1 into each of the 8 lines; each pass round
         // line i's loop multiplies the energy at frequency f by |G_i(f)|², so the lines carry
-        // E(f) ≈ 8/(1 − mean_i |G_i(f)|²). Averaged over the audible band (0…20 kHz, or to
-        // Nyquist if lower) this is the late reverb's energy for a white input. Each output is a
-        // ±1 mix of the lines (energy ≈ E for uncorrelated lines): scale both outputs by
-        // √(target/(2E)), so every room has the same late energy whatever its size, decay and
-        // damping.
-        let bins = 80
-        let top = min(20_000, fs / 2)
+        // E(f) ≈ 8·|S(f)|²/(1 − mean_i |G_i(f)|²), S being the input smoothing. The diffusers'
+        // zero-delay term −g·f of the injected input never reaches the outputs (the injection
+        // patterns are orthogonal to the output patterns): remove its 8·g²·|S(f)|². Each output
+        // is a ±1 mix of the lines (energy ≈ E for uncorrelated lines). E is averaged with equal
+        // weight per octave over `ReverbTuning.loudnessBand` (pink-noise weighting, roughly how
+        // program material spreads its energy), and both outputs are scaled by √(target/(2E)):
+        // every room has the same late loudness whatever its size, decay and damping.
+        let bins = 48
+        let lowHz = ReverbTuning.loudnessBand.lowerBound
+        let highHz = min(ReverbTuning.loudnessBand.upperBound, 0.45 * fs)
+        let octaves = RackMath.log2(highHz / lowHz)
+        let smoothB = Double(max(2, 2 * Self.samples(ReverbTuning.inputSmoothingSeconds * fs)))
         var energy = 0.0
         for j in 0..<bins {
-            let w = 2 * RackMath.pi * (Double(j) + 0.5) * top / Double(bins) / fs
+            let hz = lowHz * RackMath.exp2(octaves * (Double(j) + 0.5) / Double(bins))
+            let w = 2 * RackMath.pi * hz / fs
             var meanPower = 0.0
             for i in 0..<8 {
-                meanPower += Self.loopPower(at: w, gain: Double(gain[i]) * 8.0.squareRoot(),
-                                            lowShelf: Double(lowShelf[i]) * 8.0.squareRoot(),
+                meanPower += Self.loopPower(at: w, gain: lineGain[i], lowShelf: lineShelf[i],
                                             lowCoefficient: crossoverCoefficient,
-                                            damping: Double(damping[i])) / 8
+                                            damping: linePole[i]) / 8
             }
-            energy += 8 / (1 - meanPower) / Double(bins)
+            // Boxcar of B samples, squared: S(w) = (sin(Bw/2)/(B·sin(w/2)))².
+            let box = RackMath.sin(smoothB * w / 2) / (smoothB * RackMath.sin(w / 2))
+            let smoothing = box * box * box * box
+            let lines = 8 / (1 - meanPower) - 8 * t.diffusion * t.diffusion
+            energy += lines * smoothing / Double(bins)
         }
-        // The diffusers' zero-delay term −g·f of the injected input never reaches the outputs
-        // (the injection patterns are orthogonal to the output patterns): remove its 8·g².
-        energy -= 8 * t.diffusion * t.diffusion
-        outputScale = Float((ReverbTuning.lateEnergy / (2 * energy)).squareRoot())
+        outputScale = Float(Self.squareRoot(ReverbTuning.lateEnergy / (2 * energy)))
 
         var earlyDelay = SIMD8<Int32>(repeating: 8)
         var earlyChannel = SIMD8<Int32>(repeating: 0)
         var earlyGain = SIMD8<Float>(repeating: 0)
         var longestHistory = 8
         for i in 0..<8 {
-            let d = max(Int((ReverbTuning.earlyTapSeconds[i] * t.earlyTimeScale * fs).rounded()), 8)
+            let d = max(Self.samples(ReverbTuning.earlyTapSeconds[i] * t.earlyTimeScale * fs), 8)
             earlyDelay[i] = Int32(d)
             earlyChannel[i] = Int32(ReverbTuning.earlyTapChannel[i])
             earlyGain[i] = Float(ReverbTuning.earlyTapGain[i] * t.earlyLevel)
@@ -532,14 +545,23 @@ struct ReverbCoefficients {
         self.earlyDelay = earlyDelay
         self.earlyChannel = earlyChannel
         self.earlyGain = earlyGain
-        preDelay = max(Int((t.preDelay * fs).rounded()), 8)
-        smoothLength = max(2, 2 * Int((ReverbTuning.inputSmoothingSeconds * fs).rounded()))
+        preDelay = max(Self.samples(t.preDelay * fs), 8)
+        smoothLength = max(2, 2 * Self.samples(ReverbTuning.inputSmoothingSeconds * fs))
         longestHistory = max(longestHistory, preDelay + 2 * smoothLength)
         self.longestHistory = longestHistory
         let a = ReverbTuning.antiDenormal
         antiDenormal = SIMD8(a, -a, a, -a, a, -a, a, -a)
         longestLine = Int(lineDelay.max())
         longestDiffuser = Int(diffuserDelay.max())
+    }
+
+    /// Nearest whole number of samples for a non-negative count (no libm `round`).
+    static func samples(_ x: Double) -> Int { Int(x + 0.5) }
+
+    /// √x for x ≥ 0 via RackMath (Double.squareRoot() can fall back to libm's sqrt, which
+    /// RackDSP does not link).
+    static func squareRoot(_ x: Double) -> Double {
+        x > 0 ? RackMath.exp2(0.5 * RackMath.log2(x)) : 0
     }
 
     /// |G(e^{jw})|² of one line's absorption: gain·|1 + s·a/(1 − (1−a)·e^{−jw})|²·
@@ -583,7 +605,6 @@ struct ReverbCoefficients {
 }
 
 /// Eight per-line vectors of 8 samples (or, transposed, eight per-sample vectors of 8 lines).
-@usableFromInline
 struct Block8 {
     var v0, v1, v2, v3, v4, v5, v6, v7: SIMD8<Float>
 
@@ -617,27 +638,15 @@ struct Block8 {
                       SIMD8(lowHalf: c0, highHalf: d0), SIMD8(lowHalf: c1, highHalf: d1),
                       SIMD8(lowHalf: c2, highHalf: d2), SIMD8(lowHalf: c3, highHalf: d3))
     }
-
-    /// Unnormalised 8-point Sylvester–Hadamard transform across the eight vectors (the fast
-    /// Walsh–Hadamard transform: three stages of butterflies at distances 1, 2, 4). H·Hᵀ = 8·I.
-    @inline(__always)
-    func hadamard() -> Block8 {
-        let a0 = v0 + v1, a1 = v0 - v1, a2 = v2 + v3, a3 = v2 - v3
-        let a4 = v4 + v5, a5 = v4 - v5, a6 = v6 + v7, a7 = v6 - v7
-        let b0 = a0 + a2, b1 = a1 + a3, b2 = a0 - a2, b3 = a1 - a3
-        let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
-        return Block8(b0 + b4, b1 + b5, b2 + b6, b3 + b7, b0 - b4, b1 - b5, b2 - b6, b3 - b7)
-    }
 }
 
 /// One FDN: eight delay lines with their diffusers and filters, running one room.
-@usableFromInline
 struct ReverbCore {
     /// Eight delay rings of `lineMask + 1` floats plus an 8-float mirror of their start (so any
     /// 8 consecutive samples are contiguous), line i at i·`lineStride`.
-    @usableFromInline var lines: UnsafeMutablePointer<Float>? = nil
+    var lines: UnsafeMutablePointer<Float>? = nil
     /// The same for the eight diffuser delays.
-    @usableFromInline var diffusers: UnsafeMutablePointer<Float>? = nil
+    var diffusers: UnsafeMutablePointer<Float>? = nil
     var lineMask = 0
     var lineStride = 0
     var diffuserMask = 0
@@ -650,7 +659,7 @@ struct ReverbCore {
     var dampState = SIMD8<Float>(repeating: 0)
     /// The room's coefficients (a copy from the table).
     var k = ReverbCoefficients()
-    @usableFromInline var room: Room = .mediumHall
+    var room: Room = .mediumHall
 
     init() {}
 
@@ -799,10 +808,10 @@ struct ReverbCore {
         let b0 = a0 + a2, b1 = a1 + a3, b2 = a0 - a2, b3 = a1 - a3
         let b4 = a4 + a6, b5 = a5 + a7, b6 = a4 - a6, b7 = a5 - a7
 
-        // Pre-delayed input, smoothed (input bandwidth, `ReverbTuning.inputSmoothingSeconds`), plus the
-        // alternating anti-denormal offset; injected with the fixed sign patterns
-        // (L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as − + − +).
-        // Triangle of 2B − 1 taps (weights (B − |j − B + 1|)/B²), B = `smoothLength`.
+        // Pre-delayed input, smoothed (input bandwidth: a triangle of 2B − 1 taps with weights
+        // (B − |j − B + 1|)/B², B = `smoothLength`), plus the alternating anti-denormal offset;
+        // injected below with the fixed sign patterns (L → lines 0 2 4 6 as + − + −,
+        // R → lines 1 3 5 7 as − + − +).
         let pd = k.preDelay, bl = k.smoothLength
         var xl: SIMD8<Float>, xr: SIMD8<Float>
         if bl == 2 {                                     // (¼, ½, ¼), 44.1/48 kHz

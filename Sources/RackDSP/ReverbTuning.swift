@@ -19,8 +19,10 @@
 ///   Schroeder, "Natural sounding artificial reverberation", JAES 10(3), 1962.
 ///
 /// The numeric values below are our own (not zita-rev1's): loop delays spread roughly
-/// geometrically over one octave with irregular steps, diffuser delays ~8–18 % of the loops,
-/// rooms tuned by ear against the broadband decay targets in `Room.targetDecaySeconds`.
+/// geometrically over one octave with irregular steps, diffuser delays ~8–18 % of the loops;
+/// the room parameters are design choices within the usual ranges (zita-rev1's defaults are a
+/// 200 Hz crossover and a 6 kHz damping frequency), and each room's decay is calibrated against
+/// the broadband targets in `Room.targetDecaySeconds` (`RoomTuning.calibration`).
 enum ReverbTuning {
     // MARK: Network geometry at size 1.0 (a large hall)
 
@@ -55,7 +57,7 @@ enum ReverbTuning {
 
     // MARK: Early reflections
 
-    /// Early-reflection taps at `erTimeScale == 1` (s). Lanes 0…3 feed the LEFT output, 4…7 the
+    /// Early-reflection taps at `RoomTuning.earlyTimeScale == 1` (s). Lanes 0…3 feed the LEFT output, 4…7 the
     /// RIGHT output. Each side reads both input channels at times that the other side does not
     /// use, so the two outputs' early patterns differ (decorrelation, a wider image).
     static let earlyTapSeconds: [Double] = [
@@ -69,24 +71,22 @@ enum ReverbTuning {
     /// reflection) so the taps' sum is not a DC-heavy lump.
     static let earlyTapGain: [Double] = [0.9, 0.7, -0.55, 0.45, 0.9, 0.7, -0.55, 0.45]
 
-    // MARK: Injection and output taps (dimensionless sign patterns)
+    // MARK: Levels
 
-    /// The left input feeds the even lines, the right input the odd lines. As vectors:
-    /// in_L = (h2 + h3)/2, in_R = (h3 − h2)/2, output taps out_L = h5, out_R = h6, with h_k the
-    /// rows of the 8×8 Sylvester–Hadamard matrix. All four are mutually orthogonal, so the
-    /// outputs are uncorrelated line mixes and a mono input has no "zero-delay" path straight
-    /// from the diffusers' feed-forward term to the outputs.
-    static let injectLeft: [Float] = [1, 0, -1, 0, 1, 0, -1, 0]
-    static let injectRight: [Float] = [0, -1, 0, 1, 0, -1, 0, 1]
-    static let outputLeft: [Float] = [1, -1, 1, -1, -1, 1, -1, 1]
-    static let outputRight: [Float] = [1, 1, -1, -1, -1, -1, 1, 1]
+    // (The injection and output sign patterns are structure, not tuning: rows of the Hadamard
+    // matrix, written out in `ReverbCore.render` and described on `Reverb`.)
 
-    /// Broadband energy gain of the late reverb (linear power ratio, dimensionless): the output
-    /// taps are scaled per room so that the impulse response's energy (both outputs, mono
-    /// impulse into both inputs) is about this, whatever the room's size and decay time. Rooms
-    /// therefore have similar loudness and a room change does not jump in level.
-    /// ≈ −6 dB relative to the dry signal; chosen by ear.
+    /// Energy gain of the late reverb (linear power ratio, dimensionless), from a mono input
+    /// to both outputs together, averaged with equal weight per octave over `loudnessBand`
+    /// (pink weighting). The output taps are scaled per room to this, whatever the room's size,
+    /// decay and damping, so rooms are about equally loud and a room change does not jump in
+    /// level. 0.25 ≈ −6 dB (−9 dB per output side) relative to the dry signal: a design
+    /// choice, a wet level that sits under the dry signal when mixed 50/50.
+    /// (A WHITE impulse measures less, ~0.12–0.2 with the early taps: the damping and the input
+    /// smoothing take the top octaves down.)
     static let lateEnergy = 0.25
+    /// The band (Hz) over which `lateEnergy` is matched.
+    static let loudnessBand = 100.0...10_000.0
 
     // MARK: Denormal protection
 
@@ -112,7 +112,9 @@ enum ReverbTuning {
         var preDelay: Double
         /// Scales `earlyTapSeconds`.
         var earlyTimeScale: Double
-        /// Linear gain of the early taps (0: none).
+        /// Linear gain of the early taps (0: none). Set so that the early energy
+        /// (2 · level² · Σ earlyTapGain² ≈ 3.6·level²) is ~35 % of `lateEnergy` in the small
+        /// rooms, ~25 % in chambers and ~15–20 % in halls and the cathedral.
         var earlyLevel: Double
         /// T60 below the crossover divided by the mid-band T60 (zita-rev1's rtlow/rtmid).
         var lowRatio: Double
@@ -125,9 +127,10 @@ enum ReverbTuning {
         /// integration); since T60 falls above the damping frequency and most of a white
         /// signal's energy lies up there, the broadband decay is shorter than the mid-band one.
         /// Values measured at 48 kHz with `ImpulseResponseAnalysis` (scratch harness, iterated
-        /// to convergence) so that √(T20·T30) equals the target: T20 comes out 1–4 % short and
-        /// T30 1–4 % long (the decay curve bends because HF dies first). Re-measure after
-        /// changing any other constant here.
+        /// to convergence) so that √(T20·T30) equals the target: T20 comes out 1–5 % short and
+        /// T30 1–5 % long (the decay curve bends because HF dies first). Re-measure after
+        /// changing any other constant here (the procedure: render the impulse response,
+        /// multiply this by target/√(T20·T30), repeat until it settles).
         var calibration: Double
     }
 
@@ -140,27 +143,27 @@ enum ReverbTuning {
         case .smallRoom:
             RoomTuning(size: 0.30, diffusion: 0.60, preDelay: 0.003, earlyTimeScale: 0.45,
                        earlyLevel: 0.16, lowRatio: 1.0, crossover: 200, damping: 6000,
-                       calibration: 1.204)
+                       calibration: 1.205)
         case .mediumRoom:
             RoomTuning(size: 0.40, diffusion: 0.60, preDelay: 0.005, earlyTimeScale: 0.6,
                        earlyLevel: 0.15, lowRatio: 1.05, crossover: 200, damping: 5500,
-                       calibration: 1.200)
+                       calibration: 1.205)
         case .largeRoom:
             RoomTuning(size: 0.52, diffusion: 0.62, preDelay: 0.008, earlyTimeScale: 0.8,
                        earlyLevel: 0.14, lowRatio: 1.1, crossover: 200, damping: 5000,
-                       calibration: 1.175)
+                       calibration: 1.182)
         case .largeRoom2:
             RoomTuning(size: 0.58, diffusion: 0.62, preDelay: 0.010, earlyTimeScale: 0.9,
                        earlyLevel: 0.14, lowRatio: 1.1, crossover: 200, damping: 4000,
-                       calibration: 1.187)
+                       calibration: 1.199)
         case .mediumChamber:
             RoomTuning(size: 0.42, diffusion: 0.70, preDelay: 0.006, earlyTimeScale: 0.7,
                        earlyLevel: 0.13, lowRatio: 1.0, crossover: 250, damping: 9000,
-                       calibration: 1.103)
+                       calibration: 1.108)
         case .largeChamber:
             RoomTuning(size: 0.56, diffusion: 0.70, preDelay: 0.010, earlyTimeScale: 0.9,
                        earlyLevel: 0.13, lowRatio: 1.0, crossover: 250, damping: 8000,
-                       calibration: 1.120)
+                       calibration: 1.126)
         case .plate:
             RoomTuning(size: 0.34, diffusion: 0.72, preDelay: 0.001, earlyTimeScale: 0.5,
                        earlyLevel: 0.0, lowRatio: 0.85, crossover: 300, damping: 12000,
@@ -168,27 +171,27 @@ enum ReverbTuning {
         case .mediumHall:
             RoomTuning(size: 0.78, diffusion: 0.62, preDelay: 0.018, earlyTimeScale: 1.2,
                        earlyLevel: 0.12, lowRatio: 1.2, crossover: 200, damping: 6000,
-                       calibration: 1.129)
+                       calibration: 1.136)
         case .mediumHall2:
             RoomTuning(size: 0.84, diffusion: 0.62, preDelay: 0.020, earlyTimeScale: 1.3,
                        earlyLevel: 0.12, lowRatio: 1.2, crossover: 200, damping: 5500,
-                       calibration: 1.131)
+                       calibration: 1.138)
         case .mediumHall3:
             RoomTuning(size: 0.90, diffusion: 0.62, preDelay: 0.024, earlyTimeScale: 1.4,
                        earlyLevel: 0.12, lowRatio: 1.2, crossover: 200, damping: 5000,
-                       calibration: 1.133)
+                       calibration: 1.141)
         case .largeHall:
             RoomTuning(size: 1.00, diffusion: 0.62, preDelay: 0.028, earlyTimeScale: 1.6,
                        earlyLevel: 0.115, lowRatio: 1.25, crossover: 200, damping: 5000,
-                       calibration: 1.110)
+                       calibration: 1.127)
         case .largeHall2:
             RoomTuning(size: 1.10, diffusion: 0.62, preDelay: 0.034, earlyTimeScale: 1.8,
                        earlyLevel: 0.11, lowRatio: 1.25, crossover: 200, damping: 4500,
-                       calibration: 1.102)
+                       calibration: 1.120)
         case .cathedral:
             RoomTuning(size: 1.45, diffusion: 0.60, preDelay: 0.045, earlyTimeScale: 2.4,
                        earlyLevel: 0.10, lowRatio: 1.3, crossover: 180, damping: 3500,
-                       calibration: 1.083)
+                       calibration: 1.101)
         }
     }
 }
