@@ -33,8 +33,10 @@ let package = Package(
         .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
         // OSC: liblo encoding/decoding, the UDP server, the address space.
         .target(name: "RackOSC", dependencies: ["RackEngine", "RackIO", "CLibLo"]),
+        // `rack plot`: SVG drawings of automation timelines and filter responses.
+        .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackEngine", "RackIO", "RackJack", "RackOSC",
+            "RackEngine", "RackIO", "RackJack", "RackOSC", "RackPlot",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -43,5 +45,6 @@ let package = Package(
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine"]),
         .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO"]),
+        .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),
     ]
 )

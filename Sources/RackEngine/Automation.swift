@@ -86,8 +86,10 @@ public struct Automation: Sendable {
                 let spec = Parameters[id]
                 let explicit = ramp.flatMap { $0 > 0 ? $0 : nil }
                 let r = min(explicit ?? spec.defaultRampSeconds, spec.maximumRampSeconds)
-                if time < busyUntil[id.rawValue] {
-                    error("ramp of \(spec.name) overlaps the one from line \(busyLine[id.rawValue]) (running until \(formatNumber(busyUntil[id.rawValue])) s)")
+                // Times are compared to a microsecond: back-to-back ramps (0.1 + 0.02 = 0.12) meet.
+                if time < busyUntil[id.rawValue] - 1e-6 {
+                    let until = (busyUntil[id.rawValue] * 1e6).rounded() / 1e6
+                    error("ramp of \(spec.name) overlaps the one from line \(busyLine[id.rawValue]) (running until \(formatNumber(until)) s)")
                     return false
                 }
                 busyUntil[id.rawValue] = explicit == nil ? -.infinity : time + r

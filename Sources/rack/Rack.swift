@@ -13,7 +13,7 @@ struct Rack: ParsableCommand {
                 : "\(formatNumber(spec.minimum))…\(formatNumber(spec.maximum)) \(spec.unit), default \(spec.format(spec.defaultValue))"
             return "  \(spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(spec.summary); \(range)"
         }.joined(separator: "\n") + "\n  (room default: \(Parameters[.room].format(Parameters[.room].defaultValue)))",
-        subcommands: [RunCommand.self, RenderCommand.self, PresetsCommand.self, CheckCommand.self, SendCommand.self, DemoLoopCommand.self])
+        subcommands: [RunCommand.self, RenderCommand.self, PresetsCommand.self, CheckCommand.self, SendCommand.self, PlotCommand.self, DemoLoopCommand.self])
 }
 
 /// Runs a command body, turning the rack's errors into one stderr line and the contract's
@@ -76,4 +76,34 @@ func loadAutomation(_ path: String, presets: PresetStore, length: Double?) throw
 /// Prints the problems of the preset store (skipped files) as warnings.
 func reportPresetProblems(_ store: PresetStore) {
     for p in store.problems { warn(p.message.replacingOccurrences(of: "rack: ", with: "rack: warning: ")) }
+}
+
+/// Looks a preset up by name or number (factory ≥ 0, user < 0); unknown ones are bad data (65).
+func lookUpPreset(_ name: String, in presets: PresetStore) throws(RackError) -> Preset {
+    guard let p = presets.preset(named: name) ?? Int(name).flatMap({ presets.preset(index: $0) }) else {
+        throw RackError(.dataError, "rack: unknown preset '\(name)' (rack presets list shows them)")
+    }
+    return p
+}
+
+/// Applies one `--set PARAM=VALUE` (room by name); bad ones are data errors (65), out-of-range
+/// values are clamped with a warning.
+func applySetting(_ assignment: String, to state: inout RackState) throws(RackError) {
+    let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+    guard parts.count == 2, let spec = Parameters.named(parts[0]) else {
+        throw RackError(.dataError, "rack: --set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
+    }
+    if spec.taper == .choice {
+        guard let i = spec.choices.firstIndex(of: parts[1]) else {
+            throw RackError(.dataError, "rack: --set '\(assignment)': unknown \(spec.name) '\(parts[1])' (one of \(spec.choices.joined(separator: ", ")))")
+        }
+        state[spec.id] = Double(i)
+        return
+    }
+    guard let v = Double(parts[1]), v.isFinite else {
+        throw RackError(.dataError, "rack: --set '\(assignment)': '\(parts[1])' is not a finite number")
+    }
+    let c = spec.clamp(v)
+    if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }
+    state[spec.id] = c
 }

@@ -40,13 +40,8 @@ struct RenderCommand: ParsableCommand {
             let presets = PresetStore.standard()
             reportPresetProblems(presets)
             var state = RackState()
-            if let name = preset {
-                guard let p = presets.preset(named: name) ?? Int(name).flatMap({ presets.preset(index: $0) }) else {
-                    throw RackError(.dataError, "rack: unknown preset '\(name)' (rack presets list shows them)")
-                }
-                state = p.state
-            }
-            for assignment in sets { try apply(assignment, to: &state) }
+            if let name = preset { state = try lookUpPreset(name, in: presets).state }
+            for assignment in sets { try applySetting(assignment, to: &state) }
 
             // The input's length is needed to warn about events past the end.
             let info = try AudioFileReader(path: input).info
@@ -70,27 +65,6 @@ struct RenderCommand: ParsableCommand {
                             Double(report.frames) / report.sampleRate, report.sampleRate, report.format.rawValue, report.realtimeFactor))
             }
         }
-    }
-
-    /// Applies one `--set PARAM=VALUE` (room by name); bad ones are data errors (65).
-    private func apply(_ assignment: String, to state: inout RackState) throws(RackError) {
-        let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let spec = Parameters.named(parts[0]) else {
-            throw RackError(.dataError, "rack: --set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
-        }
-        if spec.taper == .choice {
-            guard let i = spec.choices.firstIndex(of: parts[1]) else {
-                throw RackError(.dataError, "rack: --set '\(assignment)': unknown \(spec.name) '\(parts[1])' (one of \(spec.choices.joined(separator: ", ")))")
-            }
-            state[spec.id] = Double(i)
-            return
-        }
-        guard let v = Double(parts[1]), v.isFinite else {
-            throw RackError(.dataError, "rack: --set '\(assignment)': '\(parts[1])' is not a finite number")
-        }
-        let c = spec.clamp(v)
-        if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }
-        state[spec.id] = c
     }
 }
 

@@ -54,9 +54,7 @@ struct RunCommand: ParsableCommand {
             var state = RackState()
             var presetName = ""
             if let p = preset {
-                guard let found = presets.preset(named: p) ?? Int(p).flatMap({ presets.preset(index: $0) }) else {
-                    throw RackError(.dataError, "rack: unknown preset '\(p)' (rack presets list shows them)")
-                }
+                let found = try lookUpPreset(p, in: presets)
                 state = found.state
                 presetName = found.name
             }

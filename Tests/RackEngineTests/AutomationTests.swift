@@ -55,6 +55,10 @@ final class AutomationTests: XCTestCase {
         XCTAssertEqual(parse("0 /rack/mix 10 1\n0.5 /rack/mix 11\n").errors.map(\.line), [2])
     }
 
+    func testBackToBackRampsMeetWithoutOverlap() {
+        XCTAssertEqual(parse("0.1 /rack/cutoff 1000 0.02\n0.12 /rack/cutoff 900 0.02\n").diagnostics, [])
+    }
+
     func testPastTheEndIsAWarning() {
         let a = parse("1.0 /rack/cutoff 500 3\n5.0 /rack/mix 0\n", length: 2)
         XCTAssertEqual(a.errors, [])

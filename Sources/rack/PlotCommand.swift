@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import RackEngine
+import RackPlot
+
+struct PlotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plot",
+        abstract: "Draw an automation file's parameters over time, or the filter's response, as SVG or PNG.",
+        discussion: """
+            rack plot FILE -o OUT.svg|OUT.png [--length SECONDS] [--rate HZ] [--preset NAME] [--set PARAM=VALUE]...
+              One lane per parameter (\(Parameters.all.map(\.name).joined(separator: ", "))) over time, computed with \
+            the engine's own ramps at --rate: ramps are drawn as slopes with their exact shape (cutoff \
+            exponential on a logarithmic axis), preset recalls as dashed lines with the preset's name, room \
+            changes as steps with the room's name. The rack starts at the parameter table's defaults, or at \
+            --preset and --set as in rack render. --length (the input's length) marks the end of the input; \
+            events past it are left out, as the engine leaves them out.
+              Problems that rack check finds are drawn in red at their line's time (warnings dashed) and \
+            listed under the plot. A file with errors is still drawn, with what parses: the picture is \
+            written, then the command prints the errors like rack check and exits 65. A file that cannot \
+            be read writes nothing (66).
+
+            rack plot --response [--preset NAME]... [--set cutoff=HZ] [--set resonance=DB] -o OUT.svg|OUT.png
+              The low-pass filter's magnitude response, 10 Hz–20 kHz, −40…+24 dB, cutoff marked: one curve \
+            per --preset (each its own colour, with a legend), or one for the defaults; --set applies to \
+            every curve.
+
+            Output: the extension chooses the format. .svg is written by rack itself; .png is converted \
+            from it by rsvg-convert (Debian package librsvg2-bin), exit 69 when that is missing. Any other \
+            extension: exit 73. The file is written to a temporary name and renamed, so it appears whole \
+            or not at all.
+            """)
+
+    @Argument(help: "Automation file (not with --response).")
+    var file: String?
+    @Option(name: .shortAndLong, help: ArgumentHelp("Picture to write: .svg, or .png (needs rsvg-convert).", valueName: "OUT"))
+    var output: String
+    @Flag(help: "Draw the low-pass filter's magnitude response instead of a timeline.")
+    var response = false
+    @Option(help: "Length of the input in seconds: marks its end; flags events and ramps past it.")
+    var length: Double?
+    @Option(help: "Sample rate in Hz that events and ramps are placed on.")
+    var rate: Double = 48_000
+    @Option(help: "Timeline: start from this preset. Response: a curve for this preset (repeatable).")
+    var preset: [String] = []
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.", valueName: "PARAM=VALUE"))
+    var sets: [String] = []
+
+    func validate() throws {
+        guard rate >= 8000 && rate <= 384_000 else { throw ValidationError("--rate must be 8000…384000 Hz") }
+        if response {
+            guard file == nil else { throw ValidationError("--response draws the filter, not an automation file: leave out '\(file!)'") }
+            guard length == nil else { throw ValidationError("--length is for timelines, not --response") }
+        } else {
+            guard file != nil else { throw ValidationError("missing automation FILE (or --response)") }
+            guard preset.count <= 1 else { throw ValidationError("a timeline starts from one --preset") }
+            if let length { guard length > 0 && length.isFinite && length <= 86_400 else { throw ValidationError("--length must be 0…86400 seconds") } }
+        }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            // Refuse an output that cannot be made before any work: 73, or 69 without rsvg-convert.
+            let (format, converter) = try PlotWriter.prepare(output)
+            let presets = PresetStore.standard()
+            reportPresetProblems(presets)
+            if response {
+                try plotResponse(presets: presets, format: format, converter: converter)
+            } else {
+                try plotTimeline(file!, presets: presets, format: format, converter: converter)
+            }
+        }
+    }
+
+    private func plotTimeline(_ path: String, presets: PresetStore, format: PlotFormat, converter: String?) throws(RackError) {
+        let text = try readTextFile(path, what: "automation file")
+        var state = RackState()
+        var start = "parameter table defaults"
+        if let name = preset.first {
+            let p = try lookUpPreset(name, in: presets)
+            state = p.state
+            start = "preset \(p.name)"
+        }
+        for assignment in sets { try applySetting(assignment, to: &state) }
+        if !sets.isEmpty { start += " + " + sets.joined(separator: ", ") }
+
+        let automation = Automation.parse(text, presetNames: Set(presets.all.map(\.name)),
+                                          presetAtIndex: { presets.preset(index: $0)?.name }, length: length)
+        let timeline = Timeline.make(automation: automation, text: text, fileName: (path as NSString).lastPathComponent,
+                                     presetState: { presets.preset(named: $0)?.state }, sampleRate: rate, length: length,
+                                     initialState: state, startDescription: start)
+        try PlotWriter.write(svg: TimelinePlot.svg(timeline), to: output, format: format, converter: converter)
+
+        // Then the problems, as rack check reports them: the picture shows them, the status says so.
+        for d in automation.warnings { warn("rack: \(path):\(d.line): warning: \(d.message)") }
+        let errors = automation.errors
+        if let last = errors.last {
+            for d in errors.dropLast() { warn("rack: \(path):\(d.line): error: \(d.message)") }
+            throw RackError(.dataError, "rack: \(path):\(last.line): error: \(last.message) (plot written to '\(output)')")
+        }
+    }
+
+    private func plotResponse(presets: PresetStore, format: PlotFormat, converter: String?) throws(RackError) {
+        var curves: [ResponseCurveSpec] = []
+        let setText = sets.isEmpty ? "" : " + " + sets.joined(separator: ", ")
+        if preset.isEmpty {
+            var state = RackState()
+            for assignment in sets { try applySetting(assignment, to: &state) }
+            curves.append(ResponseCurveSpec(name: sets.isEmpty ? "defaults" : "settings",
+                                            cutoff: state[.cutoff], resonance: state[.resonance]))
+        }
+        for name in preset {
+            let p = try lookUpPreset(name, in: presets)
+            var state = p.state
+            for assignment in sets { try applySetting(assignment, to: &state) }
+            curves.append(ResponseCurveSpec(name: p.name + setText,
+                                            cutoff: state[.cutoff], resonance: state[.resonance]))
+        }
+        try PlotWriter.write(svg: ResponsePlot.svg(curves: curves, sampleRate: rate), to: output, format: format, converter: converter)
+    }
+}
