@@ -36,7 +36,7 @@ let package = Package(
         // `rack plot`: SVG drawings of automation timelines and filter responses.
         .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackEngine", "RackIO", "RackJack", "RackOSC", "RackPlot",
+            "RackEngine", "RackIO", "RackJack", "RackOSC", "CJack", "RackPlot",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

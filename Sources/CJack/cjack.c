@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <time.h>
+#include <signal.h>
+#include <string.h>
 
 jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t options,
                                      jack_status_t *status, const char *server_name) {
@@ -189,3 +191,21 @@ void rack_jack_remove_pretty_names(rack_jack_t *c) {
         jack_free(uuid_text);
     }
 }
+
+static volatile sig_atomic_t stop_requested = 0;
+
+static void on_stop_signal(int sig) {
+    (void)sig;
+    stop_requested = 1;
+}
+
+void rack_signals_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int rack_signals_stop_requested(void) { return stop_requested; }

@@ -32,6 +32,9 @@ public struct EngineEvent: Sendable, Equatable {
     public var rampFrames: Int64
     /// The ring of `attachPlayer` and `releasedRing`.
     public var ring: StereoRing?
+    /// True for an event placed in the future (a timetagged bundle): the control side counts
+    /// it as the current target only once its echo says it was applied.
+    public var isScheduled = false
 
     /// The `sampleTime` of an event that applies as soon as possible.
     public static let immediately = Int64.min

@@ -47,6 +47,10 @@ public final class JackDriver: @unchecked Sendable {
     /// Joins the running server (never starts one). Throws a 69 error with a hint when there
     /// is none.
     public init(name: String, makeEngine: @escaping (Double) -> Engine) throws(RackError) {
+        // libjack prints its own diagnostics (several lines per failed connection attempt, every
+        // second while rejoining); rack reports what matters in one line of its own.
+        jack_set_error_function { _ in }
+        jack_set_info_function { _ in }
         requestedName = name
         clientName = name
         self.makeEngine = makeEngine

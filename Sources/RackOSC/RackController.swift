@@ -290,10 +290,8 @@ public final class RackController {
                     return fail("unknown \(spec.name) '\(name)' (one of \(spec.choices.joined(separator: ", ")))")
                 }
                 value = Double(i)
-            } else if let n = args[0].number, n.isFinite, n == n.rounded(), n >= 0, Int(n) < spec.choices.count {
-                value = n
             } else {
-                return fail("expects a room name")
+                return fail("expects a room name (s)")
             }
         } else {
             guard let raw = args[0].number else { return fail("expects a number (f or i), got \(args[0])") }
@@ -306,8 +304,11 @@ public final class RackController {
                 if value != raw { fail("clamped to \(formatNumber(value))") }
             }
         }
-        if post(EngineEvent(sampleTime: sample(for: timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp),
-                from: from, address: address) {
+        var event = EngineEvent(sampleTime: sample(for: timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
+        event.isScheduled = event.sampleTime != EngineEvent.immediately
+        // An immediate change is the target from now on; a scheduled one becomes the target
+        // when the render thread applies it (its echo), so get/dump never run ahead of the sound.
+        if post(event, from: from, address: address) && !event.isScheduled {
             targets[spec.id] = value
         }
     }
@@ -335,11 +336,15 @@ public final class RackController {
         markerNames[marker] = (preset.name, ramp)
         var events = [EngineEvent(sampleTime: t, kind: .marker, value: Double(marker))]
         events += preset.state.events(at: t, rampFrames: ramp)
+        let scheduled = t != EngineEvent.immediately
+        for i in events.indices { events[i].isScheduled = scheduled }
         // All or nothing: a recall is never half-applied because the queue filled up.
         guard let engine, engine.queueSpace >= events.count else { return fail("busy: the render thread's queue is full") }
         for e in events { _ = engine.post(e) }
-        targets = preset.state
-        lastPreset = preset.name
+        if !scheduled {
+            targets = preset.state
+            lastPreset = preset.name
+        }
     }
 
     @discardableResult
@@ -409,6 +414,7 @@ public final class RackController {
                 if let s = stream, !s.isAttached { stream = nil }
             case .marker:
                 if let m = markerNames.removeValue(forKey: Int(e.value)) {
+                    if e.isScheduled { lastPreset = m.name }
                     notify(OSCMessage("/rack/preset", [.string(m.name)]))
                     record(AutomationWriter.presetLine(name: m.name, rampFrames: m.rampFrames, sampleTime: e.sampleTime,
                                                        sampleRate: engine.sampleRate, origin: 0))
@@ -417,6 +423,7 @@ public final class RackController {
             case .parameter:
                 nsm?.markDirty(socket: socket)
                 let spec = Parameters[e.parameter]
+                if e.isScheduled { targets[e.parameter] = e.value }
                 notify(OSCMessage(spec.address, [spec.taper == .choice ? .string(spec.format(e.value)) : .float(Float(e.value))]))
                 if suppressEchoes > 0 {
                     suppressEchoes -= 1

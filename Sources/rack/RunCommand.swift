@@ -1,11 +1,10 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import RackEngine
 import RackIO
+import CJack
 import RackJack
 import RackOSC
-import Synchronization
 
 extension JackDriver: RackHost {}
 
@@ -48,6 +47,9 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Stop requests are caught from the start: a SIGTERM right after the ready lines
+        // ends the rack cleanly.
+        rack_signals_install()
         try runReportingErrors {
             let presets = PresetStore.standard()
             reportPresetProblems(presets)
@@ -134,32 +136,10 @@ struct RunCommand: ParsableCommand {
                 warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
             }
 
-            let stop = StopSignal()
-            c.serve(shouldStop: { stop.requested }, housekeeping: { driver.poll(now: $0) })
+            c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { driver.poll(now: $0) })
             c.shutDown()
             driver.close()
             c.flushRecording()
         }
     }
-}
-
-/// SIGINT/SIGTERM turn into a flag the control loop reads.
-final class StopSignal: @unchecked Sendable {
-    private let flag = Atomic<Bool>(false)
-    private let sources: [DispatchSourceSignal]
-
-    init() {
-        var list: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            list.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
-        }
-        sources = list
-        for s in sources {
-            s.setEventHandler { [self] in self.flag.store(true, ordering: .relaxed) }
-            s.resume()
-        }
-    }
-
-    var requested: Bool { flag.load(ordering: .relaxed) }
 }

@@ -152,6 +152,18 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(Double(t[1]) / 48_000, 0.1, accuracy: 0.02)
     }
 
+    func testGetReportsAScheduledValueOnlyOnceItIsApplied() throws {
+        let rig = try Rig()
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/resonance", [.float(6)])], timeTag: OSCTimeTag.now().adding(seconds: 0.05)))
+        rig.send("/rack/resonance", [.float(-6)])
+        rig.send("/rack/get", [.string("resonance")])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/resonance", [.float(-6)])], "the future value is not the target yet")
+        rig.render(blocks: 20)   // ~0.1 s: the scheduled change is applied after the immediate one
+        rig.controller.serveOnce()
+        rig.send("/rack/get", [.string("resonance")])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/resonance", [.float(6)])], "applied last, so it is the target")
+    }
+
     /// Bounded, seeded fuzz: random bytes, mutated valid packets, wrong types, huge strings.
     /// The controller never crashes, the engine's output stays finite, and it still answers.
     func testFuzzedPacketsNeverHurt() throws {

@@ -46,6 +46,11 @@ int rack_jack_time_mapping(const rack_jack_t *c, uint32_t *cycle_frame, int64_t 
 /// Takes up to max DSP times (ns per process cycle, oldest first) measured since the last call.
 int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max);
 
+/// Installs SIGINT/SIGTERM handlers that only set a flag (async-signal-safe), for the control
+/// loop to poll. Call before announcing readiness.
+void rack_signals_install(void);
+int rack_signals_stop_requested(void);
+
 /// Hooks a runtime probe (an LD_PRELOADed library counting heap, lock and I/O calls) may
 /// define: called around every render on the process thread. Weak: absent in normal runs.
 void rack_probe_enter(void) __attribute__((weak));
