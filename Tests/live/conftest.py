@@ -1,0 +1,140 @@
+"""Fixtures of the live suite: a private headless JACK server for the session, rack processes
+with a free OSC port and a private XDG_CONFIG_HOME, OSC clients on bound UDP sockets, and the
+C helpers (jackrec, librtprobe.so, probe_selftest) compiled once per session.
+
+Every process a test starts is stopped by its pid when the test ends, pass or fail.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import livelib  # noqa: E402
+from livelib import Osc, RackProcess  # noqa: E402
+
+_names = itertools.count(1)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+def _failed(request) -> bool:
+    rep = getattr(request.node, "rep_call", None)
+    return rep is None or rep.failed
+
+
+@pytest.fixture(scope="session")
+def rack_binary() -> Path:
+    path = livelib.rack_bin()
+    if not path.exists():
+        pytest.fail(f"rack binary not found at {path} (build it, or set RACK_BIN)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def helpers(tmp_path_factory) -> dict:
+    return livelib.build_helpers(tmp_path_factory.mktemp("bin"))
+
+
+class Jack:
+    def __init__(self, name: str, pid: int):
+        self.name, self.pid = name, pid
+
+    def env(self, **extra) -> dict:
+        return livelib.jack_env(self.name, **extra)
+
+    def ports(self) -> list[str]:
+        return livelib.jack_port_list(self.name)
+
+    def connections(self) -> dict:
+        return livelib.jack_connections(self.name)
+
+
+@pytest.fixture(scope="session")
+def jack():
+    name = f"rack-test-{os.getpid()}"
+    pid = livelib.start_jack(name, 48000, 256)
+    try:
+        yield Jack(name, pid)
+    finally:
+        livelib.stop_jack(pid)
+
+
+@pytest.fixture
+def xdg(tmp_path) -> Path:
+    d = tmp_path / "xdg"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def rack_factory(request, jack, xdg, rack_binary):
+    """start(*args, name=None, env=None, wait=True): a rack on the session server with
+    --osc-port 0 and a unique client name unless args give them."""
+    started: list[RackProcess] = []
+
+    def start(*args, name: str | None = None, env: dict | None = None, wait: bool = True,
+              osc_port: bool = True) -> RackProcess:
+        args = list(args)
+        if "--name" not in args:
+            args += ["--name", name or f"rk{next(_names)}"]
+        if osc_port and "--osc-port" not in args:
+            args += ["--osc-port", "0"]
+        full_env = jack.env(XDG_CONFIG_HOME=str(xdg))
+        if env:
+            full_env.update(env)
+        rack = RackProcess(args, full_env, rack_binary)
+        started.append(rack)
+        if wait:
+            rack.wait_ready()
+        return rack
+
+    yield start
+    unclean = []
+    for rack in started:
+        running = rack.proc.poll() is None
+        t0 = time.monotonic()
+        code = rack.stop()
+        if running and code != 0:
+            unclean.append(f"rack pid {rack.pid} " + ("did not exit within 5 s of SIGTERM (killed)"
+                           if code is None else f"exited with {code} on SIGTERM")
+                           + f" after {time.monotonic() - t0:.1f} s")
+        if _failed(request) or (running and code != 0):
+            print(f"--- rack pid {rack.pid} (exit {code}):\n{rack.describe()}")
+    if unclean:
+        pytest.fail("; ".join(unclean), pytrace=False)
+
+
+@pytest.fixture
+def rack(rack_factory) -> RackProcess:
+    return rack_factory()
+
+
+@pytest.fixture
+def osc_factory():
+    clients: list[Osc] = []
+
+    def make(port: int) -> Osc:
+        c = Osc(port)
+        clients.append(c)
+        return c
+
+    yield make
+    for c in clients:
+        c.close()
+
+
+@pytest.fixture
+def osc(rack, osc_factory) -> Osc:
+    return osc_factory(rack.osc_port)

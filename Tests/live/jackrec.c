@@ -1,0 +1,117 @@
+/*
+ * jackrec: records JACK ports to a raw float32 file, exactly as the samples arrive (NaN and Inf
+ * included), so the live tests can check them. jack_rec from jackd2 writes integer PCM only.
+ *
+ *   jackrec OUTFILE SECONDS PORT...
+ *
+ * Joins $JACK_DEFAULT_SERVER (never starts one), connects each PORT to an input of its own,
+ * skips the first two periods after the connections exist, records SECONDS of audio, writes
+ * OUTFILE as interleaved native-endian float32 (one column per PORT), prints the sample rate
+ * on stdout and exits 0. Exit 69: no server; 66: a port cannot be connected; 74: write error;
+ * 75: the recording did not complete within SECONDS + 5 s.
+ *
+ * Build: cc -O2 -o jackrec jackrec.c -ljack
+ */
+#include <jack/jack.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_PORTS 8
+
+static jack_port_t *inputs[MAX_PORTS];
+static int nports;
+static float *buffer;        /* interleaved */
+static size_t total_frames;  /* to record */
+static _Atomic size_t recorded;
+static _Atomic int armed;    /* set by main once connected */
+static int skip = 2;
+
+static int process(jack_nframes_t n, void *arg) {
+    (void)arg;
+    if (!atomic_load(&armed))
+        return 0;
+    if (skip > 0) {
+        skip--;
+        return 0;
+    }
+    size_t done = atomic_load(&recorded);
+    if (done >= total_frames)
+        return 0;
+    size_t count = n;
+    if (count > total_frames - done)
+        count = total_frames - done;
+    for (int p = 0; p < nports; p++) {
+        const float *in = jack_port_get_buffer(inputs[p], n);
+        for (size_t i = 0; i < count; i++)
+            buffer[(done + i) * nports + p] = in[i];
+    }
+    atomic_store(&recorded, done + count);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4 || argc - 3 > MAX_PORTS) {
+        fprintf(stderr, "usage: jackrec OUTFILE SECONDS PORT...\n");
+        return 64;
+    }
+    const char *path = argv[1];
+    double seconds = atof(argv[2]);
+    nports = argc - 3;
+    jack_status_t status;
+    jack_client_t *client = jack_client_open("jackrec", JackNoStartServer, &status);
+    if (!client) {
+        fprintf(stderr, "jackrec: no JACK server (status 0x%x)\n", status);
+        return 69;
+    }
+    jack_nframes_t rate = jack_get_sample_rate(client);
+    total_frames = (size_t)(seconds * rate + 0.5);
+    buffer = calloc(total_frames * nports + 1, sizeof(float));
+    if (!buffer) {
+        fprintf(stderr, "jackrec: out of memory\n");
+        return 70;
+    }
+    for (int p = 0; p < nports; p++) {
+        char name[32];
+        snprintf(name, sizeof name, "in_%d", p + 1);
+        inputs[p] = jack_port_register(client, name, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+        if (!inputs[p]) {
+            fprintf(stderr, "jackrec: cannot register %s\n", name);
+            return 70;
+        }
+    }
+    jack_set_process_callback(client, process, NULL);
+    if (jack_activate(client)) {
+        fprintf(stderr, "jackrec: cannot activate\n");
+        return 69;
+    }
+    for (int p = 0; p < nports; p++) {
+        if (jack_connect(client, argv[3 + p], jack_port_name(inputs[p]))) {
+            fprintf(stderr, "jackrec: cannot connect %s\n", argv[3 + p]);
+            jack_client_close(client);
+            return 66;
+        }
+    }
+    atomic_store(&armed, 1);
+    int waited_ms = 0, limit_ms = (int)(seconds * 1000) + 5000;
+    while (atomic_load(&recorded) < total_frames && waited_ms < limit_ms) {
+        usleep(10000);
+        waited_ms += 10;
+    }
+    jack_deactivate(client);
+    jack_client_close(client);
+    size_t got = atomic_load(&recorded);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buffer, sizeof(float) * nports, got, f) != got || fclose(f)) {
+        fprintf(stderr, "jackrec: cannot write %s\n", path);
+        return 74;
+    }
+    printf("%u\n", rate);
+    if (got < total_frames) {
+        fprintf(stderr, "jackrec: only %zu of %zu frames recorded\n", got, total_frames);
+        return 75;
+    }
+    return 0;
+}

@@ -1,0 +1,436 @@
+"""Shared helpers of the live (black-box) tests and the live benchmark.
+
+Drives `rack run` from outside, as a user would: a private headless JACK server
+(scripts/jack-server), the rack process itself, OSC over UDP with python-osc, and two small C
+helpers built on the fly (jackrec: records JACK ports as raw float32; librtprobe.so: the
+LD_PRELOAD runtime probe).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pythonosc.osc_bundle_builder import OscBundleBuilder
+from pythonosc.osc_message_builder import OscMessageBuilder
+from pythonosc.osc_packet import OscPacket
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+JACK_SERVER_SCRIPT = REPO / "scripts" / "jack-server"
+
+READY_JOINED = re.compile(r"^rack: joined JACK server as '(.+)' \((\d+) Hz, (\d+) frames\)\s*$")
+READY_OSC = re.compile(r"^rack: OSC on osc\.udp://([^:/]+):(\d+)/\s*$")
+
+
+def rack_bin() -> Path:
+    """$RACK_BIN, else .build/release/rack, else .build/debug/rack (which may not exist yet)."""
+    env = os.environ.get("RACK_BIN")
+    if env:
+        return Path(env)
+    release = REPO / ".build" / "release" / "rack"
+    debug = REPO / ".build" / "debug" / "rack"
+    if not release.exists() and debug.exists():
+        return debug
+    return release
+
+
+# --------------------------------------------------------------------------------------------
+# JACK
+
+
+def start_jack(name: str, rate: int = 48000, period: int = 256) -> int:
+    """Starts a private headless server through scripts/jack-server; returns its pid."""
+    out = subprocess.run(
+        [str(JACK_SERVER_SCRIPT), "start", name, str(rate), str(period)],
+        capture_output=True, text=True, timeout=20,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"jack-server start {name} failed ({out.returncode}): {out.stderr.strip()}")
+    return int(out.stdout.strip())
+
+
+def stop_jack(pid: int) -> None:
+    subprocess.run([str(JACK_SERVER_SCRIPT), "stop", str(pid)], capture_output=True, timeout=20)
+
+
+def jack_env(server: str, **extra: str) -> dict:
+    env = dict(os.environ)
+    env["JACK_DEFAULT_SERVER"] = server
+    env["JACK_NO_START_SERVER"] = "1"
+    env.update(extra)
+    return env
+
+
+def jack_running(server: str) -> bool:
+    out = subprocess.run(["jack_wait", "-s", server, "-c"], capture_output=True, text=True,
+                         timeout=10, env=jack_env(server))
+    return out.stdout.strip() == "running"
+
+
+def jack_ports(server: str, *flags: str) -> str:
+    out = subprocess.run(["jack_lsp", *flags], capture_output=True, text=True, timeout=10,
+                         env=jack_env(server))
+    return out.stdout
+
+
+def jack_port_list(server: str) -> list[str]:
+    return [l.strip() for l in jack_ports(server).splitlines() if l.strip()]
+
+
+def jack_connections(server: str) -> dict[str, list[str]]:
+    """{port: [connected ports]} from `jack_lsp -c`."""
+    result: dict[str, list[str]] = {}
+    current = None
+    for line in jack_ports(server, "-c").splitlines():
+        if not line.strip():
+            continue
+        if line.startswith((" ", "\t")):
+            if current is not None:
+                result[current].append(line.strip())
+        else:
+            current = line.strip()
+            result[current] = []
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# C helpers
+
+
+def build_helpers(outdir: Path) -> dict[str, Path]:
+    """Compiles jackrec, probe_selftest and librtprobe.so into outdir (reuses RACK_PROBE_LIB)."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    built = {}
+    probe = os.environ.get("RACK_PROBE_LIB")
+    if probe and Path(probe).exists():
+        built["probe"] = Path(probe)
+    else:
+        built["probe"] = outdir / "librtprobe.so"
+        subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(built["probe"]),
+                        str(HERE / "rtprobe.c"), "-ldl", "-lpthread"], check=True, timeout=120)
+    built["jackrec"] = outdir / "jackrec"
+    subprocess.run([cc, "-O2", "-o", str(built["jackrec"]), str(HERE / "jackrec.c"), "-ljack"],
+                   check=True, timeout=120)
+    built["selftest"] = outdir / "probe_selftest"
+    subprocess.run([cc, "-O2", "-o", str(built["selftest"]), str(HERE / "probe_selftest.c"),
+                    "-ljack", "-lpthread"], check=True, timeout=120)
+    return built
+
+
+def record(jackrec: Path, server: str, ports: list[str], seconds: float, path: Path):
+    """Records ports for seconds; returns a numpy array (frames x len(ports)) and the rate."""
+    import numpy as np
+
+    out = subprocess.run([str(jackrec), str(path), str(seconds), *ports], capture_output=True,
+                         text=True, timeout=seconds + 15, env=jack_env(server))
+    if out.returncode != 0:
+        raise RuntimeError(f"jackrec failed ({out.returncode}): {out.stderr.strip()}")
+    data = np.fromfile(path, dtype=np.float32).reshape(-1, len(ports))
+    return data, int(out.stdout.strip())
+
+
+def spectral_centroid(signal, rate: int) -> float:
+    import numpy as np
+
+    mono = signal.mean(axis=1) if signal.ndim == 2 else signal
+    mono = mono - mono.mean()
+    spectrum = np.abs(np.fft.rfft(mono * np.hanning(len(mono))))
+    freqs = np.fft.rfftfreq(len(mono), 1.0 / rate)
+    keep = freqs >= 20.0
+    total = spectrum[keep].sum()
+    return float((freqs[keep] * spectrum[keep]).sum() / total) if total > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# rack
+
+
+class RackProcess:
+    """`rack run ...` with its stdout/stderr collected by threads; stop() is always safe."""
+
+    def __init__(self, args: list[str], env: dict, binary: Path | None = None):
+        self.args = [str(binary or rack_bin()), "run", *args]
+        self.env = env
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+        self.client_name: str | None = None
+        self.rate: int | None = None
+        self.period: int | None = None
+        self.osc_host: str | None = None
+        self.osc_port: int | None = None
+        self.ready_at: float | None = None
+        self._cond = threading.Condition()
+        self.started_at = time.monotonic()
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, env=env, text=True, bufsize=1)
+        self._threads = [
+            threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout), daemon=True),
+            threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr), daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _pump(self, stream, sink):
+        for line in stream:
+            with self._cond:
+                sink.append(line.rstrip("\n"))
+                m = READY_JOINED.match(line)
+                if m and sink is self.stdout:
+                    self.client_name, self.rate, self.period = m.group(1), int(m.group(2)), int(m.group(3))
+                m = READY_OSC.match(line)
+                if m and sink is self.stdout:
+                    self.osc_host, self.osc_port = m.group(1), int(m.group(2))
+                if self.ready_at is None and self.client_name is not None and self.osc_port is not None:
+                    self.ready_at = time.monotonic()
+                self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def wait_ready(self, timeout: float = 10.0) -> "RackProcess":
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self.client_name is None or self.osc_port is None:
+                if self.proc.poll() is not None:
+                    self._cond.wait(0.2)  # let the pumps finish reading
+                    raise RuntimeError(f"rack exited with {self.proc.returncode} before it was ready\n"
+                                       + self.describe())
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RuntimeError(f"rack not ready within {timeout} s\n" + self.describe())
+                self._cond.wait(min(left, 0.1))
+        return self
+
+    def describe(self) -> str:
+        return ("  cmd: " + " ".join(self.args) + "\n  stdout: " + repr(self.stdout[-20:])
+                + "\n  stderr: " + repr(self.stderr[-20:]))
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 5.0, settle: float = 0.25) -> int | None:
+        """Signals the process and waits; SIGKILL after timeout (then returns None).
+
+        The signal is sent no earlier than `settle` seconds after the ready lines: stopping
+        right at start-up is tested on its own (test_sigterm_right_after_the_ready_lines), and
+        everywhere else a start-up race must not pass for a shutdown problem."""
+        if self.proc.poll() is None:
+            if self.ready_at is not None:
+                time.sleep(max(0.0, self.ready_at + settle - time.monotonic()))
+            try:
+                self.proc.send_signal(sig)
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+                self._join()
+                return None
+        self._join()
+        return self.proc.returncode
+
+    def _join(self):
+        for t in self._threads:
+            t.join(2)
+
+    def wait_exit(self, timeout: float) -> int | None:
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self._join()
+        return self.proc.returncode
+
+
+# --------------------------------------------------------------------------------------------
+# OSC
+
+
+@dataclass
+class Msg:
+    address: str
+    tags: str
+    args: list
+    timetag: float | None = None
+    received: float = field(default_factory=time.monotonic)
+
+    def __repr__(self) -> str:
+        return f"Msg({self.address} ,{self.tags} {self.args!r})"
+
+
+def _typetags(dgram: bytes) -> str:
+    end = dgram.index(b"\0")
+    start = (end + 4) & ~3
+    if start >= len(dgram) or dgram[start:start + 1] != b",":
+        return ""
+    tag_end = dgram.index(b"\0", start)
+    return dgram[start + 1:tag_end].decode()
+
+
+def parse_packet(dgram: bytes) -> list[Msg]:
+    packet = OscPacket(dgram)
+    now = time.monotonic()
+    return [Msg(tm.message.address, _typetags(tm.message.dgram), list(tm.message.params), tm.time, now)
+            for tm in packet.messages]
+
+
+def build_message(address: str, *args):
+    """args: plain values (float -> f, int -> i, str -> s, bool -> T/F) or (tag, value) pairs."""
+    b = OscMessageBuilder(address=address)
+    for a in args:
+        if isinstance(a, tuple):
+            tag, value = a
+            b.add_arg(value, tag)
+        elif isinstance(a, bool):
+            b.add_arg(a)
+        elif isinstance(a, int):
+            b.add_arg(a, "i")
+        elif isinstance(a, float):
+            b.add_arg(a, "f")
+        else:
+            b.add_arg(a, "s")
+    return b.build()
+
+
+def build_bundle(timetag: float, *messages) -> bytes:
+    """timetag: Unix time in seconds (0 = immediately)."""
+    b = OscBundleBuilder(timetag)
+    for m in messages:
+        b.add_content(m)
+    return b.build().dgram
+
+
+class Osc:
+    """An OSC endpoint on its own bound UDP socket: sends to rack and receives what comes back."""
+
+    def __init__(self, port: int, host: str = "127.0.0.1"):
+        self.target = (host, port)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.backlog: list[Msg] = []
+        self.sources: set = set()
+
+    def close(self):
+        self.sock.close()
+
+    def send(self, address: str, *args) -> None:
+        self.sock.sendto(build_message(address, *args).dgram, self.target)
+
+    def send_raw(self, dgram: bytes) -> None:
+        self.sock.sendto(dgram, self.target)
+
+    def _read(self, timeout: float) -> list[Msg]:
+        r, _, _ = select.select([self.sock], [], [], max(timeout, 0))
+        if not r:
+            return []
+        data, src = self.sock.recvfrom(65536)
+        self.sources.add(src)
+        try:
+            return parse_packet(data)
+        except Exception as e:  # a reply python-osc cannot parse is a finding in itself
+            return [Msg("<unparsable>", "", [repr(e), data])]
+
+    def recv(self, timeout: float = 1.0) -> Msg | None:
+        if self.backlog:
+            return self.backlog.pop(0)
+        deadline = time.monotonic() + timeout
+        while True:
+            msgs = self._read(deadline - time.monotonic())
+            if msgs:
+                self.backlog.extend(msgs[1:])
+                return msgs[0]
+            if time.monotonic() >= deadline:
+                return None
+
+    def drain(self, quiet: float = 0.05) -> list[Msg]:
+        """Everything that arrives until the socket has been quiet for `quiet` seconds."""
+        got = self.backlog
+        self.backlog = []
+        while True:
+            msgs = self._read(quiet)
+            if not msgs:
+                return got
+            got.extend(msgs)
+
+    def collect(self, duration: float) -> list[Msg]:
+        """Everything that arrives within `duration` seconds."""
+        got = self.backlog
+        self.backlog = []
+        deadline = time.monotonic() + duration
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return got
+            got.extend(self._read(left))
+
+    def wait_for(self, address: str, timeout: float = 1.0, others: list | None = None) -> Msg | None:
+        """The first message with that address within timeout; the others go to `others`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = self.recv(max(deadline - time.monotonic(), 0))
+            if m is None:
+                return None
+            if m.address == address:
+                return m
+            if others is not None:
+                others.append(m)
+
+    def request(self, address: str, *args, reply: str | None = None, timeout: float = 1.0,
+                others: list | None = None) -> Msg | None:
+        """Drains old input, sends, and waits for the reply (default: same address)."""
+        self.drain(0)
+        self.send(address, *args)
+        return self.wait_for(reply or address, timeout, others)
+
+    def request_all(self, address: str, *args, quiet: float = 0.3, timeout: float = 2.0) -> list[Msg]:
+        """Sends and collects every reply until the socket is quiet (for multi-message replies)."""
+        self.drain(0)
+        self.send(address, *args)
+        first = self.recv(timeout)
+        if first is None:
+            return []
+        return [first] + self.drain(quiet)
+
+    def get(self, param: str, timeout: float = 1.0):
+        m = self.request("/rack/get", param, reply=f"/rack/{param}", timeout=timeout)
+        return None if m is None else m.args[0]
+
+    def ping(self, timeout: float = 1.0) -> bool:
+        return self.request("/ping", reply="/pong", timeout=timeout) is not None
+
+    def status(self, timeout: float = 1.0) -> Msg | None:
+        return self.request("/rack/status", timeout=timeout)
+
+    def expect_error(self, address: str, *args, timeout: float = 1.0) -> Msg | None:
+        return self.request(address, *args, reply="/rack/error", timeout=timeout)
+
+
+def close_to(a, b, rel: float = 1e-4, abs_: float = 1e-3) -> bool:
+    return a is not None and math.isfinite(a) and abs(a - b) <= max(abs_, rel * abs(b))
+
+
+def free_udp_port() -> int:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def which(tool: str) -> bool:
+    return shutil.which(tool) is not None
