@@ -173,13 +173,13 @@ _rack() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    run|render|presets|check|send|demo-loop|help)
+    run|render|presets|check|send|plot|demo-loop|help)
         # Offer subcommand argument completions
         "_rack_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'run render presets check send demo-loop help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'run render presets check send plot demo-loop help' -- "${cur}"))
         ;;
     esac
 }
@@ -286,6 +286,33 @@ _rack_send() {
         return
         ;;
     '--lead')
+        return
+        ;;
+    esac
+}
+
+_rack_plot() {
+    repeating_flags=()
+    non_repeating_flags=(--response -h --help)
+    repeating_options=(--preset --set)
+    non_repeating_options=(--output -o --length --rate)
+    __rack_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--output'|'-o')
+        return
+        ;;
+    '--length')
+        return
+        ;;
+    '--rate')
+        return
+        ;;
+    '--preset')
+        return
+        ;;
+    '--set')
         return
         ;;
     esac

@@ -54,6 +54,7 @@ _rack() {
             'presets:List factory and user presets, or show one as JSON.'
             'check:Validate an automation file; every problem is reported with its line number.'
             'send:Play an automation file live to a running rack, as OSC bundles with timetags.'
+            'plot:Draw an automation file'\''s parameters over time, or the filter'\''s response, as SVG or PNG.'
             'demo-loop:Write the synthesised demo loop that `rack run` plays without --file.'
             'help:Show subcommand help information.'
         )
@@ -61,7 +62,7 @@ _rack() {
         ;;
     arg)
         case "${words[1]}" in
-        run|render|presets|check|send|demo-loop|help)
+        run|render|presets|check|send|plot|demo-loop|help)
             "_rack_${words[1]}" && ret=0
             ;;
         esac
@@ -138,6 +139,23 @@ _rack_send() {
         ':file:'
         '--to[Where the rack listens (HOST\:PORT).]:to:'
         '--lead[How far ahead of its time each bundle is sent, in seconds.]:lead:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_plot() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':file:'
+        '(--output -o)'{--output,-o}'[Picture to write\: .svg, or .png (needs rsvg-convert).]:OUT:'
+        '--response[Draw the low-pass filter'\''s magnitude response instead of a timeline.]'
+        '--length[Length of the input in seconds\: marks its end; flags events and ramps past it.]:length:'
+        '--rate[Sample rate in Hz that events and ramps are placed on.]:rate:'
+        '*--preset[Timeline\: start from this preset. Response\: a curve for this preset (repeatable).]:preset:'
+        '*--set[Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.]:PARAM=VALUE:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
