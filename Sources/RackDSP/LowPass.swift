@@ -59,6 +59,28 @@ public struct LowPass: Sendable {
         let invLength = 1 / Float(max(length, 1))
         var s1 = ic1eq, s2 = ic2eq
         let tiny = SIMD2<Float>(repeating: 1e-25)
+        if dc == .zero {
+            // Constant coefficients: the same arithmetic as below with x·0 = 0, so the same
+            // samples, without the per-sample interpolation and division.
+            let g = c0.x, k = c0.y
+            let a1 = 1 / (1 + g * (g + k))
+            let a2 = g * a1
+            let a3 = g * a2
+            for i in 0..<frames {
+                let v0 = SIMD2<Float>(left[i], right[i])
+                let v3 = v0 - s2
+                let v1 = a1 * s1 + a2 * v3
+                let v2 = s2 + a2 * s1 + a3 * v3
+                let n1 = 2 * v1 - s1, n2 = 2 * v2 - s2
+                s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
+                s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+                left[i] = v2.x
+                right[i] = v2.y
+            }
+            ic1eq = s1
+            ic2eq = s2
+            return
+        }
         for i in 0..<frames {
             let c = c0 + dc * (Float(offset + i) * invLength)
             let g = c.x, k = c.y

@@ -99,6 +99,14 @@ public struct Player: Sendable {
         let got = ring.read(left: scratchLeft, right: scratchRight, frames: frames)
         if got < frames && !ring.isFinished { underrunFrames &+= frames - got }
         framesPlayed &+= Int64(got)
+        if isPlaying && fade == 1 {
+            // Rolling: a plain sum (the fade below would multiply by 1).
+            for i in 0..<got {
+                left[i] += scratchLeft[i]
+                right[i] += scratchRight[i]
+            }
+            return
+        }
         for i in 0..<got {
             fade = isPlaying ? min(1, fade + fadeStep) : max(0, fade - fadeStep)
             left[i] += scratchLeft[i] * fade

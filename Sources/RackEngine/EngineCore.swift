@@ -78,6 +78,12 @@ public struct EngineCore {
     /// Events dropped because the pending list was full.
     public internal(set) var droppedEvents = 0
 
+    /// Memoised conversions (render thread): the last filter settings and gain computed.
+    var cachedCutoff = Double.nan, cachedResonance = Double.nan
+    var cachedCoefficients = SIMD2<Double>.zero
+    var cachedGainDecibels = Double.nan
+    var cachedLinearGain: Float = 1
+
     /// Meter state (render thread): peaks of the current window, running sums of squares.
     var peakLeft: Float = 0, peakRight: Float = 0
     var sumSquaresLeft = 0.0, sumSquaresRight = 0.0
@@ -272,11 +278,16 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
         core.pointee.removeFirstPending(due)
 
         // The control segment holding t: a new one starts at a boundary or after an event.
+        // While a ramp moves, segments end at control ticks and ramp ends; when nothing moves
+        // the values are constant, a segment runs to the next event, and splitting it anywhere
+        // would give the same samples (constant interpolation is exact).
         if due > 0 || t >= core.pointee.segmentEnd || t < core.pointee.segmentStart {
-            var e = (t / period + 1) * period
+            var e = Int64.max
             for p in 0..<4 {
                 let rampEnd = core.pointee.ramps[p].endSample
-                if rampEnd > t && rampEnd < e { e = rampEnd }
+                if rampEnd > t {
+                    e = min(min(e, rampEnd), (t / period + 1) * period)
+                }
             }
             core.pointee.segmentStart = t
             core.pointee.segmentEnd = e
@@ -288,15 +299,17 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
         let s = core.pointee.segmentStart, e = core.pointee.segmentEnd
         let b = min(e, end)
         let n = Int(b - t)
+        // A steady segment may be open-ended: interpolate over its part in this block (the
+        // values are constant, so the length does not matter).
+        let length = e == Int64.max ? Int(b - s) : Int(e - s)
+        let eValue = e == Int64.max ? s : e
 
         // Parameter values at both ends of the control segment.
         let ramps = core.pointee.ramps
-        let cutoff0 = ramps[Slot.cutoff].value(at: s)
-        let cutoff1 = ramps[Slot.cutoff].value(at: e)
-        let res0 = ramps[Slot.resonance].value(at: s)
-        let res1 = ramps[Slot.resonance].value(at: e)
-        let from = core.pointee.filter.coefficients(cutoffHz: cutoff0, resonanceDecibels: res0)
-        let to = core.pointee.filter.coefficients(cutoffHz: cutoff1, resonanceDecibels: res1)
+        let from = core.pointee.coefficients(cutoffHz: ramps[Slot.cutoff].value(at: s),
+                                             resonanceDecibels: ramps[Slot.resonance].value(at: s))
+        let to = core.pointee.coefficients(cutoffHz: ramps[Slot.cutoff].value(at: eValue),
+                                           resonanceDecibels: ramps[Slot.resonance].value(at: eValue))
 
         core.pointee.player.process(left: sumL + offset, right: sumR + offset,
                                     scratchLeft: core.pointee.scratchLeft, scratchRight: core.pointee.scratchRight,
@@ -306,13 +319,13 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
             _ = core.pointee.applied.push(EngineEvent(sampleTime: t, kind: .releasedRing, ring: r))
         }
         core.pointee.filter.process(left: sumL + offset, right: sumR + offset, frames: n,
-                                    from: from, to: to, offset: Int(t - s), length: Int(e - s))
+                                    from: from, to: to, offset: Int(t - s), length: length)
         core.pointee.segments[segmentCount] = MixSegment(
-            start: offset, end: offset + n, offset: Int(t - s), length: Int(e - s),
+            start: offset, end: offset + n, offset: Int(t - s), length: length,
             mixFrom: Float(ramps[Slot.mix].value(at: s) / 100),
-            mixTo: Float(ramps[Slot.mix].value(at: e) / 100),
-            gainFrom: Float(RackMath.gain(decibels: ramps[Slot.gain].value(at: s))),
-            gainTo: Float(RackMath.gain(decibels: ramps[Slot.gain].value(at: e))))
+            mixTo: Float(ramps[Slot.mix].value(at: eValue) / 100),
+            gainFrom: core.pointee.linearGain(decibels: ramps[Slot.gain].value(at: s)),
+            gainTo: core.pointee.linearGain(decibels: ramps[Slot.gain].value(at: eValue)))
         segmentCount += 1
         t = b
     }
@@ -334,45 +347,32 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
                                     outputLeft: wetL + done, outputRight: wetR + done, frames: frames - done)
     }
 
-    // Wet/dry (linear crossfade) and output gain, interpolated across each control segment.
-    for k in 0..<segmentCount {
-        let seg = core.pointee.segments[k]
-        let inv = 1 / Float(seg.length)
-        let dm = seg.mixTo - seg.mixFrom, dg = seg.gainTo - seg.gainFrom
-        for i in seg.start..<seg.end {
-            let x = Float(seg.offset + i - seg.start) * inv
-            let m = seg.mixFrom + dm * x
-            let g = seg.gainFrom + dg * x
-            outputLeft[i] = (sumL[i] + (wetL[i] - sumL[i]) * m) * g
-            outputRight[i] = (sumR[i] + (wetR[i] - sumR[i]) * m) * g
-        }
-    }
-
-    core.pointee.sampleTime = end
+    // Wet/dry (linear crossfade) and output gain, interpolated across each control segment;
+    // the meters (peak, energy) are taken in the same pass.
     let monitor = core.pointee.monitor
-
-    // Meters: peak and energy of what goes out.
     if monitor.read(.peakReset) != 0 {
         monitor.set(.peakReset, 0)
         core.pointee.peakLeft = 0
         core.pointee.peakRight = 0
     }
-    var pl = core.pointee.peakLeft, pr = core.pointee.peakRight
-    var ql: Float = 0, qr: Float = 0
-    for i in 0..<frames {
-        let l = outputLeft[i], r = outputRight[i]
-        pl = max(pl, abs(l))
-        pr = max(pr, abs(r))
-        ql += l * l
-        qr += r * r
+    var peak = SIMD2<Float>(core.pointee.peakLeft, core.pointee.peakRight)
+    var energy = SIMD2<Float>.zero
+    for k in 0..<segmentCount {
+        let seg = core.pointee.segments[k]
+        let mixGain = mixAndGain(seg, sumL: sumL, sumR: sumR, wetL: wetL, wetR: wetR,
+                                 outputLeft: outputLeft, outputRight: outputRight)
+        peak = pointwiseMax(peak, mixGain.peak)
+        energy += mixGain.energy
     }
-    core.pointee.peakLeft = pl
-    core.pointee.peakRight = pr
-    core.pointee.sumSquaresLeft += Double(ql)
-    core.pointee.sumSquaresRight += Double(qr)
+
+    core.pointee.sampleTime = end
+    core.pointee.peakLeft = peak.x
+    core.pointee.peakRight = peak.y
+    core.pointee.sumSquaresLeft += Double(energy.x)
+    core.pointee.sumSquaresRight += Double(energy.y)
     core.pointee.meteredFrames &+= frames
-    monitor.set(.peakLeft, Int(pl.bitPattern))
-    monitor.set(.peakRight, Int(pr.bitPattern))
+    monitor.set(.peakLeft, Int(peak.x.bitPattern))
+    monitor.set(.peakRight, Int(peak.y.bitPattern))
     monitor.set(.sumSquaresLeft, Int(Int64(bitPattern: core.pointee.sumSquaresLeft.bitPattern)))
     monitor.set(.sumSquaresRight, Int(Int64(bitPattern: core.pointee.sumSquaresRight.bitPattern)))
     monitor.set(.meteredFrames, core.pointee.meteredFrames)
@@ -442,5 +442,70 @@ public struct EngineMonitor: @unchecked Sendable {
         let n = get(.meteredFrames)
         slots[Counter.peakReset.rawValue].store(1, ordering: .releasing)
         return (pl, pr, sl, sr, n)
+    }
+}
+
+/// Output of one mix segment: wet/dry and gain interpolated across the control segment,
+/// written to the outputs; returns the segment's peak and energy per channel.
+/// - Realtime: safe
+@_noLocks @inline(__always)
+func mixAndGain(_ seg: MixSegment, sumL: UnsafeMutablePointer<Float>, sumR: UnsafeMutablePointer<Float>,
+                wetL: UnsafeMutablePointer<Float>, wetR: UnsafeMutablePointer<Float>,
+                outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>) -> (peak: SIMD2<Float>, energy: SIMD2<Float>) {
+    var peak = SIMD2<Float>.zero
+    var energy = SIMD2<Float>.zero
+    let dm = seg.mixTo - seg.mixFrom, dg = seg.gainTo - seg.gainFrom
+    if dm == 0 && dg == 0 {
+        // Steady: the same arithmetic with x·0 = 0.
+        let m = seg.mixFrom, g = seg.gainFrom
+        for i in seg.start..<seg.end {
+            let y = SIMD2<Float>(sumL[i] + (wetL[i] - sumL[i]) * m, sumR[i] + (wetR[i] - sumR[i]) * m) * g
+            outputLeft[i] = y.x
+            outputRight[i] = y.y
+            peak = pointwiseMax(peak, abs(y))
+            energy += y * y
+        }
+        return (peak, energy)
+    }
+    let inv = 1 / Float(seg.length)
+    for i in seg.start..<seg.end {
+        let x = Float(seg.offset + i - seg.start) * inv
+        let m = seg.mixFrom + dm * x
+        let g = seg.gainFrom + dg * x
+        let y = SIMD2<Float>(sumL[i] + (wetL[i] - sumL[i]) * m, sumR[i] + (wetR[i] - sumR[i]) * m) * g
+        outputLeft[i] = y.x
+        outputRight[i] = y.y
+        peak = pointwiseMax(peak, abs(y))
+        energy += y * y
+    }
+    return (peak, energy)
+}
+
+/// Element-wise |x| of a SIMD2 (the generic `abs` is not available on SIMD vectors).
+/// - Realtime: safe
+@_noLocks @inline(__always)
+func abs(_ v: SIMD2<Float>) -> SIMD2<Float> { v.replacing(with: -v, where: v .< 0) }
+
+extension EngineCore {
+    /// Filter coefficients, memoised: steady settings never call `tan` again.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func coefficients(cutoffHz: Double, resonanceDecibels: Double) -> SIMD2<Double> {
+        if cutoffHz == cachedCutoff && resonanceDecibels == cachedResonance { return cachedCoefficients }
+        let c = filter.coefficients(cutoffHz: cutoffHz, resonanceDecibels: resonanceDecibels)
+        cachedCutoff = cutoffHz
+        cachedResonance = resonanceDecibels
+        cachedCoefficients = c
+        return c
+    }
+
+    /// 10^(dB/20) as a Float, memoised for steady gains.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func linearGain(decibels: Double) -> Float {
+        if decibels == cachedGainDecibels { return cachedLinearGain }
+        cachedGainDecibels = decibels
+        cachedLinearGain = Float(RackMath.gain(decibels: decibels))
+        return cachedLinearGain
     }
 }

@@ -56,31 +56,31 @@ public enum OfflineRenderer {
 
         let block = request.blockFrames
         let engine = Engine(sampleRate: rate, maxFrames: block, state: request.initialState)
-        let ring = StereoRing(minimumCapacity: 2 * block + 8192)
-        defer { engine.attachPlayer(nil, playing: false); ring.deallocate() }
+        let ring = StereoRing(minimumCapacity: OfflineTuning.ringFrames + block)
+        // The reader decodes ahead on its own thread, like the live player's reader; offline
+        // the render waits for it instead of counting an underrun.
+        let feeder = RingFeeder(reader: reader, ring: ring)
+        let drain = ChunkWriter(writer: writer, chunkFrames: OfflineTuning.writeChunkFrames)
+        defer {
+            feeder.stop()
+            engine.attachPlayer(nil, playing: false)
+            ring.deallocate()
+        }
         engine.attachPlayer(ring, playing: true)
 
         let events = request.automation?.engineEvents(sampleRate: rate, presets: presets, lengthFrames: totalFrames) ?? []
         var nextEvent = 0
-
-        let chunk = 8192
-        let readL = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
-        let readR = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
         let outL = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let outR = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer { readL.deallocate(); readR.deallocate(); outL.deallocate(); outR.deallocate() }
+        defer { outL.deallocate(); outR.deallocate() }
 
         var rendered: Int64 = 0
         var lastProgress = -1.0
         do {
+            feeder.start()
             while rendered < totalFrames {
                 let n = Int(min(Int64(block), totalFrames - rendered))
-                // Keep the ring ahead of the player: offline we may wait for the disk.
-                while ring.availableToRead < n && !ring.isFinished {
-                    let want = min(chunk, ring.availableToWrite)
-                    let got = try reader.read(left: readL, right: readR, frames: want)
-                    if got == 0 { ring.setFinished(true) } else { ring.write(left: readL, right: readR, frames: got) }
-                }
+                try feeder.waitFor(frames: n)
                 // Every event that can touch this block's control segments is scheduled.
                 let horizon = rendered + Int64(n) + Int64(engine.lookaheadFrames)
                 while nextEvent < events.count && events[nextEvent].sampleTime < horizon {
@@ -91,20 +91,204 @@ public enum OfflineRenderer {
                 guard status == .success || status == .insufficientDataFromInputNode else {
                     throw RackError(.ioError, "rack: render failed at frame \(rendered)")
                 }
-                try writer.write(left: outL, right: outR, frames: n)
+                feeder.consumed()
+                try drain.append(left: outL, right: outR, frames: n)
                 rendered += Int64(n)
                 if let progress {
                     let p = Double(rendered) / Double(max(totalFrames, 1))
                     if p - lastProgress >= 0.01 || rendered == totalFrames { progress(p); lastProgress = p }
                 }
             }
+            try drain.finish()
             // Atomic (temp + rename) but not fsynced: a render is reproducible, speed matters.
             try writer.commit(durable: false)
         } catch {
+            drain.cancel()
             writer.abort()
             throw error
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return RenderReport(frames: rendered, sampleRate: rate, format: format, seconds: seconds)
+    }
+}
+
+/// Sizes of the offline pipeline, in frames.
+enum OfflineTuning {
+    /// How far the reader decodes ahead of the render.
+    static let ringFrames = 65_536
+    /// Frames per hand-over to the writer thread.
+    static let writeChunkFrames = 16_384
+}
+
+/// Fills a ring from a reader on its own thread. The render thread waits for data with
+/// `waitFor(frames:)` and tells the feeder when it took some (`consumed()`).
+final class RingFeeder: @unchecked Sendable {
+    private let reader: ResamplingReader
+    private let ring: StereoRing
+    private let dataReady = DispatchSemaphore(value: 0)
+    private let spaceReady = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private var stopping = false          // written by the render thread, read after a wake
+    private var failure: Error?           // written by the feeder before it marks the end
+    private var thread: Thread?
+
+    init(reader: ResamplingReader, ring: StereoRing) {
+        self.reader = reader
+        self.ring = ring
+    }
+
+    func start() {
+        let t = Thread { [self] in run() }
+        t.name = "rack-render-reader"
+        thread = t
+        t.start()
+    }
+
+    private func run() {
+        defer { finished.signal() }
+        let chunk = 8192
+        let l = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
+        let r = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
+        defer { l.deallocate(); r.deallocate() }
+        while true {
+            while ring.availableToWrite < chunk {
+                spaceReady.wait()
+                if stopping { return }
+            }
+            if stopping { return }
+            do {
+                let got = try reader.read(left: l, right: r, frames: chunk)
+                if got == 0 {
+                    ring.setFinished(true)
+                    dataReady.signal()
+                    return
+                }
+                ring.write(left: l, right: r, frames: got)
+            } catch {
+                failure = error
+                ring.setFinished(true)
+                dataReady.signal()
+                return
+            }
+            dataReady.signal()
+        }
+    }
+
+    /// Render thread: waits until the ring holds `frames` or the stream has ended.
+    /// Throws the reader's error, if it had one.
+    func waitFor(frames: Int) throws {
+        while ring.availableToRead < frames && !ring.isFinished { dataReady.wait() }
+        if ring.isFinished, let failure { throw failure }
+    }
+
+    /// Render thread: the player took frames; the feeder may refill.
+    func consumed() { spaceReady.signal() }
+
+    /// Ends the thread (after the render or on failure) and waits for it.
+    func stop() {
+        guard thread != nil else { return }
+        stopping = true
+        spaceReady.signal()
+        finished.wait()
+        thread = nil
+    }
+}
+
+/// Hands rendered audio to a writer thread in chunks (double-buffered), so encoding and disk
+/// writes overlap the render.
+final class ChunkWriter: @unchecked Sendable {
+    private let writer: AudioFileWriter
+    private let chunkFrames: Int
+    private var buffers: [(UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)]
+    private var filling = 0
+    private var filled = 0
+    private var pendingFrames: [Int]
+    // Semaphores start at 0 and are signalled up: libdispatch traps when one is freed below
+    // its initial value.
+    private let free = DispatchSemaphore(value: 0)
+    private let ready = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private var failure: Error?
+    private var closing = false
+    private var started = false
+
+    init(writer: AudioFileWriter, chunkFrames: Int) {
+        self.writer = writer
+        self.chunkFrames = chunkFrames
+        buffers = (0..<2).map { _ in (.allocate(capacity: chunkFrames), .allocate(capacity: chunkFrames)) }
+        pendingFrames = [0, 0]
+        free.signal()
+        free.signal()
+    }
+
+    deinit {
+        for (l, r) in buffers { l.deallocate(); r.deallocate() }
+    }
+
+    private func startIfNeeded() {
+        guard !started else { return }
+        started = true
+        free.wait()   // the render thread owns buffer 0 from now on
+        let t = Thread { [self] in run() }
+        t.name = "rack-render-writer"
+        t.start()
+    }
+
+    private func run() {
+        defer { done.signal() }
+        var index = 0
+        while true {
+            ready.wait()
+            let frames = pendingFrames[index]
+            if frames < 0 { return }
+            if failure == nil {
+                do { try writer.write(left: buffers[index].0, right: buffers[index].1, frames: frames) } catch { failure = error }
+            }
+            index ^= 1
+            free.signal()
+        }
+    }
+
+    /// Copies frames in; full chunks go to the writer thread.
+    func append(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws {
+        startIfNeeded()
+        var done = 0
+        while done < frames {
+            let n = min(frames - done, chunkFrames - filled)
+            (buffers[filling].0 + filled).update(from: left + done, count: n)
+            (buffers[filling].1 + filled).update(from: right + done, count: n)
+            filled += n
+            done += n
+            if filled == chunkFrames { try handOver(frames: filled) }
+        }
+    }
+
+    private func handOver(frames: Int) throws {
+        pendingFrames[filling] = frames
+        ready.signal()
+        filling ^= 1
+        filled = 0
+        free.wait()
+        if let failure { throw failure }
+    }
+
+    /// Writes what is left and waits for the writer thread to finish.
+    func finish() throws {
+        startIfNeeded()
+        if filled > 0 { try handOver(frames: filled) }
+        closing = true
+        pendingFrames[filling] = -1
+        ready.signal()
+        done.wait()
+        if let failure { throw failure }
+    }
+
+    /// Stops the writer thread after a failure elsewhere.
+    func cancel() {
+        guard started, !closing else { return }
+        closing = true
+        pendingFrames[filling] = -1
+        ready.signal()
+        done.wait()
     }
 }

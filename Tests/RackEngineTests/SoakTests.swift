@@ -8,7 +8,7 @@ import RackEngine
 /// minutes of audio; `scripts/long-run` sets RACK_SOAK_HOURS=10 and runs it optimised.
 final class SoakTests: XCTestCase {
     func testLongRandomAutomationStaysFiniteAndFast() throws {
-        let hours = Double(ProcessInfo.processInfo.environment["RACK_SOAK_HOURS"] ?? "") ?? 0.02
+        let hours = Double(ProcessInfo.processInfo.environment["RACK_SOAK_HOURS"] ?? "") ?? 0.01
         let rate = 48_000.0
         let block = 512
         let totalBlocks = Int(hours * 3600 * rate) / block
