@@ -31,6 +31,7 @@ struct rack_jack {
     _Atomic int shut_down;
     _Atomic int freewheeling;
     _Atomic uint32_t buffer_size;
+    _Atomic int connections_changed;
     // Seqlock: the process thread publishes (cycle frame, engine time) pairs.
     _Atomic uint32_t seq;
     _Atomic uint32_t cycle_frame;
@@ -96,6 +97,12 @@ static int on_buffer_size(jack_nframes_t nframes, void *arg) {
     return 0;
 }
 
+static void on_port_connect(jack_port_id_t a, jack_port_id_t b, int connect, void *arg) {
+    (void)a; (void)b; (void)connect;
+    struct rack_jack *c = arg;
+    atomic_store(&c->connections_changed, 1);
+}
+
 static void on_freewheel(int starting, void *arg) {
     struct rack_jack *c = arg;
     atomic_store(&c->freewheeling, starting);
@@ -126,6 +133,7 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
     jack_on_info_shutdown(client, on_shutdown, c);
     jack_set_buffer_size_callback(client, on_buffer_size, c);
     jack_set_freewheel_callback(client, on_freewheel, c);
+    jack_set_port_connect_callback(client, on_port_connect, c);
     return c;
 }
 
@@ -133,6 +141,7 @@ void rack_jack_destroy(rack_jack_t *c) { free(c); }
 
 jack_port_t *rack_jack_port(rack_jack_t *c, int index) { return (index >= 0 && index < 4) ? c->ports[index] : NULL; }
 uint64_t rack_jack_xruns(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->xruns); }
+int rack_jack_take_connections_changed(rack_jack_t *c) { return atomic_exchange(&c->connections_changed, 0); }
 uint64_t rack_jack_cycles(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->cycles); }
 int rack_jack_is_shut_down(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->shut_down); }
 int rack_jack_is_freewheeling(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->freewheeling); }

@@ -34,8 +34,11 @@ public final class JackDriver: @unchecked Sendable {
     private let makeEngine: (Double) -> Engine
     /// Called when the engine was replaced (a server with another rate came back).
     public var engineReplaced: ((Engine) -> Void)?
-    /// Connections of our ports when last seen, by short port name.
+    /// Connections of our ports when last seen, by short port name (restored on rejoin).
     private var connections: [String: [String]] = [:]
+    /// A reading that removed connections, waiting to be confirmed by the next poll: a server
+    /// going down disconnects everything just before it says so, and that must not be kept.
+    private var unconfirmed: (connections: [String: [String]], since: Double)?
     private var lastConnectionPoll = 0.0
     private var lastRejoinAttempt = 0.0
     private var xrunsBefore = 0
@@ -140,15 +143,16 @@ public final class JackDriver: @unchecked Sendable {
             }
             return
         }
-        if now - lastConnectionPoll >= 0.5 {
+        let changed = context.map { rack_jack_take_connections_changed($0) != 0 } ?? false
+        if changed || now - lastConnectionPoll >= 0.5 {
             lastConnectionPoll = now
-            rememberConnections()
+            rememberConnections(now: now)
         }
     }
 
     private func port(_ i: Int) -> OpaquePointer? { context.flatMap { rack_jack_port($0, Int32(i)) } }
 
-    private func rememberConnections() {
+    private func rememberConnections(now: Double) {
         var seen: [String: [String]] = [:]
         for (i, name) in Self.portNames.enumerated() {
             guard let p = port(i), let list = jack_port_get_connections(p) else { seen[name] = []; continue }
@@ -158,7 +162,20 @@ public final class JackDriver: @unchecked Sendable {
             jack_free(list)
             seen[name] = peers
         }
-        connections = seen
+        // Additions count at once; removals once they have lasted a second (a server going
+        // down disconnects everything just before its shutdown notice arrives).
+        let onlyAdds = connections.allSatisfy { name, peers in Set(peers).isSubset(of: seen[name] ?? []) }
+        if onlyAdds {
+            connections = seen
+            unconfirmed = nil
+        } else if let u = unconfirmed, u.connections == seen {
+            if now - u.since >= 1 {
+                connections = seen
+                unconfirmed = nil
+            }
+        } else {
+            unconfirmed = (seen, now)
+        }
     }
 
     private func restoreConnections() {
@@ -191,7 +208,7 @@ public final class JackDriver: @unchecked Sendable {
         for (i, peer) in capture.prefix(2).enumerated() where jack_connect(client, peer, clientName + ":" + Self.portNames[i]) == 0 {
             made.append("\(peer) → \(clientName):\(Self.portNames[i])")
         }
-        rememberConnections()
+        rememberConnections(now: 0)
         return made
     }
 

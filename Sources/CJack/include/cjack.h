@@ -34,6 +34,8 @@ int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_pretty_name);
 void rack_jack_remove_pretty_names(rack_jack_t *c);
 
 uint64_t rack_jack_xruns(const rack_jack_t *c);
+/// True (once) when a connection of any port changed since the last call.
+int rack_jack_take_connections_changed(rack_jack_t *c);
 uint64_t rack_jack_cycles(const rack_jack_t *c);
 int rack_jack_is_shut_down(const rack_jack_t *c);
 int rack_jack_is_freewheeling(const rack_jack_t *c);

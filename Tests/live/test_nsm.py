@@ -1,0 +1,90 @@
+"""rack under a Non Session Manager: a fake NSM server (plain UDP + python-osc) announces,
+opens a session, asks for saves; the rack's state comes back on the next open."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+from livelib import Osc, build_message, parse_packet
+
+
+class FakeNSM:
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.client = None
+        self.seen: list = []
+
+    @property
+    def url(self) -> str:
+        return f"osc.udp://127.0.0.1:{self.port}/"
+
+    def wait_for(self, address: str, timeout: float = 10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                data, addr = self.sock.recvfrom(65536)
+            except socket.timeout:
+                continue
+            for m in parse_packet(data):
+                self.seen.append(m)
+                if m.address == "/nsm/server/announce":
+                    self.client = addr
+                if m.address == address:
+                    return m
+        return None
+
+    def send(self, address: str, *args):
+        self.sock.sendto(build_message(address, *args).dgram, self.client)
+
+    def close(self):
+        self.sock.close()
+
+
+def open_session(rack_factory, nsm: FakeNSM, session: str):
+    rack = rack_factory(env={"NSM_URL": nsm.url}, wait=False)
+    announce = nsm.wait_for("/nsm/server/announce")
+    assert announce is not None, rack.describe()
+    assert announce.args[0] == "rack" and ":dirty:" in announce.args[1]
+    nsm.send("/reply", "/nsm/server/announce", "hello", "fake-nsm", ":server-control:")
+    nsm.send("/nsm/client/open", session, "rack test", "rack.nTEST")
+    reply = nsm.wait_for("/reply")
+    assert reply is not None and reply.args[0] == "/nsm/client/open", nsm.seen
+    rack.wait_ready()
+    return rack
+
+
+def test_nsm_open_save_and_reopen(rack_factory, jack, tmp_path):
+    session = str(tmp_path / "session" / "rack.nTEST")
+    nsm = FakeNSM()
+    try:
+        rack = open_session(rack_factory, nsm, session)
+        assert rack.client_name == "rack.nTEST", "the session names the JACK client"
+        osc = Osc(rack.osc_port)
+        osc.send("/rack/cutoff", 777.0)
+        osc.send("/rack/room", "cathedral")
+        assert osc.get("cutoff") == 777.0
+        assert nsm.wait_for("/nsm/client/is_dirty", 3) is not None
+        nsm.send("/nsm/client/save")
+        saved = nsm.wait_for("/reply", 3)
+        assert saved is not None and saved.args[0] == "/nsm/client/save"
+        assert nsm.wait_for("/nsm/client/is_clean", 3) is not None
+        state = json.loads(open(session + "/state.json").read())
+        assert state["cutoff"] == 777 and state["room"] == "cathedral" and "playerFile" in state
+        osc.close()
+        assert rack.stop() == 0
+    finally:
+        nsm.close()
+
+    nsm = FakeNSM()
+    try:
+        rack = open_session(rack_factory, nsm, session)
+        osc = Osc(rack.osc_port)
+        assert osc.get("cutoff") == 777.0
+        assert osc.get("room") == "cathedral"
+        osc.close()
+    finally:
+        nsm.close()
