@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP"]),
         .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP"]),
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine"]),
-        .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO", "RackDSP"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),
     ]

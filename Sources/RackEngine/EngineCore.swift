@@ -208,14 +208,15 @@ public struct EngineCore {
             let frames = min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])
             if e.parameter.isRoom {
                 let r = Room.at(index: Int(e.value)) ?? room
-                if r == room { return }
-                room = r
-                // Collapse changes at the same sample into the last one.
-                if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {
-                    roomChanges[roomChangeCount - 1] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
-                } else {
-                    roomChanges[roomChangeCount] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
-                    roomChangeCount += 1
+                if r != room {
+                    room = r
+                    // Collapse changes at the same sample into the last one.
+                    if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {
+                        roomChanges[roomChangeCount - 1] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
+                    } else {
+                        roomChanges[roomChangeCount] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
+                        roomChangeCount += 1
+                    }
                 }
             } else {
                 ramps[p].retarget(to: e.value, at: t, frames: frames)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackDSP
 import RackEngine
 import RackIO
 @testable import RackOSC
@@ -150,6 +151,18 @@ final class ControllerTests: XCTestCase {
         let t = rig.controller.lastApplied.map(\.sampleTime)
         XCTAssertLessThan(t[0], 512)
         XCTAssertEqual(Double(t[1]) / 48_000, 0.1, accuracy: 0.02)
+    }
+
+    func testAPresetKeepingTheRoomStillEchoesEveryParameter() throws {
+        // Warm's room is the default room: its recall must still come back as five applied
+        // parameters, or the next change would be taken for part of the recall.
+        let rig = try Rig()
+        rig.send("/rack/preset", [.string("Warm")])
+        rig.send("/rack/room", [.string("plate")])
+        rig.render(blocks: 2)
+        rig.controller.serveOnce()
+        XCTAssertEqual(rig.controller.lastApplied.map(\.parameter), [.cutoff, .resonance, .mix, .gain, .room, .room])
+        XCTAssertEqual(rig.controller.lastApplied.last?.value, Double(Room.plate.rawValue))
     }
 
     func testGetReportsAScheduledValueOnlyOnceItIsApplied() throws {
