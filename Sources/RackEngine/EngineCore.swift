@@ -447,23 +447,32 @@ public struct EngineMonitor: @unchecked Sendable {
 }
 
 /// Output of one mix segment: wet/dry and gain interpolated across the control segment,
-/// written to the outputs; returns the segment's peak and energy per channel.
+/// written to the outputs; returns the segment's peak and energy per channel. Each channel is
+/// a plain loop over floats, so the compiler vectorises it across samples.
 /// - Realtime: safe
 @_noLocks @inline(__always)
 func mixAndGain(_ seg: MixSegment, sumL: UnsafeMutablePointer<Float>, sumR: UnsafeMutablePointer<Float>,
                 wetL: UnsafeMutablePointer<Float>, wetR: UnsafeMutablePointer<Float>,
                 outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>) -> (peak: SIMD2<Float>, energy: SIMD2<Float>) {
-    var peak = SIMD2<Float>.zero
-    var energy = SIMD2<Float>.zero
+    let left = mixChannel(seg, dry: sumL, wet: wetL, output: outputLeft)
+    let right = mixChannel(seg, dry: sumR, wet: wetR, output: outputRight)
+    return (SIMD2(left.peak, right.peak), SIMD2(left.energy, right.energy))
+}
+
+/// One channel of `mixAndGain`.
+/// - Realtime: safe
+@_noLocks @inline(__always)
+func mixChannel(_ seg: MixSegment, dry: UnsafeMutablePointer<Float>, wet: UnsafeMutablePointer<Float>,
+                output: UnsafeMutablePointer<Float>) -> (peak: Float, energy: Float) {
     let dm = seg.mixTo - seg.mixFrom, dg = seg.gainTo - seg.gainFrom
+    var peak: Float = 0, energy: Float = 0
     if dm == 0 && dg == 0 {
         // Steady: the same arithmetic with x·0 = 0.
         let m = seg.mixFrom, g = seg.gainFrom
         for i in seg.start..<seg.end {
-            let y = SIMD2<Float>(sumL[i] + (wetL[i] - sumL[i]) * m, sumR[i] + (wetR[i] - sumR[i]) * m) * g
-            outputLeft[i] = y.x
-            outputRight[i] = y.y
-            peak = pointwiseMax(peak, abs(y))
+            let y = (dry[i] + (wet[i] - dry[i]) * m) * g
+            output[i] = y
+            peak = max(peak, y.magnitude)
             energy += y * y
         }
         return (peak, energy)
@@ -471,12 +480,9 @@ func mixAndGain(_ seg: MixSegment, sumL: UnsafeMutablePointer<Float>, sumR: Unsa
     let inv = 1 / Float(seg.length)
     for i in seg.start..<seg.end {
         let x = Float(seg.offset + i - seg.start) * inv
-        let m = seg.mixFrom + dm * x
-        let g = seg.gainFrom + dg * x
-        let y = SIMD2<Float>(sumL[i] + (wetL[i] - sumL[i]) * m, sumR[i] + (wetR[i] - sumR[i]) * m) * g
-        outputLeft[i] = y.x
-        outputRight[i] = y.y
-        peak = pointwiseMax(peak, abs(y))
+        let y = (dry[i] + (wet[i] - dry[i]) * (seg.mixFrom + dm * x)) * (seg.gainFrom + dg * x)
+        output[i] = y
+        peak = max(peak, y.magnitude)
         energy += y * y
     }
     return (peak, energy)

@@ -1,6 +1,7 @@
 import Foundation
 import RackDSP
 import RackEngine
+import Synchronization
 
 /// What `rack render` is asked to do.
 public struct RenderRequest: Sendable {
@@ -15,7 +16,7 @@ public struct RenderRequest: Sendable {
     /// Render rate in Hz; nil: the input file's rate.
     public var sampleRate: Double?
     /// Frames per render call (the result does not depend on it).
-    public var blockFrames = 1024
+    public var blockFrames = 16_384
     /// Output sample format; nil: the input's, or float when the input has none of 16/24/float.
     public var format: SampleFormat?
 
@@ -129,6 +130,9 @@ final class RingFeeder: @unchecked Sendable {
     private let spaceReady = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var stopping = false          // written by the render thread, read after a wake
+    /// True while the feeder sleeps for space: the render thread wakes it only then, and only
+    /// once half the ring is free, so it refills in large batches.
+    private let waiting = Atomic<Bool>(false)
     private var failure: Error?           // written by the feeder before it marks the end
     private var thread: Thread?
 
@@ -152,6 +156,11 @@ final class RingFeeder: @unchecked Sendable {
         defer { l.deallocate(); r.deallocate() }
         while true {
             while ring.availableToWrite < chunk {
+                waiting.store(true, ordering: .sequentiallyConsistent)
+                if ring.availableToWrite >= chunk {
+                    waiting.store(false, ordering: .sequentiallyConsistent)
+                    break
+                }
                 spaceReady.wait()
                 if stopping { return }
             }
@@ -181,13 +190,20 @@ final class RingFeeder: @unchecked Sendable {
         if ring.isFinished, let failure { throw failure }
     }
 
-    /// Render thread: the player took frames; the feeder may refill.
-    func consumed() { spaceReady.signal() }
+    /// Render thread: the player took frames; wakes the feeder when it waits and half the ring
+    /// is free.
+    func consumed() {
+        if waiting.load(ordering: .sequentiallyConsistent) && ring.availableToWrite >= ring.capacity / 2 {
+            waiting.store(false, ordering: .sequentiallyConsistent)
+            spaceReady.signal()
+        }
+    }
 
     /// Ends the thread (after the render or on failure) and waits for it.
     func stop() {
         guard thread != nil else { return }
         stopping = true
+        waiting.store(false, ordering: .sequentiallyConsistent)
         spaceReady.signal()
         finished.wait()
         thread = nil

@@ -23,8 +23,8 @@ struct RenderCommand: ParsableCommand {
     var tail: Double = 0
     @Option(help: "Render sample rate in Hz (default: the input's).")
     var rate: Double?
-    @Option(help: "Frames per render call; the result does not depend on it.")
-    var block: Int = 1024
+    @Option(help: "Frames per render call (offline the engine renders in large blocks; the result does not depend on it).")
+    var block: Int = 16_384
     @Option(help: "Output sample format: 16, 24 or float (default: the input's).")
     var format: String?
 

@@ -114,7 +114,7 @@ complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rac
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack render" automation' -l 'automation' -d 'Automation file to play during the render.' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack render" tail' -l 'tail' -d 'Seconds of reverb tail added after the input ends.' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack render" rate' -l 'rate' -d 'Render sample rate in Hz (default: the input\'s).' -rfka ''
-complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack render" block' -l 'block' -d 'Frames per render call; the result does not depend on it.' -rfka ''
+complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack render" block' -l 'block' -d 'Frames per render call (offline the engine renders in large blocks; the result does not depend on it).' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack render" format' -l 'format' -d 'Output sample format: 16, 24 or float (default: the input\'s).' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack render" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack presets" h help' -s 'h' -l 'help' -d 'Show help information.'

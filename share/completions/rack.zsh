@@ -100,7 +100,7 @@ _rack_render() {
         '--automation[Automation file to play during the render.]:automation:'
         '--tail[Seconds of reverb tail added after the input ends.]:tail:'
         '--rate[Render sample rate in Hz (default\: the input'\''s).]:rate:'
-        '--block[Frames per render call; the result does not depend on it.]:block:'
+        '--block[Frames per render call (offline the engine renders in large blocks; the result does not depend on it).]:block:'
         '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
