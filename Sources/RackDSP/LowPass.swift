@@ -56,50 +56,51 @@ public struct LowPass: Sendable {
                                  offset: Int, length: Int) {
         let c0 = SIMD2<Float>(Float(from.x), Float(from.y))
         let dc = SIMD2<Float>(Float(to.x - from.x), Float(to.y - from.y))
-        let invLength = 1 / Float(max(length, 1))
         var s1 = ic1eq, s2 = ic2eq
-        let tiny = SIMD2<Float>(repeating: 1e-25)
         if dc == .zero {
-            // Constant coefficients: the same arithmetic as below with x·0 = 0, so the same
-            // samples, without the per-sample interpolation and division.
-            let g = c0.x, k = c0.y
-            let a1 = 1 / (1 + g * (g + k))
-            let a2 = g * a1
-            let a3 = g * a2
+            // Constant coefficients: a1…a3 once per call, not per sample.
+            let a = Self.gains(g: c0.x, k: c0.y)
             for i in 0..<frames {
-                let v0 = SIMD2<Float>(left[i], right[i])
-                let v3 = v0 - s2
-                let v1 = a1 * s1 + a2 * v3
-                let v2 = s2 + a2 * s1 + a3 * v3
-                let n1 = 2 * v1 - s1, n2 = 2 * v2 - s2
-                s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
-                s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+                let v2 = Self.step(SIMD2(left[i], right[i]), a, &s1, &s2)
                 left[i] = v2.x
                 right[i] = v2.y
             }
-            ic1eq = s1
-            ic2eq = s2
-            return
-        }
-        for i in 0..<frames {
-            let c = c0 + dc * (Float(offset + i) * invLength)
-            let g = c.x, k = c.y
-            let a1 = 1 / (1 + g * (g + k))
-            let a2 = g * a1
-            let a3 = g * a2
-            let v0 = SIMD2<Float>(left[i], right[i])
-            let v3 = v0 - s2
-            let v1 = a1 * s1 + a2 * v3
-            let v2 = s2 + a2 * s1 + a3 * v3
-            // Flush tiny states to zero so silent tails never go subnormal.
-            let n1 = 2 * v1 - s1, n2 = 2 * v2 - s2
-            s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
-            s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
-            left[i] = v2.x
-            right[i] = v2.y
+        } else {
+            let invLength = 1 / Float(max(length, 1))
+            for i in 0..<frames {
+                let c = c0 + dc * (Float(offset + i) * invLength)
+                let v2 = Self.step(SIMD2(left[i], right[i]), Self.gains(g: c.x, k: c.y), &s1, &s2)
+                left[i] = v2.x
+                right[i] = v2.y
+            }
         }
         ic1eq = s1
         ic2eq = s2
+    }
+}
+
+extension LowPass {
+    /// Simper's a1, a2, a3 from g and k.
+    @_noLocks @inline(__always)
+    static func gains(g: Float, k: Float) -> SIMD3<Float> {
+        let a1 = 1 / (1 + g * (g + k))
+        let a2 = g * a1
+        return SIMD3(a1, a2, g * a2)
+    }
+
+    /// One sample of the SVF for both channels: returns the low-pass output v2 and updates the
+    /// integrator states; states smaller than 1e-25 are flushed to zero so that silent tails
+    /// never go subnormal.
+    @_noLocks @inline(__always)
+    static func step(_ v0: SIMD2<Float>, _ a: SIMD3<Float>, _ s1: inout SIMD2<Float>, _ s2: inout SIMD2<Float>) -> SIMD2<Float> {
+        let tiny = SIMD2<Float>(repeating: 1e-25)
+        let v3 = v0 - s2
+        let v1 = a.x * s1 + a.y * v3
+        let v2 = s2 + a.y * s1 + a.z * v3
+        let n1 = 2 * v1 - s1, n2 = 2 * v2 - s2
+        s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
+        s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+        return v2
     }
 }
 

@@ -21,8 +21,7 @@ public struct StereoRing: @unchecked Sendable, Equatable {
 
     /// Allocates a ring holding at least `minimumCapacity` frames.
     public init(minimumCapacity: Int) {
-        var c = 1
-        while c < max(minimumCapacity, 2) { c <<= 1 }
+        let c = powerOfTwo(atLeast: minimumCapacity)
         capacity = c
         mask = c - 1
         left = .allocate(capacity: c)
@@ -112,4 +111,11 @@ public struct StereoRing: @unchecked Sendable, Equatable {
         counters[1].store(w, ordering: .releasing)
         return w - rd
     }
+}
+
+/// The smallest power of two ≥ `n` (and ≥ 2): ring capacities, so that indices wrap with a mask.
+public func powerOfTwo(atLeast n: Int) -> Int {
+    var c = 2
+    while c < n { c <<= 1 }
+    return c
 }

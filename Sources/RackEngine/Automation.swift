@@ -79,7 +79,7 @@ public struct Automation: Sendable {
             func ramp(_ index: Int) -> Double?? {
                 guard args.count > index else { return .some(nil) }
                 guard let r = number(args[index], what: "ramp time") else { return nil }
-                if r < 0 { error("ramp time \(args[index]) is negative"); return nil }
+                if let problem = ParameterSpec.rampProblem(r) { error("\(problem) (\(args[index]))"); return nil }
                 return .some(r)
             }
             func occupy(_ id: ParameterID, ramp: Double?) -> Bool {
@@ -118,13 +118,10 @@ public struct Automation: Sendable {
                     guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a value and an optional ramp time"); continue }
                     guard let raw = number(args[0], what: "value") else { continue }
                     guard let r = ramp(1) else { continue }
-                    var value: Double
-                    if isNorm {
-                        if raw < 0 || raw > 1 { warning("normalized value \(args[0]) clamped to \(raw < 0 ? 0 : 1)") }
-                        value = spec.value(normalized: raw)
-                    } else {
-                        value = spec.clamp(raw)
-                        if value != raw { warning("\(spec.name) \(args[0]) clamped to \(formatNumber(value)) \(spec.unit)") }
+                    let (value, clamped) = spec.accept(raw, normalized: isNorm)
+                    if let clamped {
+                        warning(isNorm ? "normalized value \(args[0]) clamped to \(formatNumber(clamped))"
+                                       : "\(spec.name) \(args[0]) clamped to \(formatNumber(clamped)) \(spec.unit)")
                     }
                     guard occupy(spec.id, ramp: r) else { continue }
                     action = .set(spec.id, value: value, rampSeconds: r)

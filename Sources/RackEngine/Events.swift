@@ -64,8 +64,7 @@ public struct EventQueue: @unchecked Sendable {
     private let counters: UnsafeMutablePointer<Atomic<Int>>
 
     public init(minimumCapacity: Int) {
-        var c = 1
-        while c < max(minimumCapacity, 2) { c <<= 1 }
+        let c = powerOfTwo(atLeast: minimumCapacity)
         capacity = c
         mask = c - 1
         slots = .allocate(capacity: c)

@@ -80,6 +80,27 @@ public struct ParameterSpec: Sendable {
         }
     }
 
+    /// How a value given by a user (command line, OSC, automation) is taken: a 0…1 control
+    /// position mapped through the taper when `normalized`, else clamped to the range.
+    /// `clamped` is the value it was clamped to, when it had to be (the caller reports it).
+    public func accept(_ raw: Double, normalized: Bool) -> (value: Double, clamped: Double?) {
+        if normalized {
+            let x = min(max(raw, 0), 1)
+            return (value(normalized: x), x != raw ? x : nil)
+        }
+        let v = clamp(raw)
+        return (v, v != raw ? v : nil)
+    }
+
+    /// Why `seconds` is not a usable ramp time, or nil when it is (finite, 0…3600; 0 means the
+    /// default ramp).
+    public static func rampProblem(_ seconds: Double) -> String? {
+        if !seconds.isFinite { return "ramp time must be finite" }
+        if seconds < 0 { return "ramp time must not be negative" }
+        if seconds > 3600 { return "ramp time must be at most 3600 s" }
+        return nil
+    }
+
     /// A value as users read it: a room by name, numbers without noise ("2500", "-3", "0.5").
     public func format(_ value: Double) -> String {
         if taper == .choice { return choices[Int(clamp(value))] }

@@ -266,9 +266,7 @@ public final class RackController {
     private func rampFrames(_ args: [OSCValue], at index: Int) -> Result<Int64, Reason> {
         guard args.count > index else { return .success(0) }
         guard let r = args[index].number else { return .failure(Reason("ramp time must be a number of seconds")) }
-        guard r.isFinite else { return .failure(Reason("ramp time must be finite")) }
-        guard r >= 0 else { return .failure(Reason("ramp time must not be negative")) }
-        guard r <= 3600 else { return .failure(Reason("ramp time must be at most 3600 s")) }
+        if let problem = ParameterSpec.rampProblem(r) { return .failure(Reason(problem)) }
         return .success(Int64((r * sampleRate).rounded()))
     }
 
@@ -296,12 +294,10 @@ public final class RackController {
         } else {
             guard let raw = args[0].number else { return fail("expects a number (f or i), got \(args[0])") }
             guard raw.isFinite else { return fail("value must be finite") }
-            if normalized {
-                if raw < 0 || raw > 1 { fail("normalized value clamped to \(raw < 0 ? 0 : 1)") }
-                value = spec.value(normalized: raw)
-            } else {
-                value = spec.clamp(raw)
-                if value != raw { fail("clamped to \(formatNumber(value))") }
+            let accepted = spec.accept(raw, normalized: normalized)
+            value = accepted.value
+            if let clamped = accepted.clamped {
+                fail(normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
         var event = EngineEvent(sampleTime: sample(for: timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
