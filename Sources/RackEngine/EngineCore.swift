@@ -72,7 +72,12 @@ public struct EngineCore {
     let applied: EventQueue
     /// Counters the control thread reads while the render thread runs.
     let monitor: EngineMonitor
+    /// Events waiting for their sample: a binary min-heap on (sample time, arrival order), so
+    /// that inserting or taking one costs O(log n) however many far-future events wait, and
+    /// events for the same sample apply in the order they came.
     var pending: UnsafeMutablePointer<EngineEvent>
+    var pendingOrder: UnsafeMutablePointer<UInt64>
+    var nextOrder: UInt64 = 0
     var pendingCount = 0
     let pendingCapacity: Int
     /// Events dropped because the pending list was full.
@@ -105,6 +110,7 @@ public struct EngineCore {
         self.monitor = monitor
         self.pendingCapacity = pendingCapacity
         pending = .allocate(capacity: pendingCapacity)
+        pendingOrder = .allocate(capacity: pendingCapacity)
         let continuous = Parameters.all.filter { $0.taper != .choice }
         ramps = .allocate(capacity: continuous.count)
         for spec in continuous {
@@ -135,6 +141,7 @@ public struct EngineCore {
 
     mutating func deallocate() {
         pending.deallocate()
+        pendingOrder.deallocate()
         ramps.deallocate()
         defaultRampFrames.deallocate()
         maximumRampFrames.deallocate()
@@ -170,26 +177,58 @@ public struct EngineCore {
 
     // MARK: - Pending events (render thread)
 
-    /// Inserts an event after every event with an earlier or equal time.
+    /// True when pending slot `a` comes before slot `b`.
+    @_noLocks @inline(__always)
+    func pendingBefore(_ a: Int, _ b: Int) -> Bool {
+        let ta = pending[a].sampleTime, tb = pending[b].sampleTime
+        return ta < tb || (ta == tb && pendingOrder[a] < pendingOrder[b])
+    }
+
+    @_noLocks @inline(__always)
+    mutating func swapPending(_ a: Int, _ b: Int) {
+        let e = pending[a]; pending[a] = pending[b]; pending[b] = e
+        let o = pendingOrder[a]; pendingOrder[a] = pendingOrder[b]; pendingOrder[b] = o
+    }
+
+    /// Adds an event (after every event already waiting for the same sample).
     /// - Realtime: safe
     @_noLocks
     mutating func insertPending(_ event: EngineEvent) {
         if pendingCount == pendingCapacity { droppedEvents &+= 1; return }
         var i = pendingCount
-        while i > 0 && pending[i - 1].sampleTime > event.sampleTime {
-            pending[i] = pending[i - 1]
-            i -= 1
-        }
         pending[i] = event
+        pendingOrder[i] = nextOrder
+        nextOrder &+= 1
         pendingCount += 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            if !pendingBefore(i, parent) { break }
+            swapPending(i, parent)
+            i = parent
+        }
     }
 
-    /// Removes the first `n` pending events.
+    /// Takes the earliest pending event (the caller checked there is one).
+    /// - Realtime: safe
     @_noLocks
-    mutating func removeFirstPending(_ n: Int) {
-        if n == 0 { return }
-        for i in 0..<(pendingCount - n) { pending[i] = pending[i + n] }
-        pendingCount -= n
+    mutating func popPending() -> EngineEvent {
+        let first = pending[0]
+        pendingCount -= 1
+        if pendingCount > 0 {
+            pending[0] = pending[pendingCount]
+            pendingOrder[0] = pendingOrder[pendingCount]
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < pendingCount && pendingBefore(l, m) { m = l }
+                if r < pendingCount && pendingBefore(r, m) { m = r }
+                if m == i { break }
+                swapPending(i, m)
+                i = m
+            }
+        }
+        return first
     }
 
     /// Applies one event at absolute sample `t` (`offset` into the block).
@@ -272,11 +311,11 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
         let offset = Int(t - t0)
         // Apply every event that is due (late events apply now).
         var due = 0
-        while due < core.pointee.pendingCount && core.pointee.pending[due].sampleTime <= t {
-            core.pointee.apply(core.pointee.pending[due], at: t, offset: offset, roomChangeCount: &roomChangeCount)
+        while core.pointee.pendingCount > 0 && core.pointee.pending[0].sampleTime <= t {
+            let e = core.pointee.popPending()
+            core.pointee.apply(e, at: t, offset: offset, roomChangeCount: &roomChangeCount)
             due += 1
         }
-        core.pointee.removeFirstPending(due)
 
         // The control segment holding t: a new one starts at a boundary or after an event.
         // While a ramp moves, segments end at control ticks and ramp ends; when nothing moves

@@ -48,6 +48,10 @@ public final class RackController {
     // Player
     private var stream: PlayerStream?
     private var retired: [PlayerStream] = []
+    /// A load or seek asked for while the previous swap was still crossfading: only the latest
+    /// is kept, and it runs once the player has let go of the old ring. So the render thread
+    /// never sees more than one swap in flight, however fast seeks arrive.
+    private var deferredLoad: (path: String, startSeconds: Double, from: OSCEndpoint?, address: String)?
     public private(set) var loop = true
     private var playing = true
 
@@ -240,10 +244,13 @@ public final class RackController {
             guard args.count == 1, let s = args[0].number else { return fail("expects seconds") }
             guard s.isFinite else { return fail("seconds must be finite") }
             guard let current = stream else { return fail("no file is loaded") }
-            if s < 0 || s > current.durationSeconds {
-                fail("seek \(formatNumber(s)) s clamped to \(formatNumber(min(max(s, 0), current.durationSeconds))) s")
+            // A seek goes to the newest file asked for (a load may still be waiting its turn).
+            let path = deferredLoad?.path ?? current.path
+            let duration = path == current.path ? current.durationSeconds : .infinity
+            if s < 0 || s > duration {
+                fail("seek \(formatNumber(s)) s clamped to \(formatNumber(min(max(s, 0), duration))) s")
             }
-            loadPlayer(path: current.path, startSeconds: min(max(s, 0), current.durationSeconds), from: from, address: a)
+            loadPlayer(path: path, startSeconds: min(max(s, 0), duration), from: from, address: a)
         default:
             fail("unknown address")
         }
@@ -358,6 +365,10 @@ public final class RackController {
     /// engine, which crossfades to it.
     public func loadPlayer(path: String, startSeconds: Double, from: OSCEndpoint?, address: String) {
         guard let engine else { return }
+        if !retired.isEmpty {
+            deferredLoad = (path, startSeconds, from, address)
+            return
+        }
         do {
             let s = try PlayerStream(path: path, sampleRate: engine.sampleRate, startSeconds: startSeconds, loop: loop)
             guard engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .attachPlayer, ring: s.ring)) else {
@@ -390,9 +401,13 @@ public final class RackController {
     /// The file playing, if any.
     public var playerPath: String? { stream?.path }
 
-    /// Frees the streams whose rings the engine has let go of.
+    /// Frees the streams whose rings the engine has let go of; then runs a deferred load.
     private func collectStreams() {
         retired.removeAll { !$0.isAttached }
+        if retired.isEmpty, let d = deferredLoad {
+            deferredLoad = nil
+            loadPlayer(path: d.path, startSeconds: d.startSeconds, from: d.from, address: d.address)
+        }
     }
 
     // MARK: - Feedback from the render thread

@@ -139,6 +139,28 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(engine.targets[.mix], 80)
     }
 
+    func testPendingEventsApplyInTimeThenArrivalOrder() {
+        // 2000 events at random future samples, several per sample: the render applies them in
+        // time order, and events for the same sample in the order they were scheduled.
+        let engine = Engine(sampleRate: rate, maxFrames: 512)
+        var rng = SoakRandom(seed: 3)
+        var scheduled: [EngineEvent] = []
+        for i in 0..<2000 {
+            let e = EngineEvent(sampleTime: Int64(rng.next() % 20_000), parameter: .mix, value: Double(i % 100))
+            scheduled.append(e)
+            engine.schedule(e)
+        }
+        var l = [Float](repeating: 0, count: 512), r = l
+        var applied: [EngineEvent] = []
+        for _ in 0..<40 {
+            _ = engine.render(frames: 512, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r)
+            while let e = engine.nextApplied() { applied.append(e) }
+        }
+        let expected = scheduled.enumerated().sorted { ($0.element.sampleTime, $0.offset) < ($1.element.sampleTime, $1.offset) }
+        XCTAssertEqual(applied.map(\.value), expected.map(\.element.value))
+        XCTAssertEqual(applied.map(\.sampleTime), expected.map(\.element.sampleTime))
+    }
+
     func testRenderRejectsTooManyFrames() {
         let engine = Engine(sampleRate: rate, maxFrames: 64)
         var l = [Float](repeating: 0, count: 128), r = l

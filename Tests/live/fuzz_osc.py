@@ -97,6 +97,7 @@ def main() -> int:
         valid = [build_message("/rack/cutoff", 800.0).dgram, build_message("/rack/preset", "Warm", 0.1).dgram,
                  build_message("/rack/room", "plate").dgram, build_bundle(0, build_message("/rack/mix", 20.0))]
         xruns0 = osc.status().args[2]
+        osc.request("/rack/stats")   # start a fresh DSP-time window
         errors = 0
         t0 = time.monotonic()
         for i in range(a.packets):
@@ -113,9 +114,12 @@ def main() -> int:
         alive = rack.proc.poll() is None
         state = osc.status().args[5] if alive else "dead"
         xruns = osc.status().args[2] - xruns0 if alive else -1
+        stats = osc.request("/rack/stats").args if alive else [0, 0, 0, 0, 1, 0]
         print(f"fuzz: {a.packets} packets in {seconds:.1f} s ({a.packets / seconds:.0f}/s), "
               f"{errors} error replies seen (rate-limited), crashes: {0 if alive else 1}, "
               f"JACK state: {state}, xruns during the run: {xruns}")
+        print(f"fuzz: DSP time per cycle during the run: median {stats[1]:.1f} us, p99 {stats[2]:.1f} us, "
+              f"max {stats[3]:.1f} us of a {stats[4]:.0f} us period ({stats[0]} cycles)")
         osc.close()
         meters.close()
         code = rack.stop()
