@@ -10,6 +10,9 @@ public enum EventKind: UInt8, Sendable {
     /// Stop the player's transport.
     case stop
     /// Play `ring` from now on (crossfading from the previous one); nil detaches.
+    /// One swap at a time: post the next only after the previous ring came back as
+    /// `releasedRing` (the player has one slot for a ring it lets go of; `RackController`
+    /// coalesces loads and seeks to honour this).
     case attachPlayer
     /// Render → control only: the player let go of `ring`; the control thread may free it.
     case releasedRing
