@@ -57,6 +57,8 @@ def test_render_path_never_allocates_locks_or_does_io(rack_factory, osc_factory,
     assert out_json.exists(), ("the probe wrote no report: rack did not run its exit path "
                                "(destructors), or never loaded the probe")
     report = json.loads(out_json.read_text())
+    print(f"runtime probe: {report['cycles']} process cycles, malloc {report['malloc']}, free {report['free']}, "
+          f"lock {report['lock']}, io {report['io']}")
     assert report["cycles"] > 100, f"the probe hooks were not called: {report}"
     bad = {k: report[k] for k in ("malloc", "free", "lock", "io") if report[k]}
     assert not bad, f"realtime path violations {bad}: {json.dumps(report['details'], indent=1)}"
