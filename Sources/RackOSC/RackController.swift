@@ -52,6 +52,8 @@ public final class RackController {
     /// is kept, and it runs once the player has let go of the old ring. So the render thread
     /// never sees more than one swap in flight, however fast seeks arrive.
     private var deferredLoad: (path: String, startSeconds: Double, from: OSCEndpoint?, address: String)?
+    /// The player's position as of the last loop pass (read before a driver swaps engines).
+    private var lastPlayerSeconds = 0.0
     public private(set) var loop = true
     private var playing = true
 
@@ -100,6 +102,7 @@ public final class RackController {
             }
             drainApplied()
             collectStreams()
+            lastPlayerSeconds = playerSeconds
             if now - lastMeterTime >= 1 / ControllerTuning.meterHz { sendMeters(); lastMeterTime = now }
             housekeeping(now)
             if recordDirty && now - lastRecordFlush > 2 { flushRecording(); lastRecordFlush = now }
@@ -382,6 +385,22 @@ public final class RackController {
             let reason = error.description.replacingOccurrences(of: "rack: ", with: "")
             if let from { replyError(to: from, address: address, reason: reason) } else { log("rack: \(reason)") }
         }
+    }
+
+    /// The driver replaced the engine (a server came back at another sample rate): the streams
+    /// fed the old engine, which is gone with its rings' users; drop them and play the same file
+    /// from the same place through the new one. Targets carry over (the new engine starts from
+    /// them); events still in flight to the old engine are lost.
+    public func engineReplaced() {
+        let path = stream?.path
+        let position = lastPlayerSeconds
+        stream = nil
+        retired.removeAll()
+        deferredLoad = nil
+        markerNames.removeAll()
+        suppressEchoes = 0
+        lastMeterSums = (0, 0, 0)
+        if let path { loadPlayer(path: path, startSeconds: position, from: nil, address: "") }
     }
 
     /// Takes over a stream the driver attached to the engine before it started.

@@ -123,10 +123,7 @@ struct RunCommand: ParsableCommand {
                                    allow: allow.compactMap(AddressRange.init), recordPath: record)
             controller = c
             c.log = { warn($0) }
-            driver.engineReplaced = { [unowned c] _ in
-                // The new engine has the targets; the player restarts where it was.
-                if let p = c.playerPath { c.loadPlayer(path: p, startSeconds: c.playerSeconds, from: nil, address: "") }
-            }
+            driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
             c.nsm = nsm
             if let firstStream { c.adoptPlayer(firstStream) }
             nsm?.replyOpen(socket: socket, error: nil)

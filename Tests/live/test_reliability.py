@@ -137,3 +137,38 @@ def test_hostile_files_over_osc(rack, osc, tmp_path):
         assert err is not None and fragment in err.args[1].lower(), (path, err)
         assert time.monotonic() - t0 < 1.0
     assert osc.status().args[5] == "running" and osc.ping()
+
+
+def test_server_back_at_another_rate(tmp_path, rack_binary):
+    """The server comes back at 44.1 kHz: rack builds a new engine with the same targets, the
+    player goes on from where it was, and files still load."""
+    server = f"rack-rate-{os.getpid()}"
+    pid = livelib.start_jack(server, 48000, 256)
+    env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    rack = RackProcess(["--name", "ratechange", "--osc-port", "0"], env, rack_binary).wait_ready()
+    osc = Osc(rack.osc_port)
+    try:
+        osc.send("/rack/cutoff", 1234.0)
+        time.sleep(1.0)
+        before = osc.status().args[4]
+        livelib.stop_jack(pid)
+        assert wait_until(lambda: status_state(osc) == "disconnected", 5)
+        pid = livelib.start_jack(server, 44100, 256)
+        assert wait_until(lambda: status_state(osc) == "running", 8)
+        st = osc.status()
+        assert st.args[0] == 44100, st.args
+        assert osc.get("cutoff") == 1234.0
+        time.sleep(0.5)
+        after = osc.status().args[4]
+        assert after > before, f"the player did not go on from {before:.2f} s (now {after:.2f} s)"
+        tone = tmp_path / "tone.wav"
+        subprocess.run(["sox", "-n", "-r", "48000", "-c", "1", str(tone), "synth", "3", "sine", "440"], check=True)
+        osc.send("/rack/player/load", str(tone))
+        time.sleep(0.6)
+        pos = osc.status().args[4]
+        assert 0.2 < pos < 1.5, f"the new file did not start playing (position {pos:.2f} s)"
+    finally:
+        osc.close()
+        code = rack.stop()
+        livelib.stop_jack(pid)
+    assert code == 0
