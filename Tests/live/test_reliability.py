@@ -3,6 +3,7 @@ row), kill -9 during preset saves, a flood of valid messages, hostile files over
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import signal
@@ -169,6 +170,41 @@ def test_server_back_at_another_rate(tmp_path, rack_binary):
         assert 0.2 < pos < 1.5, f"the new file did not start playing (position {pos:.2f} s)"
     finally:
         osc.close()
+        code = rack.stop()
+        livelib.stop_jack(pid)
+    assert code == 0
+
+
+def test_buffer_size_changes_and_freewheel(tmp_path, rack_binary):
+    """The period changes under a running rack (64 → 1024 → 8192 frames, beyond the engine's
+    4096-frame render size) and the server freewheels: rack keeps running, reports the new
+    size, its output stays finite and audible, and it never reallocates on the audio thread
+    (the runtime probe covers the callback; here: it survives and keeps sounding)."""
+    server = f"rack-bufsize-{os.getpid()}"
+    pid = livelib.start_jack(server, 48000, 256)
+    env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    rack = RackProcess(["--name", "elastic", "--osc-port", "0"], env, rack_binary).wait_ready()
+    osc = Osc(rack.osc_port)
+    meters = Osc(rack.osc_port)
+    try:
+        meters.send("/rack/meter")
+        for frames in (64, 1024, 8192):
+            subprocess.run(["jack_bufsize", str(frames)], env=env, check=True, capture_output=True, timeout=10)
+            assert wait_until(lambda: osc.status().args[1] == frames, 5), f"buffer size {frames} not reported"
+            meters.drain(0)
+            time.sleep(0.6)
+            m = [x for x in meters.collect(0.5) if x.address == "/rack/meter"]
+            assert m and all(math.isfinite(v) for v in m[-1].args[:4]), m
+            assert m[-1].args[0] > -60, f"silent at {frames} frames: {m[-1].args}"
+        before = osc.status().args[4]
+        subprocess.run(["jack_freewheel", "y"], env=env, check=True, capture_output=True, timeout=10)
+        time.sleep(0.5)
+        subprocess.run(["jack_freewheel", "n"], env=env, check=True, capture_output=True, timeout=10)
+        assert osc.ping() and osc.status().args[5] == "running"
+        assert osc.status().args[4] != before, "the player moved on while freewheeling"
+    finally:
+        osc.close()
+        meters.close()
         code = rack.stop()
         livelib.stop_jack(pid)
     assert code == 0
