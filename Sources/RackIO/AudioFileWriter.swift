@@ -1,7 +1,7 @@
 // Atomic stereo sound-file writing with libsndfile.
 //
 // Data goes to a hidden temporary file next to the destination; commit() finishes the file,
-// fsyncs it and renames it over the destination, so a reader of `path` only ever sees the old
+// fsyncs it (when durable) and renames it over the destination, so a reader of `path` only ever sees the old
 // file or the complete new one — never a partial file.
 
 import CSndfile
@@ -9,7 +9,8 @@ import Foundation
 import Glibc
 
 /// Writes a stereo file atomically: data goes to a hidden temp file in the same directory
-/// (`.NAME.rack-tmp-XXXXXX`), `commit()` closes it, fsyncs, and renames it over the destination;
+/// (`.NAME.rack-tmp-XXXXXX`), `commit()` closes it, fsyncs it (unless asked not to), and renames
+/// it over the destination;
 /// `abort()` (and `deinit` without `commit()`) removes the temp file. Nothing partial is ever left
 /// at `path`.
 ///
