@@ -228,6 +228,18 @@ public final class JackDriver: @unchecked Sendable {
         return engineTime + delta
     }
 
+    /// Waits (up to `timeout` seconds) until JACK has run the process callback at least once,
+    /// so that "ready" means sound is flowing and timetags can be mapped to samples. A busy
+    /// server may take a while to run a newly activated client. Returns false on timeout.
+    public func waitForFirstCycle(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let context, rack_jack_cycles(context) > 0 { return true }
+            usleep(2_000)
+        }
+        return context.map { rack_jack_cycles($0) > 0 } ?? false
+    }
+
     /// DSP time per cycle since the last call.
     public func takeCycleStats() -> CycleStats {
         guard let context else { return CycleStats() }

@@ -117,6 +117,9 @@ struct RunCommand: ParsableCommand {
             }
             if let openError { throw openError }
             driver.log = { say($0) }
+            if !driver.waitForFirstCycle(timeout: 5) {
+                warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")
+            }
             say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
 
             let c = RackController(socket: socket, host: driver, presets: presets, initial: state, initialPreset: presetName,
