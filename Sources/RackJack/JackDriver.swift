@@ -108,18 +108,30 @@ public final class JackDriver: @unchecked Sendable {
         return true
     }
 
-    /// Closes the client (after a shutdown, or at the end).
+    /// Closes the client (after a shutdown, or at the end). After a shutdown notice the server
+    /// may be half gone and `jack_client_close` can wait on it for seconds, so a dead client is
+    /// closed on a short-lived thread of its own: the control thread, which answers OSC, never
+    /// waits for a dying server.
     private func leave() {
-        if let client {
-            if let context, rack_jack_is_shut_down(context) == 0 { rack_jack_remove_pretty_names(context) }
+        guard let client, let context else {
+            self.client = nil
+            self.context = nil
+            return
+        }
+        xrunsBefore += Int(rack_jack_xruns(context))
+        self.client = nil
+        self.context = nil
+        if rack_jack_is_shut_down(context) == 0 {
+            rack_jack_remove_pretty_names(context)
             jack_client_close(client)
-        }
-        if let context {
-            xrunsBefore += Int(rack_jack_xruns(context))
             rack_jack_destroy(context)
+        } else {
+            let dead = DeadClient(client: client, context: context)
+            Thread.detachNewThread {
+                jack_client_close(dead.client)
+                rack_jack_destroy(dead.context)   // after the close: no callback can touch it now
+            }
         }
-        client = nil
-        context = nil
     }
 
     /// Stops for good.
@@ -257,4 +269,10 @@ public final class JackDriver: @unchecked Sendable {
                           p99Microseconds: us(all[min(all.count - 1, all.count * 99 / 100)]),
                           maxMicroseconds: us(all.last!))
     }
+}
+
+/// A client whose server went away, handed to the thread that closes it.
+private struct DeadClient: @unchecked Sendable {
+    let client: OpaquePointer
+    let context: OpaquePointer
 }
