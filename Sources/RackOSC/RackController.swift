@@ -185,13 +185,7 @@ public final class RackController {
             for spec in Parameters.all { reply(valueMessage(spec), to: from) }
             reply(OSCMessage("/rack/preset", [.string(lastPreset)]), to: from)
         case "/rack/subscribe", "/rack/unsubscribe":
-            var target = from
-            if args.count == 1 {
-                guard let p = args[0].number, p >= 1, p <= 65535, p == p.rounded() else { return fail("port must be an integer 1…65535") }
-                target.port = UInt16(p)
-            } else if !args.isEmpty {
-                return fail("expects an optional integer port")
-            }
+            guard let target = replyTarget(args, from: from, fail: fail) else { return }
             subscribers.removeAll { $0 == target }
             if a == "/rack/unsubscribe" { meterSubscribers.removeAll { $0 == target } }
             if a == "/rack/subscribe" {
@@ -199,13 +193,7 @@ public final class RackController {
                 subscribers.append(target)
             }
         case "/rack/meter":
-            var target = from
-            if args.count == 1 {
-                guard let p = args[0].number, p >= 1, p <= 65535, p == p.rounded() else { return fail("port must be an integer 1…65535") }
-                target.port = UInt16(p)
-            } else if !args.isEmpty {
-                return fail("expects an optional integer port")
-            }
+            guard let target = replyTarget(args, from: from, fail: fail) else { return }
             if !meterSubscribers.contains(target) {
                 guard meterSubscribers.count < ControllerTuning.maximumSubscribers else { return fail("too many meter subscribers") }
                 meterSubscribers.append(target)
@@ -257,6 +245,23 @@ public final class RackController {
         default:
             fail("unknown address")
         }
+    }
+
+    /// Where a subscription sends to: the sender, on the port given as the optional argument.
+    /// Nil (after reporting) when the argument is not a port.
+    private func replyTarget(_ args: [OSCValue], from: OSCEndpoint, fail: (String) -> Void) -> OSCEndpoint? {
+        var target = from
+        if args.count == 1 {
+            guard let p = args[0].number, p >= 1, p <= 65535, p == p.rounded() else {
+                fail("port must be an integer 1…65535")
+                return nil
+            }
+            target.port = UInt16(p)
+        } else if !args.isEmpty {
+            fail("expects an optional integer port")
+            return nil
+        }
+        return target
     }
 
     private func valueMessage(_ spec: ParameterSpec) -> OSCMessage {
