@@ -1,0 +1,30 @@
+import RackDSP
+import RackEngine
+
+/// Colours shared by the plots.
+enum Palette {
+    /// Reserved for problems.
+    static let problem = "#d0021b"
+    static let ink = "#222222"
+    static let muted = "#5f6670"
+    static let grid = "#e2e5ea"
+    static let frame = "#c9ced6"
+    static let laneFill = "#f8f9fb"
+    static let marker = "#3a3f47"
+
+    static func parameter(_ id: ParameterID) -> String {
+        switch id {
+        case .cutoff: "#1f6fb4"
+        case .resonance: "#8a3fb0"
+        case .mix: "#1b8a5a"
+        case .gain: "#c46200"
+        case .room: "#444b55"
+        }
+    }
+
+    /// Pastel fills for the room lane, one per room.
+    static func room(_ room: Room) -> String {
+        let fills = ["#dbe9f7", "#e6dcf3", "#d9efe3", "#f6e3cf", "#f2d9e2", "#e0e7c9", "#d3ecee"]
+        return fills[room.rawValue % fills.count]
+    }
+}
