@@ -27,4 +27,10 @@ enum Palette {
         let fills = ["#dbe9f7", "#e6dcf3", "#d9efe3", "#f6e3cf", "#f2d9e2", "#e0e7c9", "#d3ecee"]
         return fills[room.rawValue % fills.count]
     }
+
+    /// Curve colours of the response plot, in order (repeating after eight).
+    static func curve(_ index: Int) -> String {
+        let colours = ["#1f6fb4", "#e07b00", "#1b8a5a", "#8a3fb0", "#8c564b", "#d6409f", "#17a2b8", "#5f6670"]
+        return colours[index % colours.count]
+    }
 }

@@ -1,51 +1,5 @@
 import Foundation
-import RackDSP
 import RackEngine
-
-/// The low-pass filter's magnitude response, from the coefficients the kernel itself computes
-/// (`LowPass.coefficients`): the SVF's transfer function is H(s) = 1/(s² + s/Q + 1) mapped by the
-/// bilinear transform with prewarp at the cutoff, so at frequency f, with
-/// w = tan(πf/fs)/g and g = tan(π·fc/fs): |H|² = 1/((1 − w²)² + (w·k)²), k = 1/Q.
-public enum FilterResponse {
-    /// |H(f)| in dB for a cutoff (Hz) and resonance (dB) at `sampleRate`. The cutoff is limited
-    /// the way the kernel limits it (below Nyquist).
-    public static func magnitudeDecibels(frequency f: Double, cutoff: Double, resonance: Double,
-                                         sampleRate: Double) -> Double {
-        let c = coefficients(cutoff: cutoff, resonance: resonance, sampleRate: sampleRate)
-        let w = tan(Double.pi * f / sampleRate) / c.x
-        let k = c.y
-        let denominator = (1 - w * w) * (1 - w * w) + (w * k) * (w * k)
-        return -10 * log10(denominator)
-    }
-
-    /// The kernel's (g, k) for these settings.
-    static func coefficients(cutoff: Double, resonance: Double, sampleRate: Double) -> SIMD2<Double> {
-        var filter = LowPass()
-        filter.prepare(sampleRate: sampleRate, maxFrames: 1)
-        return filter.coefficients(cutoffHz: cutoff, resonanceDecibels: resonance)
-    }
-
-    /// The highest cutoff the kernel runs at for `sampleRate`.
-    public static func maximumCutoff(sampleRate: Double) -> Double {
-        var filter = LowPass()
-        filter.prepare(sampleRate: sampleRate, maxFrames: 1)
-        return filter.maximumCutoffHz
-    }
-}
-
-/// One curve of a response plot.
-public struct ResponseCurveSpec: Sendable {
-    /// Legend name: a preset's name, or a description of the settings.
-    public var name: String
-    public var cutoff: Double
-    public var resonance: Double
-
-    public init(name: String, cutoff: Double, resonance: Double) {
-        self.name = name
-        self.cutoff = cutoff
-        self.resonance = resonance
-    }
-}
 
 /// Draws filter magnitude responses: 10 Hz–20 kHz on a log axis, −40…+24 dB.
 public enum ResponsePlot {
@@ -55,7 +9,6 @@ public enum ResponsePlot {
     public static let maximumDecibels = 24.0
     static let width = 1000.0
     static let left = 84.0, right = 968.0, top = 96.0, bottom = 540.0
-    static let colours = ["#1f6fb4", "#e07b00", "#1b8a5a", "#8a3fb0", "#8c564b", "#d6409f", "#17a2b8", "#5f6670"]
 
     /// Frequencies of the curve, log-spaced, below Nyquist.
     static func frequencies(sampleRate: Double, count: Int = 720) -> [Double] {
@@ -105,14 +58,18 @@ public enum ResponsePlot {
         // Cutoff labels go in rows, placed left to right so that none overlap.
         var labelRows = LabelRows(maximumRows: 4)
         var labelRow: [Int: Int] = [:]
+        // The frequency at the cutoff `fc`, in a box beside its marker, kept inside the plot.
+        func cutoffLabel(_ fc: Double) -> (text: String, left: Double, width: Double) {
+            let label = Format.hertz(fc)
+            let w = textWidth(label, size: 11.5, bold: true) + 10
+            return (label, min(max(x(fc) + 4, left + 2), right - w - 2), w)
+        }
         for (i, c) in curves.enumerated().sorted(by: { min($0.1.cutoff, maxCutoff) < min($1.1.cutoff, maxCutoff) }) {
-            let fc = min(c.cutoff, maxCutoff)
-            let w = textWidth(Format.hertz(fc), size: 11.5, bold: true) + 10
-            let lx = min(max(x(fc) + 4, left + 2), right - w - 2)
+            let (_, lx, w) = cutoffLabel(min(c.cutoff, maxCutoff))
             labelRow[i] = labelRows.place(left: lx, right: lx + w)
         }
         for (i, c) in curves.enumerated() {
-            let colour = colours[i % colours.count]
+            let colour = Palette.curve(i)
             let fc = min(c.cutoff, maxCutoff)
             doc.open("g", [("id", "response-\(i)"), ("class", "response"), ("data-name", c.name),
                            ("data-cutoff", formatNumber(c.cutoff)), ("data-resonance", formatNumber(c.resonance)),
@@ -128,9 +85,7 @@ public enum ResponsePlot {
             doc.path(points, stroke: colour, width: 2.6, cls: "curve", extra: [("clip-path", "url(#plot-area)")])
             doc.element("circle", [("cx", num(x(fc))), ("cy", num(y(atCutoff))), ("r", "4.5"), ("fill", colour),
                                    ("stroke", "#ffffff"), ("stroke-width", "1.5"), ("class", "cutoff-dot")])
-            let label = Format.hertz(fc)
-            let w = textWidth(label, size: 11.5, bold: true) + 10
-            let lx = min(max(x(fc) + 4, left + 2), right - w - 2)
+            let (label, lx, w) = cutoffLabel(fc)
             let ly = top + 16 + Double(labelRow[i] ?? 0) * 17
             doc.rect(x: lx, y: ly - 12, w: w, h: 16, fill: "#ffffff", stroke: colour, strokeWidth: 1, rx: 3)
             doc.text(label, x: lx + 5, y: ly, size: 11.5, fill: colour, weight: "bold", cls: "cutoff-label")
@@ -141,7 +96,7 @@ public enum ResponsePlot {
         doc.open("g", [("class", "legend")])
         var ey = bottom + 66
         for (i, c) in curves.enumerated() {
-            let colour = colours[i % colours.count]
+            let colour = Palette.curve(i)
             let entry = "\(c.name) — \(settings(c))"
                 + (c.cutoff > maxCutoff ? " (runs at \(Format.hertz(maxCutoff)) at this rate)" : "")
             doc.line(x1: left, y1: ey - 4, x2: left + 28, y2: ey - 4, stroke: colour, width: 3)
