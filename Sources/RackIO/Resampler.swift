@@ -194,13 +194,9 @@ public final class ResamplingReader {
             let n = try reader.read(left: left + done, right: right + done, frames: frames - done)
             done += n
             genPos += Int64(n)
-            if n == 0 {
-                if loop {
-                    try reader.seek(toFrame: 0)
-                } else {
-                    finished = true
-                    break
-                }
+            if n == 0, try !rewindForLoop() {
+                finished = true
+                break
             }
         }
         return done
@@ -281,14 +277,16 @@ public final class ResamplingReader {
             let n = try reader.readInterleaved(into: inBuf + inCount * 2, frames: inCapacity - inCount)
             inCount += n
             fedEnd += Int64(n)
-            if n == 0 {
-                if loop {
-                    try reader.seek(toFrame: 0)
-                } else {
-                    inputEnded = true
-                }
-            }
+            if n == 0, try !rewindForLoop() { inputEnded = true }
         }
+    }
+
+    /// At the end of the file: rewinds to frame 0 and returns `true` when looping, else `false`
+    /// (the input has ended).
+    private func rewindForLoop() throws(AudioFileError) -> Bool {
+        guard loop else { return false }
+        try reader.seek(toFrame: 0)
+        return true
     }
 
     /// Moves to `seconds` in the file's timeline (clamped to 0…duration; rounded to the nearest
