@@ -1,33 +1,35 @@
 // The error type shared by all of RackIO's file code.
 
-/// One error type for all file problems, each with the sysexits code the CLI exits with and a
-/// one-line message naming the file.
+import RackEngine
+
+/// One error type for all file problems, each with the exit status the CLI ends with
+/// (`ExitStatus`, sysexits(3)) and a one-line message naming the file.
 public enum AudioFileError: Error, CustomStringConvertible, Equatable {
-    /// The file does not exist (EX_NOINPUT, 66).
+    /// The file does not exist (`.noInput`).
     case missing(path: String)
-    /// A directory, device, FIFO or socket: refused after `stat()`, never opened (66).
+    /// A directory, device, FIFO or socket: refused after `stat()`, never opened (`.noInput`).
     case notRegularFile(path: String)
-    /// It exists but cannot be opened for reading, e.g. permission denied (66).
+    /// It exists but cannot be opened for reading, e.g. permission denied (`.noInput`).
     case unreadable(path: String, reason: String)
-    /// Not audio, truncated, corrupt or unsupported (EX_DATAERR, 65).
+    /// Not audio, truncated, corrupt or unsupported (`.dataError`).
     case badData(path: String, reason: String)
-    /// More than two channels (65).
+    /// More than two channels (`.dataError`).
     case tooManyChannels(path: String, channels: Int)
-    /// The file holds zero frames (65).
+    /// The file holds zero frames (`.dataError`).
     case empty(path: String)
     /// The output file cannot be created: bad extension, bad format, directory missing or not
-    /// writable (EX_CANTCREAT, 73).
+    /// writable (`.cannotCreate`).
     case cannotCreate(path: String, reason: String)
-    /// A read or write failed part-way (EX_IOERR, 74).
+    /// A read or write failed part-way (`.ioError`).
     case io(path: String, reason: String)
 
-    /// The sysexits(3) code the CLI exits with.
-    public var exitCode: Int32 {
+    /// The exit status the CLI ends with.
+    public var status: ExitStatus {
         switch self {
-        case .missing, .notRegularFile, .unreadable: return 66      // EX_NOINPUT
-        case .badData, .tooManyChannels, .empty: return 65          // EX_DATAERR
-        case .cannotCreate: return 73                               // EX_CANTCREAT
-        case .io: return 74                                         // EX_IOERR
+        case .missing, .notRegularFile, .unreadable: return .noInput
+        case .badData, .tooManyChannels, .empty: return .dataError
+        case .cannotCreate: return .cannotCreate
+        case .io: return .ioError
         }
     }
 
@@ -40,27 +42,27 @@ public enum AudioFileError: Error, CustomStringConvertible, Equatable {
         }
     }
 
-    /// One line, no trailing newline, naming the file, e.g.
-    /// `rack: cannot open 'x.wav': no such file`.
+    /// One line naming the file, without a trailing newline and without the program's name
+    /// (the CLI puts "rack: " in front), e.g. `cannot open 'x.wav': no such file`.
     public var description: String {
         let q = "'\(Self.oneLine(path))'"
         switch self {
         case .missing:
-            return "rack: cannot open \(q): no such file"
+            return "cannot open \(q): no such file"
         case .notRegularFile:
-            return "rack: cannot open \(q): not a regular file"
+            return "cannot open \(q): not a regular file"
         case .unreadable(_, let reason):
-            return "rack: cannot open \(q): \(Self.oneLine(reason))"
+            return "cannot open \(q): \(Self.oneLine(reason))"
         case .badData(_, let reason):
-            return "rack: cannot read \(q): \(Self.oneLine(reason))"
+            return "cannot read \(q): \(Self.oneLine(reason))"
         case .tooManyChannels(_, let channels):
-            return "rack: cannot read \(q): \(channels) channels (only mono and stereo are supported)"
+            return "cannot read \(q): \(channels) channels (only mono and stereo are supported)"
         case .empty:
-            return "rack: cannot read \(q): no audio (0 frames)"
+            return "cannot read \(q): no audio (0 frames)"
         case .cannotCreate(_, let reason):
-            return "rack: cannot create \(q): \(Self.oneLine(reason))"
+            return "cannot create \(q): \(Self.oneLine(reason))"
         case .io(_, let reason):
-            return "rack: I/O error on \(q): \(Self.oneLine(reason))"
+            return "I/O error on \(q): \(Self.oneLine(reason))"
         }
     }
 

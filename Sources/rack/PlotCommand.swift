@@ -73,7 +73,7 @@ struct PlotCommand: ParsableCommand {
     }
 
     private func plotTimeline(_ path: String, presets: PresetStore, format: PlotFormat, converter: String?) throws(RackError) {
-        let text = try readTextFile(path, what: "automation file")
+        let (text, automation) = try readAutomation(path, presets: presets, length: length)
         var state = RackState()
         var start = "parameter table defaults"
         if let name = preset.first {
@@ -84,19 +84,14 @@ struct PlotCommand: ParsableCommand {
         for assignment in sets { try applySetting(assignment, to: &state) }
         if !sets.isEmpty { start += " + " + sets.joined(separator: ", ") }
 
-        let automation = Automation.parse(text, presetNames: Set(presets.all.map(\.name)),
-                                          presetAtIndex: { presets.preset(index: $0)?.name }, length: length)
         let timeline = Timeline.make(automation: automation, text: text, fileName: (path as NSString).lastPathComponent,
                                      presetState: { presets.preset(named: $0)?.state }, sampleRate: rate, length: length,
                                      initialState: state, startDescription: start)
         try PlotWriter.write(svg: TimelinePlot.svg(timeline), to: output, format: format, converter: converter)
 
         // Then the problems, as rack check reports them: the picture shows them, the status says so.
-        for d in automation.warnings { warn("rack: \(path):\(d.line): warning: \(d.message)") }
-        let errors = automation.errors
-        if let last = errors.last {
-            for d in errors.dropLast() { warn("rack: \(path):\(d.line): error: \(d.message)") }
-            throw RackError(.dataError, "rack: \(path):\(last.line): error: \(last.message) (plot written to '\(output)')")
+        if let failure = reportProblems(of: automation, in: path, lastErrorSuffix: " (plot written to '\(output)')") {
+            throw failure
         }
     }
 

@@ -92,7 +92,7 @@ struct RunCommand: ParsableCommand {
                 path = file
             } else {
                 do { path = try DemoLoop.write(to: DemoLoop.defaultPath()) } catch {
-                    throw RackError(.cannotCreate, "rack: cannot write the demo loop to '\(DemoLoop.defaultPath())': \(error)")
+                    throw RackError(.cannotCreate, "rack: cannot write the demo loop to '\(DemoLoop.defaultPath())': \(userMessage(error))")
                 }
             }
 

@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import RackEngine
 @testable import RackIO
 
 #if canImport(Glibc)
@@ -82,7 +83,7 @@ final class AudioFileTests: XCTestCase {
         try d.write(to: URL(fileURLWithPath: path))
     }
 
-    private func assertThrows(_ expected: (AudioFileError) -> Bool, exitCode: Int32,
+    private func assertThrows(_ expected: (AudioFileError) -> Bool, status: ExitStatus,
                               file: StaticString = #filePath, line: UInt = #line,
                               _ body: () throws -> Void) {
         do {
@@ -90,9 +91,10 @@ final class AudioFileTests: XCTestCase {
             XCTFail("no error thrown", file: file, line: line)
         } catch let error as AudioFileError {
             XCTAssertTrue(expected(error), "unexpected error \(error)", file: file, line: line)
-            XCTAssertEqual(error.exitCode, exitCode, file: file, line: line)
+            XCTAssertEqual(error.status, status, file: file, line: line)
             XCTAssertFalse(error.description.contains("\n"), file: file, line: line)
-            XCTAssertTrue(error.description.hasPrefix("rack: "), file: file, line: line)
+            // The CLI puts the program's name in front; the error itself does not carry it.
+            XCTAssertFalse(error.description.hasPrefix("rack: "), file: file, line: line)
         } catch {
             XCTFail("not an AudioFileError: \(error)", file: file, line: line)
         }
@@ -117,15 +119,15 @@ final class AudioFileTests: XCTestCase {
     }
 
     func testErrorCodesAndMessages() {
-        XCTAssertEqual(AudioFileError.missing(path: "x.wav").description, "rack: cannot open 'x.wav': no such file")
-        XCTAssertEqual(AudioFileError.missing(path: "x").exitCode, 66)
-        XCTAssertEqual(AudioFileError.notRegularFile(path: "x").exitCode, 66)
-        XCTAssertEqual(AudioFileError.unreadable(path: "x", reason: "r").exitCode, 66)
-        XCTAssertEqual(AudioFileError.badData(path: "x", reason: "r").exitCode, 65)
-        XCTAssertEqual(AudioFileError.tooManyChannels(path: "x", channels: 3).exitCode, 65)
-        XCTAssertEqual(AudioFileError.empty(path: "x").exitCode, 65)
-        XCTAssertEqual(AudioFileError.cannotCreate(path: "x", reason: "r").exitCode, 73)
-        XCTAssertEqual(AudioFileError.io(path: "x", reason: "r").exitCode, 74)
+        XCTAssertEqual(AudioFileError.missing(path: "x.wav").description, "cannot open 'x.wav': no such file")
+        XCTAssertEqual(AudioFileError.missing(path: "x").status, .noInput)
+        XCTAssertEqual(AudioFileError.notRegularFile(path: "x").status, .noInput)
+        XCTAssertEqual(AudioFileError.unreadable(path: "x", reason: "r").status, .noInput)
+        XCTAssertEqual(AudioFileError.badData(path: "x", reason: "r").status, .dataError)
+        XCTAssertEqual(AudioFileError.tooManyChannels(path: "x", channels: 3).status, .dataError)
+        XCTAssertEqual(AudioFileError.empty(path: "x").status, .dataError)
+        XCTAssertEqual(AudioFileError.cannotCreate(path: "x", reason: "r").status, .cannotCreate)
+        XCTAssertEqual(AudioFileError.io(path: "x", reason: "r").status, .ioError)
         // One line even with control characters in the path or the reason.
         let e = AudioFileError.badData(path: "a\nb.wav", reason: "bad\r\nthing")
         XCTAssertFalse(e.description.contains("\n"))
@@ -217,7 +219,7 @@ final class AudioFileTests: XCTestCase {
         try fh.truncate(atOffset: size * 6 / 10)
         try fh.close()
         // libsndfile cannot find the end of the stream and reports an unknown length.
-        assertThrows({ if case .badData(p, _) = $0 { true } else { false } }, exitCode: 65) {
+        assertThrows({ if case .badData(p, _) = $0 { true } else { false } }, status: .dataError) {
             let r = try AudioFileReader(path: p)
             var l = [Float](repeating: 0, count: 4096), rr = l
             while try r.read(left: &l, right: &rr, frames: 4096) > 0 {}
@@ -266,7 +268,7 @@ final class AudioFileTests: XCTestCase {
         XCTAssertEqual(Array(l[0..<1000]), Array(left[4000..<5000]))
         XCTAssertEqual(try reader.read(left: &l, right: &r, frames: 2000), 0)
         reader.close()
-        assertThrows({ if case .io = $0 { true } else { false } }, exitCode: 74) {
+        assertThrows({ if case .io = $0 { true } else { false } }, status: .ioError) {
             _ = try reader.read(left: &l, right: &r, frames: 1)
         }
     }
@@ -276,7 +278,7 @@ final class AudioFileTests: XCTestCase {
     func testThreeChannelsAreRefused() throws {
         let p = path("three.wav")
         try makeWAV(p, channels: 3, samples: [Int16](repeating: 100, count: 300))
-        assertThrows({ $0 == .tooManyChannels(path: p, channels: 3) }, exitCode: 65) {
+        assertThrows({ $0 == .tooManyChannels(path: p, channels: 3) }, status: .dataError) {
             _ = try AudioFileReader(path: p)
         }
     }
@@ -284,18 +286,18 @@ final class AudioFileTests: XCTestCase {
     func testEmptyWAVIsRefused() throws {
         let p = path("empty.wav")
         try makeWAV(p, channels: 2, samples: [])
-        assertThrows({ $0 == .empty(path: p) }, exitCode: 65) { _ = try AudioFileReader(path: p) }
+        assertThrows({ $0 == .empty(path: p) }, status: .dataError) { _ = try AudioFileReader(path: p) }
     }
 
     func testTextFileIsBadData() throws {
         let p = path("notes.wav")
         try "this is not audio\n".repeated(50).write(toFile: p, atomically: false, encoding: .utf8)
-        assertThrows({ if case .badData(p, _) = $0 { true } else { false } }, exitCode: 65) {
+        assertThrows({ if case .badData(p, _) = $0 { true } else { false } }, status: .dataError) {
             _ = try AudioFileReader(path: p)
         }
         let z = path("zero.wav")
         XCTAssertTrue(FileManager.default.createFile(atPath: z, contents: Data()))
-        assertThrows({ if case .badData(z, _) = $0 { true } else { false } }, exitCode: 65) {
+        assertThrows({ if case .badData(z, _) = $0 { true } else { false } }, status: .dataError) {
             _ = try AudioFileReader(path: z)
         }
     }
@@ -309,13 +311,13 @@ final class AudioFileTests: XCTestCase {
         let fh = try XCTUnwrap(FileHandle(forWritingAtPath: p))
         try fh.truncate(atOffset: size * 6 / 10)
         try fh.close()
-        assertThrows({ if case .badData(p, let why) = $0 { why.contains("truncated") } else { false } }, exitCode: 65) {
+        assertThrows({ if case .badData(p, let why) = $0 { why.contains("truncated") } else { false } }, status: .dataError) {
             _ = try AudioFileReader(path: p)
         }
         // A hand-made header claiming more than is there, too.
         let q = path("claims.wav")
         try makeWAV(q, channels: 1, samples: [Int16](repeating: 7, count: 100), declaredDataBytes: 1000)
-        assertThrows({ if case .badData(q, _) = $0 { true } else { false } }, exitCode: 65) {
+        assertThrows({ if case .badData(q, _) = $0 { true } else { false } }, status: .dataError) {
             _ = try AudioFileReader(path: q)
         }
     }
@@ -329,7 +331,7 @@ final class AudioFileTests: XCTestCase {
         try fh.truncate(atOffset: size / 2)
         try fh.close()
         // The STREAMINFO header still promises 44100 frames; the decoder runs dry first.
-        assertThrows({ if case .badData(p, _) = $0 { true } else { false } }, exitCode: 65) {
+        assertThrows({ if case .badData(p, _) = $0 { true } else { false } }, status: .dataError) {
             let r = try AudioFileReader(path: p)
             var l = [Float](repeating: 0, count: 4096), rr = l
             while try r.read(left: &l, right: &rr, frames: 4096) > 0 {}
@@ -338,10 +340,10 @@ final class AudioFileTests: XCTestCase {
 
     func testMissingFile() {
         let p = path("nope.wav")
-        assertThrows({ $0 == .missing(path: p) }, exitCode: 66) { _ = try AudioFileReader(path: p) }
-        XCTAssertEqual(AudioFileError.missing(path: p).description, "rack: cannot open '\(p)': no such file")
+        assertThrows({ $0 == .missing(path: p) }, status: .noInput) { _ = try AudioFileReader(path: p) }
+        XCTAssertEqual(AudioFileError.missing(path: p).description, "cannot open '\(p)': no such file")
         let q = path("nodir/nope.wav")
-        assertThrows({ $0 == .missing(path: q) }, exitCode: 66) { _ = try ResamplingReader(path: q, targetRate: 48000) }
+        assertThrows({ $0 == .missing(path: q) }, status: .noInput) { _ = try ResamplingReader(path: q, targetRate: 48000) }
     }
 
     func testFIFOIsRefusedWithoutOpening() throws {
@@ -361,14 +363,14 @@ final class AudioFileTests: XCTestCase {
             return
         }
         XCTAssertEqual(result.value, .notRegularFile(path: p))
-        XCTAssertEqual(result.value?.exitCode, 66)
+        XCTAssertEqual(result.value?.status, .noInput)
     }
 
     func testDirectoryAndDeviceAreNotRegularFiles() throws {
         let d = path("sub.wav")
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: false)
-        assertThrows({ $0 == .notRegularFile(path: d) }, exitCode: 66) { _ = try AudioFileReader(path: d) }
-        assertThrows({ $0 == .notRegularFile(path: "/dev/null") }, exitCode: 66) {
+        assertThrows({ $0 == .notRegularFile(path: d) }, status: .noInput) { _ = try AudioFileReader(path: d) }
+        assertThrows({ $0 == .notRegularFile(path: "/dev/null") }, status: .noInput) {
             _ = try AudioFileReader(path: "/dev/null")
         }
     }
@@ -379,7 +381,7 @@ final class AudioFileTests: XCTestCase {
         let tone = sine(1000, rate: 44100, frames: 100)
         try write(p, format: .pcm16, left: tone, right: tone)
         XCTAssertEqual(chmod(p, 0), 0)
-        assertThrows({ if case .unreadable(p, _) = $0 { true } else { false } }, exitCode: 66) {
+        assertThrows({ if case .unreadable(p, _) = $0 { true } else { false } }, status: .noInput) {
             _ = try AudioFileReader(path: p)
         }
     }
@@ -389,35 +391,35 @@ final class AudioFileTests: XCTestCase {
     func testWriterRefusesUnknownExtension() {
         let p = path("out.mp3")
         assertThrows({ if case .cannotCreate(p, let why) = $0 { why.contains("wav") && why.contains("flac") && why.contains("ogg") } else { false } },
-                     exitCode: 73) {
+                     status: .cannotCreate) {
             _ = try AudioFileWriter(path: p, sampleRate: 48000, format: .pcm16)
         }
-        assertThrows({ if case .cannotCreate = $0 { true } else { false } }, exitCode: 73) {
+        assertThrows({ if case .cannotCreate = $0 { true } else { false } }, status: .cannotCreate) {
             _ = try AudioFileWriter(path: path("noext"), sampleRate: 48000, format: .pcm16)
         }
     }
 
     func testWriterRefusesMissingDirectoryAndFloatFLAC() throws {
         let p = path("missing/out.wav")
-        assertThrows({ if case .cannotCreate(p, _) = $0 { true } else { false } }, exitCode: 73) {
+        assertThrows({ if case .cannotCreate(p, _) = $0 { true } else { false } }, status: .cannotCreate) {
             _ = try AudioFileWriter(path: p, sampleRate: 48000, format: .pcm16)
         }
         let f = path("out.flac")
-        assertThrows({ if case .cannotCreate(f, let why) = $0 { why.contains("float") } else { false } }, exitCode: 73) {
+        assertThrows({ if case .cannotCreate(f, let why) = $0 { why.contains("float") } else { false } }, status: .cannotCreate) {
             _ = try AudioFileWriter(path: f, sampleRate: 48000, format: .float)
         }
         let d = path("adir.wav")
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: false)
-        assertThrows({ if case .cannotCreate(d, _) = $0 { true } else { false } }, exitCode: 73) {
+        assertThrows({ if case .cannotCreate(d, _) = $0 { true } else { false } }, status: .cannotCreate) {
             _ = try AudioFileWriter(path: d, sampleRate: 48000, format: .pcm16)
         }
         let bad = path("rate.wav")
-        assertThrows({ if case .cannotCreate(bad, _) = $0 { true } else { false } }, exitCode: 73) {
+        assertThrows({ if case .cannotCreate(bad, _) = $0 { true } else { false } }, status: .cannotCreate) {
             _ = try AudioFileWriter(path: bad, sampleRate: 0, format: .pcm16)
         }
         let link = path("link.wav")
         XCTAssertEqual(symlink("/tmp/elsewhere.wav", link), 0)
-        assertThrows({ if case .cannotCreate(link, _) = $0 { true } else { false } }, exitCode: 73) {
+        assertThrows({ if case .cannotCreate(link, _) = $0 { true } else { false } }, status: .cannotCreate) {
             _ = try AudioFileWriter(path: link, sampleRate: 48000, format: .pcm16)
         }
         XCTAssertEqual(try directoryEntries(), ["adir.wav", "link.wav"])
@@ -438,7 +440,7 @@ final class AudioFileTests: XCTestCase {
         XCTAssertEqual(w.framesWritten, 4800)
         XCTAssertEqual(try AudioFileReader(path: p).info.frames, 4800)
         // Finished: further use is an I/O error, not a crash.
-        assertThrows({ if case .io = $0 { true } else { false } }, exitCode: 74) {
+        assertThrows({ if case .io = $0 { true } else { false } }, status: .ioError) {
             try w.write(left: tone, right: tone, frames: 1)
         }
     }
@@ -471,12 +473,12 @@ final class AudioFileTests: XCTestCase {
         var limit = rlimit(rlim_cur: 64 * 1024, rlim_max: saved.rlim_max)
         XCTAssertEqual(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit), 0)
         let tone = sine(1000, rate: 48000, frames: 48000)   // 384 kB of float frames
-        assertThrows({ if case .io(p, _) = $0 { true } else { false } }, exitCode: 74) {
+        assertThrows({ if case .io(p, _) = $0 { true } else { false } }, status: .ioError) {
             try w.write(left: tone, right: tone, frames: tone.count)
         }
         _ = setrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
         XCTAssertEqual(try directoryEntries(), [])
-        assertThrows({ if case .io = $0 { true } else { false } }, exitCode: 74) { try w.commit() }
+        assertThrows({ if case .io = $0 { true } else { false } }, status: .ioError) { try w.commit() }
         XCTAssertEqual(try directoryEntries(), [])
     }
 
@@ -648,7 +650,7 @@ final class AudioFileTests: XCTestCase {
         try fh.truncate(atOffset: size / 2)
         try fh.close()
         let reader = try ResamplingReader(path: p, targetRate: 48000)
-        assertThrows({ if case .badData = $0 { true } else { false } }, exitCode: 65) {
+        assertThrows({ if case .badData = $0 { true } else { false } }, status: .dataError) {
             var l = [Float](repeating: 0, count: 4096), r = l
             while try reader.read(left: &l, right: &r, frames: 4096) > 0 {}
         }

@@ -1,0 +1,84 @@
+import Foundation
+import RackEngine
+
+// The user's input to the commands: text files, automation files, preset names, --set.
+
+/// Reads a text file the user named, refusing devices and FIFOs before opening them.
+func readTextFile(_ path: String, what: String) throws(RackError) -> String {
+    var st = stat()
+    guard stat(path, &st) == 0 else {
+        throw RackError(.noInput, "rack: cannot open \(what) '\(path)': \(String(cString: strerror(errno)))")
+    }
+    guard (st.st_mode & S_IFMT) == S_IFREG else {
+        throw RackError(.noInput, "rack: \(what) '\(path)' is not a regular file")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw RackError(.noInput, "rack: cannot read \(what) '\(path)'")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+        throw RackError(.dataError, "rack: \(what) '\(path)' is not UTF-8 text")
+    }
+    return text
+}
+
+/// Reads and parses an automation file; returns its text too (the plot places problems on it).
+func readAutomation(_ path: String, presets: PresetStore, length: Double?) throws(RackError)
+    -> (text: String, automation: Automation) {
+    let text = try readTextFile(path, what: "automation file")
+    let automation = Automation.parse(text, presetNames: Set(presets.all.map(\.name)),
+                                      presetAtIndex: { presets.preset(index: $0)?.name }, length: length)
+    return (text, automation)
+}
+
+/// Prints an automation file's warnings and all but its last error, one line each, as rack check
+/// reports them; returns the last error (`suffix` after its text) as the command's failure (65),
+/// `nil` when there are no errors.
+func reportProblems(of automation: Automation, in path: String, lastErrorSuffix suffix: String = "") -> RackError? {
+    for d in automation.warnings { warn("rack: \(path):\(d.line): warning: \(d.message)") }
+    let errors = automation.errors
+    guard let last = errors.last else { return nil }
+    for d in errors.dropLast() { warn("rack: \(path):\(d.line): error: \(d.message)") }
+    return RackError(.dataError, "rack: \(path):\(last.line): error: \(last.message)\(suffix)")
+}
+
+/// Loads and checks an automation file; errors end the command (65), warnings are printed.
+func loadAutomation(_ path: String, presets: PresetStore, length: Double?) throws(RackError) -> Automation {
+    let automation = try readAutomation(path, presets: presets, length: length).automation
+    if let failure = reportProblems(of: automation, in: path) { throw failure }
+    return automation
+}
+
+/// Prints the problems of the preset store (skipped files) as warnings.
+func reportPresetProblems(_ store: PresetStore) {
+    for p in store.problems { warn(p.message.replacingOccurrences(of: "rack: ", with: "rack: warning: ")) }
+}
+
+/// Looks a preset up by name or number (factory ≥ 0, user < 0); unknown ones are bad data (65).
+func lookUpPreset(_ name: String, in presets: PresetStore) throws(RackError) -> Preset {
+    guard let p = presets.preset(named: name) ?? Int(name).flatMap({ presets.preset(index: $0) }) else {
+        throw RackError(.dataError, "rack: unknown preset '\(name)' (rack presets list shows them)")
+    }
+    return p
+}
+
+/// Applies one `--set PARAM=VALUE` (room by name); bad ones are data errors (65), out-of-range
+/// values are clamped with a warning.
+func applySetting(_ assignment: String, to state: inout RackState) throws(RackError) {
+    let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+    guard parts.count == 2, let spec = Parameters.named(parts[0]) else {
+        throw RackError(.dataError, "rack: --set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
+    }
+    if spec.taper == .choice {
+        guard let i = spec.choices.firstIndex(of: parts[1]) else {
+            throw RackError(.dataError, "rack: --set '\(assignment)': unknown \(spec.name) '\(parts[1])' (one of \(spec.choices.joined(separator: ", ")))")
+        }
+        state[spec.id] = Double(i)
+        return
+    }
+    guard let v = Double(parts[1]), v.isFinite else {
+        throw RackError(.dataError, "rack: --set '\(assignment)': '\(parts[1])' is not a finite number")
+    }
+    let c = spec.clamp(v)
+    if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }
+    state[spec.id] = c
+}
