@@ -47,7 +47,7 @@ struct PlotCommand: ParsableCommand {
     var sets: [String] = []
 
     func validate() throws {
-        guard rate >= 8000 && rate <= 384_000 else { throw ValidationError("--rate must be 8000…384000 Hz") }
+        try validateSampleRate(rate)
         if response {
             guard file == nil else { throw ValidationError("--response draws the filter, not an automation file: leave out '\(file!)'") }
             guard length == nil else { throw ValidationError("--length is for timelines, not --response") }

@@ -30,7 +30,7 @@ struct RenderCommand: ParsableCommand {
 
     func validate() throws {
         guard tail >= 0 && tail.isFinite && tail <= 3600 else { throw ValidationError("--tail must be 0…3600 seconds") }
-        if let rate { guard rate >= 8000 && rate <= 384_000 else { throw ValidationError("--rate must be 8000…384000 Hz") } }
+        if let rate { try validateSampleRate(rate) }
         guard block >= 1 && block <= 65536 else { throw ValidationError("--block must be 1…65536 frames") }
         if let format { guard SampleFormat(rawValue: format) != nil else { throw ValidationError("--format must be 16, 24 or float") } }
     }
