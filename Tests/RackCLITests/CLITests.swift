@@ -133,10 +133,14 @@ final class CLITests: XCTestCase {
             let r = try rack(args, environment: env)
             XCTAssertEqual(r.status, code, "\(args) → \(r.stderr)", line: line)
             XCTAssertTrue(r.stderr.contains(fragment), "\(args) → \(r.stderr)", line: line)
-            if code != 64 { XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, line: line) }
+            if code != 64 {
+                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, line: line)
+                // The program's name, once, in front of every message.
+                XCTAssertTrue(r.stderr.hasPrefix("rack: ") && !r.stderr.contains("rack: rack:"), r.stderr, line: line)
+            }
         }
         let input = dir + "/in.wav"
-        try expect(["render", dir + "/missing.wav", dir + "/o.wav"], 66, "missing.wav")
+        try expect(["render", dir + "/missing.wav", dir + "/o.wav"], 66, "rack: cannot open '\(dir)/missing.wav': no such file\n")
         mkfifo(dir + "/fifo.wav", 0o644)
         try expect(["render", dir + "/fifo.wav", dir + "/o.wav"], 66, "fifo.wav")
         try "not audio".write(toFile: dir + "/text.wav", atomically: true, encoding: .utf8)
