@@ -134,11 +134,7 @@ public final class AudioFileReader {
             let n = try scratch.withUnsafeMutableBufferPointer { (buf) throws(AudioFileError) -> Int in
                 let p = buf.baseAddress!
                 let n = try readInterleaved(into: p, frames: want)
-                let l = left + done, r = right + done
-                for i in 0..<n {
-                    l[i] = p[2 * i]
-                    r[i] = p[2 * i + 1]
-                }
+                Interleaving.split(p, frames: n, left: left + done, right: right + done)
                 return n
             }
             done += n

@@ -188,11 +188,7 @@ public final class AudioFileWriter {
             let n = min(frames - done, Self.chunkFrames)
             let written = scratch.withUnsafeMutableBufferPointer { buf -> Int in
                 let p = buf.baseAddress!
-                let l = left + done, r = right + done
-                for i in 0..<n {
-                    p[2 * i] = l[i]
-                    p[2 * i + 1] = r[i]
-                }
+                Interleaving.merge(left: left + done, right: right + done, frames: n, into: p)
                 return Int(sf_writef_float(h, p, sf_count_t(n)))
             }
             if written != n {

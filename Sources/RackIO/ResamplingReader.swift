@@ -162,12 +162,7 @@ public final class ResamplingReader {
             let first = Int(min(Int64(generated), skip))
             let useful = generated - first
             if useful > 0 {
-                let l = left + done, r = right + done
-                let src = outBuf + 2 * first
-                for i in 0..<useful {
-                    l[i] = src[2 * i]
-                    r[i] = src[2 * i + 1]
-                }
+                Interleaving.split(outBuf + 2 * first, frames: useful, left: left + done, right: right + done)
             }
             done += useful
             genPos += Int64(generated)
