@@ -130,10 +130,8 @@ public struct EngineCore {
     }
 
     /// True while any parameter is ramping.
-    public var isRamping: Bool { isRampingNow }
-
     /// - Realtime: safe
-    var isRampingNow: Bool {
+    public var isRamping: Bool {
         @_noLocks get {
             for p in 0..<rampCount where ramps[p].isMoving(at: sampleTime) { return true }
             return false

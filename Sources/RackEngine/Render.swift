@@ -229,7 +229,7 @@ extension EngineCore {
         monitor.set(.sumSquaresLeft, Int(Int64(bitPattern: meter.sumSquaresLeft.bitPattern)))
         monitor.set(.sumSquaresRight, Int(Int64(bitPattern: meter.sumSquaresRight.bitPattern)))
         monitor.set(.meteredFrames, meter.frames)
-        monitor.set(.ramping, isRampingNow ? 1 : 0)
+        monitor.set(.ramping, isRamping ? 1 : 0)
         monitor.set(.sampleTime, Int(sampleTime))
         monitor.set(.playerFrames, Int(player.framesPlayed))
         monitor.set(.playerUnderruns, player.underrunFrames)
