@@ -15,15 +15,18 @@ public struct LowPass: Sendable {
     private var ic2eq = SIMD2<Float>.zero
     public private(set) var sampleRate: Double = 48_000
 
-    /// Highest cutoff the filter will run at: a little below Nyquist so tan() stays finite.
-    public private(set) var maximumCutoffHz: Double = 20_000
+    /// Highest cutoff the filter will run at, in Hz: the caller's cap (the parameter table's
+    /// maximum), lowered to a little below Nyquist so tan() stays finite.
+    public private(set) var maximumCutoffHz: Double = LowPassTuning.highestCutoffRatio * 48_000
 
     public init() {}
 
-    /// Sets the rate; clears the state. Allocates nothing.
-    public mutating func prepare(sampleRate: Double, maxFrames: Int) {
+    /// Sets the rate and the highest cutoff in Hz (`maximumCutoffHz`, the caller's parameter
+    /// range; capped at `LowPassTuning.highestCutoffRatio · sampleRate`); clears the state.
+    /// Allocates nothing.
+    public mutating func prepare(sampleRate: Double, maxFrames: Int, maximumCutoffHz: Double) {
         self.sampleRate = sampleRate
-        maximumCutoffHz = min(20_000, LowPassTuning.highestCutoffRatio * sampleRate)
+        self.maximumCutoffHz = min(maximumCutoffHz, LowPassTuning.highestCutoffRatio * sampleRate)
         reset()
     }
 
@@ -109,4 +112,13 @@ public enum LowPassTuning {
     /// Highest cutoff as a fraction of the sample rate (0.45: 19.8 kHz at 44.1 kHz), keeping
     /// g = tan(π·fc/fs) finite and the response well-behaved near Nyquist.
     public static let highestCutoffRatio = 0.45
+}
+
+extension LowPass {
+    /// The old entry point, for callers not yet passing the cap: caps the cutoff at the
+    /// parameter table's 20 kHz. Remove once every caller passes `maximumCutoffHz`.
+    @available(*, deprecated, message: "pass maximumCutoffHz (Parameters[.cutoff].maximum)")
+    public mutating func prepare(sampleRate: Double, maxFrames: Int) {
+        prepare(sampleRate: sampleRate, maxFrames: maxFrames, maximumCutoffHz: 20_000)
+    }
 }
