@@ -113,12 +113,3 @@ public enum LowPassTuning {
     /// g = tan(π·fc/fs) finite and the response well-behaved near Nyquist.
     public static let highestCutoffRatio = 0.45
 }
-
-extension LowPass {
-    /// The old entry point, for callers not yet passing the cap: caps the cutoff at the
-    /// parameter table's 20 kHz. Remove once every caller passes `maximumCutoffHz`.
-    @available(*, deprecated, message: "pass maximumCutoffHz (Parameters[.cutoff].maximum)")
-    public mutating func prepare(sampleRate: Double, maxFrames: Int) {
-        prepare(sampleRate: sampleRate, maxFrames: maxFrames, maximumCutoffHz: 20_000)
-    }
-}
