@@ -113,7 +113,7 @@ public final class NSMClient {
     }
 
     /// Tells the server the open went well (or not).
-    public func replyOpen(socket: UDPSocket, error: String?) {
+    public func replyOpen(socket: Replier, error: String?) {
         if let error {
             socket.send(OSCMessage("/error", [.string("/nsm/client/open"), .int(-1), .string(error)]).encoded(), to: server)
         } else {
@@ -122,7 +122,7 @@ public final class NSMClient {
     }
 
     /// Saves `state` in the session directory and answers the server.
-    public func save(_ state: SessionState, socket: UDPSocket) {
+    public func save(_ state: SessionState, socket: Replier) {
         guard let dir = sessionPath, let file = stateFile else { return }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -136,7 +136,7 @@ public final class NSMClient {
     }
 
     /// Tells the server, once, that there are unsaved changes.
-    public func markDirty(socket: UDPSocket) {
+    public func markDirty(socket: Replier) {
         guard !isDirty else { return }
         isDirty = true
         socket.send(OSCMessage("/nsm/client/is_dirty").encoded(), to: server)
