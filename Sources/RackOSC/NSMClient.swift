@@ -58,7 +58,7 @@ public struct SessionState: Sendable, Equatable {
 /// state. Headless: no optional GUI capability.
 public final class NSMClient {
     public let server: OSCEndpoint
-    public private(set) var sessionPath: String?
+    public internal(set) var sessionPath: String?
     public private(set) var clientID: String?
     public private(set) var displayName: String?
     /// Where the state lives: `<session path>/state.json`.
