@@ -1,5 +1,4 @@
 import Foundation
-import RackDSP
 import RackEngine
 import RackIO
 

@@ -44,6 +44,11 @@ final class AddressSpaceTests: XCTestCase {
         }
     }
 
+    func testDefaults() {
+        XCTAssertEqual(OSCDefaults.port, 8000, "the documented default of rack run --osc-port and rack send --to")
+        XCTAssertEqual(OSCDefaults.host, "127.0.0.1", "loopback unless told otherwise")
+    }
+
     func testUnknownAddresses() {
         let rig = Rig()
         for address in ["/rack/nowhere", "/nope", "/rack/room/norm", "/rack/cutoff/", "/rack/cutoff/norm/x", "//rack/cutoff",
