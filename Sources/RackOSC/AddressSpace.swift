@@ -39,7 +39,7 @@ struct OSCCommand: Sendable {
 extension RackController {
     /// The address space, one function per command (as scsynth's `SC_MiscCmds.cpp` registers
     /// them). Besides these, `/rack/PARAMETER n|s [n]` and `/rack/PARAMETER/norm n [n]` set a
-    /// parameter of the table (`parameterAddress`, `setParameter`).
+    /// parameter of the table (`ParameterAddress`, `setParameter`).
     static let commandTable: [OSCCommand] = [
         OSCCommand("/ping", "*") { c, r in c.ping(r) },
         OSCCommand("/rack/version", "*") { c, r in c.version(r) },

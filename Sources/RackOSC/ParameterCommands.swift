@@ -3,16 +3,6 @@ import RackEngine
 /// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
 /// `/rack/get`, `/rack/dump`.
 extension RackController {
-    /// The one place that reads a parameter address: `/rack/NAME` (value in the parameter's
-    /// unit, or a room name) or `/rack/NAME/norm` (a 0…1 control position; not for a choice).
-    static func parameterAddress(_ address: String) -> (spec: ParameterSpec, normalized: Bool)? {
-        let parts = address.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts[0] == "", parts[1] == "rack", let spec = Parameters.named(String(parts[2])) else { return nil }
-        if parts.count == 3 { return (spec, false) }
-        if parts.count == 4 && parts[3] == "norm" && spec.taper != .choice { return (spec, true) }
-        return nil
-    }
-
     /// The one place that looks up a choice (a room) by name, with the error text users see.
     static func choiceValue(_ name: String, of spec: ParameterSpec) throws(Reason) -> Double {
         guard let i = spec.choices.firstIndex(of: name) else {

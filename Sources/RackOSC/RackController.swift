@@ -156,8 +156,8 @@ public final class RackController {
     public func handle(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {
         let request = Request(message: m, timeTag: timeTag, from: from)
         do throws(Reason) {
-            if let target = Self.parameterAddress(m.address) {
-                try setParameter(target.spec, normalized: target.normalized, request)
+            if let target = ParameterAddress(parsing: m.address) {
+                try setParameter(target.spec, normalized: target.isNormalized, request)
             } else if let command = Self.commands[m.address], !command.sessionManagerOnly || from == nsm?.server {
                 try command.handle(self, request)
             } else {

@@ -66,16 +66,6 @@ final class ParameterCommandTests: XCTestCase {
         XCTAssertEqual(rig.controller.targets[.gain], 12)
     }
 
-    func testParameterAddressParsing() {
-        XCTAssertEqual(RackController.parameterAddress("/rack/cutoff")?.spec.id, .cutoff)
-        XCTAssertEqual(RackController.parameterAddress("/rack/cutoff")?.normalized, false)
-        XCTAssertEqual(RackController.parameterAddress("/rack/mix/norm")?.normalized, true)
-        XCTAssertEqual(RackController.parameterAddress("/rack/room")?.spec.id, .room)
-        for address in ["/rack/room/norm", "/rack/cutoff/", "/rack/cutoff/norm/", "/rack/Cutoff", "rack/cutoff", "/rack", "/rack/preset", ""] {
-            XCTAssertNil(RackController.parameterAddress(address), address)
-        }
-    }
-
     func testGet() {
         let rig = Rig()
         for spec in Parameters.all {
