@@ -3,11 +3,6 @@
 struct Block8 {
     var v0, v1, v2, v3, v4, v5, v6, v7: SIMD8<Float>
 
-    /// All zero.
-    static var zero: Block8 {
-        @_noLocks get { Block8(.zero, .zero, .zero, .zero, .zero, .zero, .zero, .zero) }
-    }
-
     @_noLocks @inline(__always)
     init(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ v2: SIMD8<Float>, _ v3: SIMD8<Float>,
          _ v4: SIMD8<Float>, _ v5: SIMD8<Float>, _ v6: SIMD8<Float>, _ v7: SIMD8<Float>) {
@@ -15,7 +10,14 @@ struct Block8 {
         (self.v4, self.v5, self.v6, self.v7) = (v4, v5, v6, v7)
     }
 
-    /// Vector `i` (0…7); in a `for i in 0..<8` loop the compiler unrolls, the switch folds away.
+    /// The block whose vector i is `make(i)`, made in the order i = 0, 1, …, 7 (one call per
+    /// vector, written out: the compiler sees eight straight-line calls with constant `i`).
+    @_noLocks @inline(__always)
+    init(_ make: (Int) -> SIMD8<Float>) {
+        self.init(make(0), make(1), make(2), make(3), make(4), make(5), make(6), make(7))
+    }
+
+    /// Vector `i` (0…7); with a constant `i` (an unrolled loop, `init(_:)`) the switch folds away.
     @inline(__always)
     subscript(i: Int) -> SIMD8<Float> {
         @_noLocks get {
@@ -28,18 +30,6 @@ struct Block8 {
             case 5: v5
             case 6: v6
             default: v7
-            }
-        }
-        @_noLocks set {
-            switch i {
-            case 0: v0 = newValue
-            case 1: v1 = newValue
-            case 2: v2 = newValue
-            case 3: v3 = newValue
-            case 4: v4 = newValue
-            case 5: v5 = newValue
-            case 6: v6 = newValue
-            default: v7 = newValue
             }
         }
     }

@@ -156,20 +156,14 @@ struct ReverbCore {
 
         // Delay-line outputs for the group, one vector per line (older than the group), turned
         // to one vector per sample (the 8 lines across the lanes).
-        var u = Block8.zero
-        for i in 0..<8 {
-            u[i] = Self.load(lines + (i &* ls &+ ((p &- Int(d[i])) & lm)))
-        }
-        u = u.transposed()
+        let u = Block8 { i in Self.load(lines + (i &* ls &+ ((p &- Int(d[i])) & lm))) }
+            .transposed()
 
         // Absorption, sample by sample: low shelf and mid-band gain, then HF damping.
         let absorber = Absorber(crossover: SIMD8(repeating: k.lowCoefficient), gain: k.dampedGain,
                                 shelf: k.dampedShelf, pole: k.damping)
         var low = lowState, damped = dampState
-        var s = Block8.zero
-        for j in 0..<8 {
-            s[j] = absorber.process(u[j], low: &low, damped: &damped)
-        }
+        let s = Block8 { j in absorber.process(u[j], low: &low, damped: &damped) }
         lowState = low
         dampState = damped
 
@@ -208,27 +202,25 @@ struct ReverbCore {
         let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
         let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
 
-        // Each line through its diffuser, the writes, and the output sums. The lines go in
-        // Hadamard pairs (0 4 1 5 2 6 3 7), the order the output sums accumulate in.
+        // Each line through its diffuser, with the writes; then the output sums, accumulated
+        // in Hadamard pairs (lines 0 4 1 5 2 6 3 7).
         let diffuser = Diffuser(coefficient: SIMD8(repeating: k.diffusion))
         let ad = k.diffuserDelay
         let ds = diffuserStride, dm = diffuserMask
         let dp = p & dm
         let dw = diffusers + dp, lw = lines + p
-        var left = SIMD8<Float>.zero, right = SIMD8<Float>.zero
-        for step in 0..<8 {
-            let i = (step &>> 1) | ((step & 1) &<< 2)
+        let v = Block8 { i in
             let delayed = Self.load(diffusers + (i &* ds &+ ((dp &- Int(ad[i])) & dm)))
-            let (ring, v) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
+            let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
             Self.store(ring, dw + i &* ds)
-            Self.store(v, lw + i &* ls)
-            if step == 0 {
-                left = v
-                right = v
-            } else {
-                left += leftTap[i] * v
-                right += rightTap[i] * v
-            }
+            Self.store(output, lw + i &* ls)
+            return output
+        }
+        var left = v.v0, right = v.v0
+        for step in 1..<8 {
+            let i = (step &>> 1) | ((step & 1) &<< 2)
+            left += leftTap[i] * v[i]
+            right += rightTap[i] * v[i]
         }
         left *= k.outputScale
         right *= k.outputScale
