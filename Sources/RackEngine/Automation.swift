@@ -107,7 +107,7 @@ public struct Automation: Sendable {
                 if spec.taper == .choice {
                     guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a room name and an optional crossfade time"); continue }
                     guard let room = Room(name: args[0]) else {
-                        error("unknown room '\(args[0])' (one of \(spec.choices.joined(separator: ", ")))"); continue
+                        error(Room.unknownNameReason(args[0])); continue
                     }
                     guard let r = ramp(1) else { continue }
                     if let r, r > spec.maximumRampSeconds { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(spec.maximumRampSeconds)) s") }

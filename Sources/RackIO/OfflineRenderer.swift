@@ -57,7 +57,7 @@ public enum OfflineRenderer {
                 }
                 let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: outL, outputRight: outR)
                 guard status == .success || status == .insufficientDataFromInputNode else {
-                    throw RackError(.ioError, "rack: render failed at frame \(rendered)")
+                    throw RackError(.ioError, "render failed at frame \(rendered)")
                 }
                 feeder.consumed()
                 try drain.append(left: outL, right: outR, frames: n)

@@ -59,7 +59,7 @@ public final class JackDriver: @unchecked Sendable {
         self.makeEngine = makeEngine
         guard join() else {
             let server = ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"].map { "'\($0)'" } ?? "(default)"
-            throw RackError(.unavailable, "rack: no JACK server \(server) is running; start one, e.g. `jackd -d alsa` or `jackd --no-realtime -d dummy -r 48000 -p 256 &`")
+            throw RackError(.unavailable, "no JACK server \(server) is running; start one, e.g. `jackd -d alsa` or `jackd --no-realtime -d dummy -r 48000 -p 256 &`")
         }
     }
 
@@ -141,7 +141,7 @@ public final class JackDriver: @unchecked Sendable {
     /// comes back (every second), remembers connections.
     public func poll(now: Double) {
         if let context, rack_jack_is_shut_down(context) != 0 {
-            log("rack: JACK server went away; OSC keeps answering, rejoining when it is back")
+            log("JACK server went away; OSC keeps answering, rejoining when it is back")
             leave()
             lastRejoinAttempt = now
             return
@@ -150,7 +150,7 @@ public final class JackDriver: @unchecked Sendable {
             guard now - lastRejoinAttempt >= 1 else { return }
             lastRejoinAttempt = now
             if join() {
-                log("rack: rejoined JACK server as '\(clientName)' (\(Int(sampleRate)) Hz, \(bufferSize) frames)")
+                log("rejoined JACK server as '\(clientName)' (\(Int(sampleRate)) Hz, \(bufferSize) frames)")
                 restoreConnections()
             }
             return

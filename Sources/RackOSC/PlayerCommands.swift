@@ -54,8 +54,8 @@ extension RackController {
         case .busy:
             if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
         case let .failed(error):
-            let reason = error.description.replacingOccurrences(of: "rack: ", with: "")
-            if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log("rack: \(reason)") }
+            let reason = error.description
+            if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log(reason) }
         }
     }
 

@@ -59,6 +59,6 @@ extension RackController {
     }
 
     private static func reason(_ error: RackError) -> Reason {
-        Reason(error.message.replacingOccurrences(of: "rack: ", with: ""))
+        Reason(error.message)
     }
 }

@@ -65,15 +65,15 @@ struct RunCommand: ParsableCommand {
             do {
                 socket = try UDPSocket(host: oscHost, port: oscPort)
             } catch {
-                throw RackError(.unavailable, "rack: cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
+                throw RackError(.unavailable, "cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
             }
             var clientName = name
             var session: SessionState?
             var nsm: NSMClient?
             if let url = ProcessInfo.processInfo.environment["NSM_URL"] {
-                guard let client = NSMClient(url: url) else { throw RackError(.usage, "rack: NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
+                guard let client = NSMClient(url: url) else { throw RackError(.usage, "NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
                 guard client.announce(socket: socket, executable: CommandLine.arguments.first ?? "rack") else {
-                    throw RackError(.unavailable, "rack: the session manager at \(url) did not open a session")
+                    throw RackError(.unavailable, "the session manager at \(url) did not open a session")
                 }
                 nsm = client
                 clientName = client.clientID ?? name
@@ -92,7 +92,7 @@ struct RunCommand: ParsableCommand {
                 path = file
             } else {
                 do { path = try DemoLoop.write(to: DemoLoop.defaultPath()) } catch {
-                    throw RackError(.cannotCreate, "rack: cannot write the demo loop to '\(DemoLoop.defaultPath())': \(userMessage(error))")
+                    throw RackError(.cannotCreate, "cannot write the demo loop to '\(DemoLoop.defaultPath())': \(error)")
                 }
             }
 
@@ -116,7 +116,7 @@ struct RunCommand: ParsableCommand {
                 return engine
             }
             if let openError { throw openError }
-            driver.log = { say($0) }
+            driver.log = { say(messagePrefix + $0) }
             if !driver.waitForFirstCycle(timeout: 5) {
                 warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")
             }
@@ -125,7 +125,7 @@ struct RunCommand: ParsableCommand {
             let c = RackController(socket: socket, host: driver, presets: presets, initial: state, initialPreset: presetName,
                                    allow: allow.compactMap(AddressRange.init), recordPath: record)
             controller = c
-            c.log = { warn($0) }
+            c.log = { warn(messagePrefix + $0) }
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
             c.nsm = nsm
             if let firstStream { c.adoptPlayer(firstStream) }

@@ -28,7 +28,7 @@ struct SendCommand: ParsableCommand {
             let target = OSCEndpoint(to)!
             let socket: UDPSocket
             do { socket = try UDPSocket(host: "0.0.0.0", port: 0) } catch {
-                throw RackError(.unavailable, "rack: cannot open a UDP socket: \(error.localizedDescription)")
+                throw RackError(.unavailable, "cannot open a UDP socket: \(error.localizedDescription)")
             }
             let origin = OSCTimeTag.now().adding(seconds: lead)
             let start = Date()
@@ -43,7 +43,7 @@ struct SendCommand: ParsableCommand {
                 }
                 let bundle = OSCPacket.bundle([OSCMessage(e.address, args)], timeTag: origin.adding(seconds: e.time))
                 guard socket.send(bundle, to: target) else {
-                    throw RackError(.ioError, "rack: cannot send to \(target): \(String(cString: strerror(errno)))")
+                    throw RackError(.ioError, "cannot send to \(target): \(String(cString: strerror(errno)))")
                 }
             }
         }
