@@ -130,20 +130,21 @@ def window_rms(data, rate: int, start: float, end: float) -> float:
 
 @pytest.mark.parametrize("rate", [48000, 44100])
 def test_loop_off_near_the_end_stops_at_the_end_of_the_pass_heard(helpers, jack, rack, osc, short_tones, tmp_path, rate):
-    """Loop turned off 0.8 s before the end of a 2 s file, when the reader has already read
+    """Loop turned off ~0.7 s before the end of a 2 s file, when the reader has already read
     (and wrapped) 1 s ahead: what is heard ends with this pass; the file does not play again."""
     osc.send("/rack/mix", 0.0)
-    osc.send("/rack/player/load", str(short_tones[rate]))
     osc.send("/rack/player/loop", 1)
     osc.send("/rack/player/play")
+    osc.send("/rack/player/load", str(short_tones[rate]))
+    loaded = time.monotonic()
     assert osc.wait_for("/rack/error", 0.3) is None
     ports = [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"]
     raw = tmp_path / "loopoff.raw"
     rec = subprocess.Popen([str(helpers["jackrec"]), str(raw), "4.0", *ports], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=jack.env())
     try:
-        time.sleep(0.5)   # the recorder is rolling
-        osc.send("/rack/player/seek", 0.9)
+        # 1.25 s into the file (wall clock: the reader is then ~1 s further, past the end).
+        time.sleep(max(0.0, loaded + 1.25 - time.monotonic()))
         pos = wait_position(osc, lambda p: 1.2 <= p < 1.9, 2.0)
         assert 1.2 <= pos < 1.9, f"player at {pos} s"
         osc.send("/rack/player/loop", 0)
@@ -158,9 +159,9 @@ def test_loop_off_near_the_end_stops_at_the_end_of_the_pass_heard(helpers, jack,
     data = np.fromfile(raw, dtype=np.float32).reshape(-1, 2)
     assert np.isfinite(data).all()
     assert window_rms(data, rec_rate, 0.0, 0.4) > 0.05, "the file was not heard before loop off"
-    # Loop off at ~1.2 s of the file, ~1.1 s into the recording at the latest: the pass ends
-    # 0.8 s later. The last 1.5 s of the 4 s recording must be silence (before the fix, the
-    # whole file played again: sound to the end).
+    # The recorder started ~0.1 s after the load; loop off ~1.25 s after the load, so the pass
+    # ends ~2 s after the load, ~1.9 s into the recording. The last 1.5 s of the 4 s recording
+    # must be silence (before the fix, the whole file played again: sound to the end).
     tail = data[int(2.5 * rec_rate):]
     assert np.abs(tail).max() < 1e-4, (f"sound {np.abs(tail).max():.3f} after the end of the pass heard "
                                        f"(loop off at {sent_at:.2f} s of a 2 s file)")

@@ -69,7 +69,7 @@ class Pacer:
         assert st is not None, "no /rack/status reply within 2 s\n" + self.rack.describe()
         return st
 
-    def until(self, what: str, ok, timeout: float = 2.0):
+    def until(self, what: str, ok, timeout: float = 10.0):
         deadline = time.monotonic() + timeout
         while True:
             st = self.status()
