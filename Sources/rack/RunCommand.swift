@@ -129,6 +129,7 @@ struct RunCommand: ParsableCommand {
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
             c.nsm = nsm
             if let firstStream { c.adoptPlayer(firstStream) }
+            firstStream = nil   // the controller owns it now (and frees it when it is retired)
             nsm?.replyOpen(socket: socket, error: nil)
             if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
             say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")
