@@ -121,6 +121,7 @@ struct RunCommand: ParsableCommand {
                 warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")
             }
             say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
+            say("rack: the JACK server is \(driver.server.description)")
 
             let c = RackController(socket: socket, host: driver, presets: presets, initial: state, initialPreset: presetName,
                                    allow: allow.compactMap(AddressRange.init), recordPath: record)
