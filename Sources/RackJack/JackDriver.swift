@@ -365,17 +365,21 @@ public final class JackDriver: @unchecked Sendable {
         if !(wanted[name] ?? []).contains(peer) { wanted[name, default: []].append(peer) }
     }
 
-    /// True when a wanted connection is not made.
+    /// True when a wanted connection is not made (and not being undone).
     private var hasMissingWanted: Bool {
-        wanted.contains { name, peers in !Set(peers).isSubset(of: seen[name] ?? []) }
+        wanted.contains { name, peers in
+            peers.contains { !(seen[name] ?? []).contains($0) && undoneSince[name + "\t" + $0] == nil }
+        }
     }
 
-    /// Makes every wanted connection whose peer port exists now.
+    /// Makes every wanted connection whose peer port exists now, except those seen made in this
+    /// join and undone since (someone disconnected them: `rememberConnections` decides).
     private func connectWanted() {
         guard isRunning else { return }
         let current = currentConnections()
         for (i, name) in Self.portNames.enumerated() {
-            for peer in wanted[name] ?? [] where !(current[name] ?? []).contains(peer) && exists(peer) {
+            for peer in wanted[name] ?? [] where !(current[name] ?? []).contains(peer)
+                && seen[name]?.contains(peer) != true && undoneSince[name + "\t" + peer] == nil && exists(peer) {
                 let ours = ownName(i)
                 if i < 2 { jack_connect(client, peer, ours) } else { jack_connect(client, ours, peer) }
             }
