@@ -105,3 +105,46 @@ def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
         code = rack.stop()
         livelib.stop_jack(pid)
     assert code == 0
+
+
+def test_jackd_restarts_timed(tmp_path, rack_binary):
+    """Three jackd2 restarts, timed as the contract states them: noticed within a second of
+    the SIGTERM that stops the server, rejoined within two seconds of the server's return (measured from the moment jackd is
+    started again, so the server's own start-up counts against rack)."""
+    server = f"rack-timed-{os.getpid()}"
+    pid = livelib.start_jack(server, 48000, 256)
+    env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    rack = RackProcess(["--name", "timed", "--osc-port", "0"], env, rack_binary).wait_ready()
+    assert rack.server and rack.server.startswith("JACK "), rack.stdout
+    osc = Osc(rack.osc_port)
+
+    def state():
+        m = osc.status(timeout=0.3)
+        return m.args[5] if m else None
+
+    results = []
+    try:
+        subprocess.run(["jack_connect", "timed:out_1", "system:playback_1"], env=env, check=True, timeout=10)
+        time.sleep(0.7)
+        for _ in range(3):
+            t0 = time.monotonic()
+            os.kill(pid, signal.SIGTERM)   # the server goes away (it tells its clients as it does)
+            assert wait_until(lambda: state() == "disconnected", 5)
+            noticed = time.monotonic() - t0
+            livelib.stop_jack(pid)         # waits until it has exited
+            t1 = time.monotonic()
+            pid = livelib.start_jack(server, 48000, 256)
+            assert wait_until(lambda: state() == "running", 8)
+            rejoined = time.monotonic() - t1
+            assert wait_until(lambda: connected(server, "timed:out_1", "system:playback_1"), 3)
+            results.append((noticed, rejoined))
+            print(f"jackd2 restart: noticed {noticed:.2f} s after SIGTERM to jackd, rejoined {rejoined:.2f} s after "
+                  f"jackd was started again")
+        for noticed, rejoined in results:
+            assert noticed <= 1.0 + 0.3, results   # contract 1 s; 0.3 s for the status round trips
+            assert rejoined <= 2.0 + 0.3, results
+    finally:
+        osc.close()
+        code = rack.stop()
+        livelib.stop_jack(pid)
+    assert code == 0
