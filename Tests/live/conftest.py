@@ -147,6 +147,8 @@ def osc(rack, osc_factory) -> Osc:
 def _pipewire_or_skip(root):
     missing = livelib.pipewire_missing()
     if missing:
+        if os.environ.get("RACK_REQUIRE_PIPEWIRE") == "1":   # the PipeWire lane of scripts/test
+            pytest.fail(f"PipeWire lane: {', '.join(missing)} not installed", pytrace=False)
         pytest.skip(f"PipeWire lane: {', '.join(missing)} not installed (scripts/install-deps)")
     return livelib.PipeWire(root).start()
 
