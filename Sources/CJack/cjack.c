@@ -44,6 +44,7 @@ struct rack_jack {
     _Atomic uint32_t seq;
     _Atomic uint32_t cycle_frame;
     _Atomic int64_t engine_time;
+    _Atomic int mapping_valid;      // 0 after an engine swap until the next cycle publishes
     // DSP time per cycle, ns: single producer (process thread), single consumer.
     uint32_t timings[TIMING_SLOTS];
     _Atomic uint64_t timing_write;
@@ -75,6 +76,7 @@ static int process(jack_nframes_t nframes, void *arg) {
     atomic_store_explicit(&c->cycle_frame, jack_last_frame_time(c->client), memory_order_relaxed);
     atomic_store_explicit(&c->engine_time, c->rendered, memory_order_relaxed);
     atomic_store_explicit(&c->seq, s + 2, memory_order_release);
+    atomic_store_explicit(&c->mapping_valid, 1, memory_order_release);
 
     uint32_t done = 0;
     while (done < nframes) {
@@ -195,6 +197,8 @@ void rack_jack_replace_engine(rack_jack_t *c, void *engine, uint32_t max_frames,
     c->engine = engine;
     c->max_frames = max_frames;
     c->rendered = start_time;
+    // The published (frame, engine time) pair belongs to the old engine.
+    atomic_store(&c->mapping_valid, 0);
 }
 void rack_jack_release(rack_jack_t *c) {
     atomic_store(&c->held, 0);
@@ -208,7 +212,7 @@ uint32_t rack_jack_buffer_size(const rack_jack_t *c) { return atomic_load(&((str
 
 int rack_jack_time_mapping(const rack_jack_t *cc, uint32_t *cycle_frame, int64_t *engine_time) {
     struct rack_jack *c = (struct rack_jack *)cc;
-    if (atomic_load(&c->cycles) == 0) return 0;
+    if (atomic_load(&c->cycles) == 0 || !atomic_load_explicit(&c->mapping_valid, memory_order_acquire)) return 0;
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
         if (s1 & 1) continue;
