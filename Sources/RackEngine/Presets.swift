@@ -127,7 +127,9 @@ public final class PresetStore: @unchecked Sendable {
     /// `Presets/` folder of the source tree the binary was built in.
     public static func locateFactoryDirectory(environment: [String: String]) -> String? {
         if let dir = environment["RACK_PRESETS"] { return dir }
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        // The running binary itself (/proc/self/exe): argv[0] is only "rack" when run from PATH.
+        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "."
+        let exe = URL(fileURLWithPath: selfPath).resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
         let installed = dir.deletingLastPathComponent().appendingPathComponent("share/rack/presets")
         if FileManager.default.fileExists(atPath: installed.path) { return installed.path }

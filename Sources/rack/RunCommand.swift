@@ -100,7 +100,7 @@ struct RunCommand: ParsableCommand {
             var controller: RackController?
             var firstStream: PlayerStream?
             var openError: Error?
-            let driver = try JackDriver(name: clientName) { rate in
+            let driver = try JackDriver(name: clientName, warn: { warn(messagePrefix + $0) }) { rate in
                 // A new engine (first join, or a server back at another rate) starts from the
                 // targets the rack has now.
                 let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
@@ -121,6 +121,7 @@ struct RunCommand: ParsableCommand {
                 warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")
             }
             say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
+            say("rack: the JACK server is \(driver.server.description)")
 
             let c = RackController(socket: socket, host: driver, presets: presets, initial: state, initialPreset: presetName,
                                    allow: allow.compactMap(AddressRange.init), recordPath: record)
