@@ -38,10 +38,10 @@ public final class JackDriver: @unchecked Sendable {
     /// The server's rate (also when the engine cannot serve it: see `unsupportedRate`).
     public private(set) var sampleRate: Double = 0
     public private(set) var engine: Engine?
-    private var client: OpaquePointer?
-    private var context: OpaquePointer?
+    var client: OpaquePointer?
+    var context: OpaquePointer?
     /// Makes the engine for a sample rate (called on first join and when the rate changed).
-    private let makeEngine: (Double) -> Engine
+    let makeEngine: (Double) -> Engine
     /// Called when the engine was replaced (a server with another rate came back, or the
     /// running server changed its rate). The old engine no longer renders when this is called.
     public var engineReplaced: ((Engine) -> Void)?
@@ -49,12 +49,12 @@ public final class JackDriver: @unchecked Sendable {
     /// `--connect`, a patchbay, a script) until it is seen undone while both ends exist.
     /// A server restart or a peer that goes away never shrinks it; wanted peers are connected
     /// when their ports appear.
-    private var wanted: [String: [String]] = [:]
+    var wanted: [String: [String]] = [:]
     /// Connections seen at the last look in this join.
-    private var seen: [String: Set<String>] = [:]
+    var seen: [String: Set<String>] = [:]
     /// Wanted connections seen undone while both ends exist, since when (a removal counts once
     /// it has lasted a second: a server going down disconnects everything just before it says so).
-    private var undoneSince: [String: Double] = [:]
+    var undoneSince: [String: Double] = [:]
     private var lastConnectionPoll = 0.0
     private var lastConnectAttempt = 0.0
     private var lastRejoinAttempt = 0.0
@@ -72,42 +72,6 @@ public final class JackDriver: @unchecked Sendable {
     public static let portNames = ["in_1", "in_2", "out_1", "out_2"]
     /// How often a lost server is looked for.
     static let rejoinInterval = 0.25
-
-    /// Which JACK implementation the library is: PipeWire's or JACK's own (jackd2).
-    public enum Server: Sendable, Equatable {
-        case pipewire(version: String)
-        case jack(version: String)
-
-        /// From `jack_get_version_string()`: "3.0.0.0 (using PipeWire 0.3.65)" or "1.9.21".
-        public init(libraryVersion v: String) {
-            if let r = v.range(of: "PipeWire ") {
-                let rest = v[r.upperBound...]
-                self = .pipewire(version: String(rest.prefix { $0 != ")" && $0 != " " }))
-            } else {
-                self = .jack(version: v)
-            }
-        }
-
-        public var isPipeWire: Bool { if case .pipewire = self { return true } else { return false } }
-
-        /// Whether `jack_client_close` is safe on a client whose server died. PipeWire 1.4.9 and
-        /// 1.6.8 free a connected port's buffers twice there (reported in issue 12); 0.3.65
-        /// closes such a client cleanly (tested: connected port, running callback, glibc's
-        /// heap checks on). PipeWire 1.0 and later are taken to be affected.
-        public var closesDeadClientsSafely: Bool {
-            guard case .pipewire(let v) = self else { return true }
-            let major = Int(v.prefix { $0.isNumber }) ?? 1
-            return major < 1
-        }
-
-        /// "PipeWire 0.3.65" or "JACK 1.9.21".
-        public var description: String {
-            switch self {
-            case .pipewire(let v): return "PipeWire \(v)"
-            case .jack(let v): return "JACK \(v)"
-            }
-        }
-    }
 
     /// The server implementation behind the JACK library rack runs with.
     public let server = Server(libraryVersion: String(cString: rack_jack_library_version()))
@@ -129,17 +93,6 @@ public final class JackDriver: @unchecked Sendable {
         clientName = name
         self.makeEngine = makeEngine
         guard join() else { throw RackError(.unavailable, Self.noServerHint(server)) }
-    }
-
-    /// The one line `rack run` prints when no server answers.
-    static func noServerHint(_ server: Server) -> String {
-        let env = ProcessInfo.processInfo.environment
-        if server.isPipeWire {
-            let remote = env["PIPEWIRE_REMOTE"].map { "'\($0)'" } ?? "(pipewire-0)"
-            return "no PipeWire server \(remote) is running (rack uses PipeWire's JACK library); start it, e.g. `systemctl --user start pipewire wireplumber`, or run rack with jackd's library"
-        }
-        let name = env["JACK_DEFAULT_SERVER"].map { "'\($0)'" } ?? "(default)"
-        return "no JACK server \(name) is running; start one, e.g. `jackd -d alsa` or `jackd --no-realtime -d dummy -r 48000 -p 256 &`, or under PipeWire run `pw-jack rack run` (or put pipewire-jack's libjack first: LD_LIBRARY_PATH=/usr/lib/$(uname -m)-linux-gnu/pipewire-0.3/jack)"
     }
 
     deinit { leave() }
@@ -316,149 +269,6 @@ public final class JackDriver: @unchecked Sendable {
         log("the JACK server's sample rate changed to \(Int(rate)) Hz; the rack follows")
     }
 
-    private func port(_ i: Int) -> OpaquePointer? { context.flatMap { rack_jack_port($0, Int32(i)) } }
-
-    /// Our own port's full name as our JACK library knows it (what jack_connect takes).
-    private func ownName(_ i: Int) -> String {
-        if let p = port(i), let n = jack_port_name(p) { return String(cString: n) }
-        return clientName + ":" + Self.portNames[i]
-    }
-
-    private func currentConnections() -> [String: Set<String>] {
-        var now: [String: Set<String>] = [:]
-        for (i, name) in Self.portNames.enumerated() {
-            guard let p = port(i), let list = jack_port_get_connections(p) else { now[name] = []; continue }
-            var peers: Set<String> = []
-            var k = 0
-            while let s = list[k] { peers.insert(String(cString: s)); k += 1 }
-            jack_free(list)
-            now[name] = peers
-        }
-        return now
-    }
-
-    private func exists(_ port: String) -> Bool { client.map { jack_port_by_name($0, port) != nil } ?? false }
-
-    private func rememberConnections(now: Double) {
-        guard isRunning else { return }
-        let current = currentConnections()
-        for name in Self.portNames {
-            let here = current[name] ?? []
-            for peer in here.sorted() { want(name, peer) }
-            for peer in wanted[name] ?? [] {
-                let key = name + "\t" + peer
-                if here.contains(peer) { undoneSince[key] = nil; continue }
-                if let since = undoneSince[key] {
-                    if !exists(peer) {
-                        undoneSince[key] = nil            // the peer went away: wait for it
-                    } else if now - since >= 1 {
-                        undoneSince[key] = nil            // undone by someone: no longer wanted
-                        wanted[name]?.removeAll { $0 == peer }
-                    }
-                } else if seen[name]?.contains(peer) == true && exists(peer) {
-                    undoneSince[key] = now
-                }
-            }
-        }
-        seen = current
-    }
-
-    private func want(_ name: String, _ peer: String) {
-        if !(wanted[name] ?? []).contains(peer) { wanted[name, default: []].append(peer) }
-    }
-
-    /// True when a wanted connection is not made (and not being undone).
-    private var hasMissingWanted: Bool {
-        wanted.contains { name, peers in
-            peers.contains { !(seen[name] ?? []).contains($0) && undoneSince[name + "\t" + $0] == nil }
-        }
-    }
-
-    /// Makes every wanted connection whose peer port exists now, except those seen made in this
-    /// join and undone since (someone disconnected them: `rememberConnections` decides).
-    private func connectWanted() {
-        guard isRunning else { return }
-        let current = currentConnections()
-        for (i, name) in Self.portNames.enumerated() {
-            for peer in wanted[name] ?? [] where !(current[name] ?? []).contains(peer)
-                && seen[name]?.contains(peer) != true && undoneSince[name + "\t" + peer] == nil && exists(peer) {
-                let ours = ownName(i)
-                if i < 2 { jack_connect(client, peer, ours) } else { jack_connect(client, ours, peer) }
-            }
-        }
-    }
-
-    /// Connects out_1/out_2 to the first physical playback ports and in_1/in_2 from the
-    /// first physical capture ports. Returns a line per connection made.
-    @discardableResult
-    public func connectPhysical() -> [String] {
-        var made: [String] = []
-        func physical(_ flags: UInt) -> [String] {
-            guard let list = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE, flags) else { return [] }
-            var names: [String] = []
-            var k = 0
-            while let s = list[k] { names.append(String(cString: s)); k += 1 }
-            jack_free(list)
-            return names
-        }
-        let playback = physical(UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue))
-        let capture = physical(UInt(JackPortIsPhysical.rawValue | JackPortIsOutput.rawValue))
-        for (i, peer) in playback.prefix(2).enumerated() where jack_connect(client, ownName(2 + i), peer) == 0 {
-            made.append("\(clientName):\(Self.portNames[2 + i]) → \(peer)")
-            want(Self.portNames[2 + i], peer)
-        }
-        for (i, peer) in capture.prefix(2).enumerated() where jack_connect(client, peer, ownName(i)) == 0 {
-            made.append("\(peer) → \(clientName):\(Self.portNames[i])")
-            want(Self.portNames[i], peer)
-        }
-        return made
-    }
-
-    /// The engine sample at which a moment `secondsFromNow` ahead will be rendered, from the
-    /// latest cycle's frame time: JACK's clock maps the wall clock to frames, the trampoline
-    /// maps frames to engine samples. Nil when not running (apply as soon as possible).
-    public func engineSample(secondsFromNow: Double) -> Int64? {
-        guard let context, let client, isRunning else { return nil }
-        var cycleFrame: UInt32 = 0
-        var engineTime: Int64 = 0
-        guard rack_jack_time_mapping(context, &cycleFrame, &engineTime) != 0 else { return nil }
-        let targetUsecs = Int64(jack_get_time()) + Int64(secondsFromNow * 1e6)
-        guard targetUsecs > 0 else { return nil }
-        let targetFrame = jack_time_to_frames(client, jack_time_t(targetUsecs))
-        // Frame times wrap at 2^32: the signed difference is what counts.
-        let delta = Int64(Int32(bitPattern: targetFrame &- cycleFrame))
-        return engineTime + delta
-    }
-
-    /// Waits (up to `timeout` seconds) until JACK has run the process callback at least once,
-    /// so that "ready" means sound is flowing and timetags can be mapped to samples. A busy
-    /// server may take a while to run a newly activated client. Returns false on timeout.
-    public func waitForFirstCycle(timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let context, rack_jack_cycles(context) > 0 { return true }
-            usleep(2_000)
-        }
-        return context.map { rack_jack_cycles($0) > 0 } ?? false
-    }
-
-    /// DSP time per cycle since the last call.
-    public func takeCycleStats() -> CycleStats {
-        guard let context else { return CycleStats() }
-        var all: [UInt32] = []
-        var buf = [UInt32](repeating: 0, count: 4096)
-        while true {
-            let n = Int(rack_jack_take_timings(context, &buf, 4096))
-            all += buf.prefix(n)
-            if n < 4096 { break }
-        }
-        guard !all.isEmpty else { return CycleStats() }
-        all.sort()
-        func us(_ v: UInt32) -> Double { Double(v) / 1000 }
-        return CycleStats(cycles: all.count, medianMicroseconds: us(all[all.count / 2]),
-                          p99Microseconds: us(all[min(all.count - 1, all.count * 99 / 100)]),
-                          maxMicroseconds: us(all.last!))
-    }
 }
 
 /// A client whose server went away, handed to the thread that closes it.
