@@ -137,22 +137,25 @@ def send_flood(osc: Osc, values, target=None) -> float:
 
 def test_flood_of_valid_messages_last_value_wins(rack, osc):
     """20,000 /rack/mix messages as fast as Python sends them, then /ping: the last value wins,
-    the pong comes within FLOOD_PONG_SECONDS of the last message, and rack adds no xruns.
+    the pong comes within FLOOD_PONG_SECONDS of the last message, rack's own DSP time per cycle
+    (measured inside the process callback) stays below half the period, and rack adds no xruns
+    beyond the machine's background.
 
     The private server runs the dummy driver without realtime scheduling: its timer thread
-    misses deadlines whenever the machine's cores are busy, whoever keeps them busy, and the
-    sender alone keeps one of the two cores busy. So the control is the same flood sent to a
-    socket nobody reads (the same sender load, no rack work), right before: rack's handling may
-    add no xruns beyond what the control shows, plus one (the chance of one more background
-    xrun in a window this short); and rack's own DSP time per cycle, measured inside the process
-    callback, stays below half the period throughout."""
+    misses deadlines whenever the two cores are busy, whoever keeps them busy, and the sender
+    alone keeps one busy. So the control is the same flood sent to a socket nobody reads (the
+    same sender load, no rack work), interleaved with three floods to the rack: the rack's
+    xruns may exceed what the controls' rate predicts for their length only by Poisson noise
+    (three standard deviations, plus one)."""
     values = [float(i % 100) for i in range(FLOOD_MESSAGES)]
     values[-1] = 42.0
     sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sink.bind(("127.0.0.1", 0))
+    control = [0, 0.0]
+    flood = [0, 0.0]
+    pongs, dsp = [], []
     try:
-        runs = []
-        for target in (sink.getsockname(), None):
+        for target in (sink.getsockname(), None) * 3:
             osc.send("/rack/mix", 50.0)
             assert osc.get("mix") == 50.0
             cycle_stats(osc)
@@ -161,18 +164,23 @@ def test_flood_of_valid_messages_last_value_wins(rack, osc):
             pong_seconds = send_flood(osc, values, target)
             seconds = time.monotonic() - t0
             _, max_us, period_us, _ = cycle_stats(osc)
-            runs.append((osc.status().args[2] - xruns_0, seconds, pong_seconds, max_us, period_us))
+            tally = control if target is not None else flood
+            tally[0] += osc.status().args[2] - xruns_0
+            tally[1] += seconds
+            if target is None:
+                assert osc.get("mix") == 42.0, "the last value wins"
+                pongs.append(pong_seconds)
+                dsp.append(max_us)
     finally:
         sink.close()
-    assert osc.get("mix") == 42.0, "the last value wins"
-    (control_xruns, control_seconds, _, _, _), (xruns, seconds, pong_seconds, max_us, period_us) = runs
-    print(f"flood: {FLOOD_MESSAGES} messages in {seconds:.2f} s, /pong {pong_seconds * 1000:.1f} ms after the last; "
-          f"xruns {xruns} (the same flood to a sink: {control_xruns} in {control_seconds:.2f} s); "
-          f"max DSP {max_us:.0f} us of a {period_us:.0f} us period")
-    assert pong_seconds <= FLOOD_PONG_SECONDS, f"/pong {pong_seconds:.3f} s after the last message"
-    assert max_us < period_us / 2, f"rack's DSP time reached {max_us:.0f} us of a {period_us:.0f} us period"
-    expected = control_xruns * seconds / control_seconds
-    assert xruns <= expected + 1, f"{xruns} xruns in {seconds:.2f} s; the control flood predicts {expected:.2f}"
+    expected = control[0] * flood[1] / control[1]
+    print(f"flood: 3 x {FLOOD_MESSAGES} messages in {flood[1]:.2f} s, /pong {max(pongs) * 1000:.1f} ms after the last at most; "
+          f"xruns {flood[0]} (the same floods to a sink: {control[0]} in {control[1]:.2f} s, predicting {expected:.2f}); "
+          f"max DSP {max(dsp):.0f} us of a {period_us:.0f} us period")
+    assert max(pongs) <= FLOOD_PONG_SECONDS, f"/pong {max(pongs):.3f} s after the last message"
+    assert max(dsp) < period_us / 2, f"rack's DSP time reached {max(dsp):.0f} us of a {period_us:.0f} us period"
+    assert flood[0] <= expected + 3 * math.sqrt(expected) + 1, \
+        f"{flood[0]} xruns in {flood[1]:.2f} s of floods; the controls predict {expected:.2f}"
 
 
 def test_hostile_files_over_osc(rack, osc, tmp_path):
