@@ -51,6 +51,9 @@ public struct Reverb: @unchecked Sendable {
     /// The room most recently asked for (what `room` reports).
     var requestedRoom: Room = .default
 
+    /// Times a network's state went non-finite and was reset.
+    public private(set) var faultResets = 0
+
     /// The prepared sample rate (Hz) and largest block (frames); 0 before `prepare`.
     public private(set) var sampleRate: Double = 0
     public private(set) var maxFrames: Int = 0
@@ -308,6 +311,12 @@ public struct Reverb: @unchecked Sendable {
     }
 
     // MARK: Inspection (tests)
+
+    /// Writes NaN into every delay line of the heard network (tests of the self-reset).
+    mutating func corruptLiveStateForTesting() {
+        guard let lines = active.lines else { return }
+        lines.update(repeating: .nan, count: 8 * active.lineStride)
+    }
 
     /// Calls `body` with every float of the state: the input history, both cores' delay lines,
     /// diffusers and filter states, and the current group's output. Not realtime.
