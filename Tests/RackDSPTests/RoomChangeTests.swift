@@ -83,6 +83,23 @@ final class RoomChangeTests: XCTestCase {
         }
     }
 
+    /// Spill-over, decay matching and a cut tail do not depend on how the calls are split.
+    func testRoomChangesDoNotDependOnCallSizes() {
+        let n = 30_000
+        let xl = S.noise(n, seed: 31), xr = S.noise(n, seed: 32)
+        // smallRoom → cathedral (decay matching), → plate (a third room: the oldest tail is cut),
+        // → cathedral again (the tail still ringing takes the input back).
+        let changes: [S.Change] = [.init(at: 5003, room: .cathedral, frames: 2400),
+                                   .init(at: 9001, room: .plate, frames: 1000),
+                                   .init(at: 9002, room: .cathedral, frames: 333)]
+        let whole = S.reverb(xl, xr, room: .smallRoom, changes: changes, block: n)
+        for block in [1, 7, 64, 333] {
+            let split = S.reverb(xl, xr, room: .smallRoom, changes: changes, block: block)
+            XCTAssertTrue(split.left == whole.left && split.right == whole.right, "calls of \(block) differ")
+        }
+        XCTAssertTrue(whole.left.allSatisfy(\.isFinite))
+    }
+
     /// The new room gets the whole input within the crossfade (≤ 200 ms), the old none.
     func testTheInputCrossfadeEndsWithinItsLength() {
         var r = Reverb()
