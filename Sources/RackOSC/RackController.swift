@@ -102,7 +102,7 @@ public final class RackController {
             }
             tick(now: now)
             housekeeping(now)
-            do { try recorder.flushIfDue(now: now, sampleRate: sampleRate) } catch { log(error.message) }
+            do { try recorder.flushIfDue(now: now, engine: engine) } catch { log(error.message) }
         }
         drainApplied()
         flushRecording()
@@ -129,9 +129,9 @@ public final class RackController {
     /// Stops the player threads (at exit).
     public func shutDown() { player.stopAll() }
 
-    /// Writes the recording so far (atomically: the file is always a whole automation file).
+    /// Writes and syncs the recording so far (an append-only journal of whole lines).
     public func flushRecording() {
-        do { try recorder.flush(sampleRate: sampleRate) } catch { log(error.message) }
+        do { try recorder.flush(engine: engine) } catch { log(error.message) }
     }
 
     // MARK: - Packets
@@ -197,8 +197,7 @@ public final class RackController {
                 if let m = markerNames.removeValue(forKey: Int(e.value)) {
                     if e.isScheduled { lastPreset = m.name }
                     feedback.notify(OSCMessage("/rack/preset", [.string(m.name)]))
-                    recorder.record(AutomationWriter.presetLine(name: m.name, rampFrames: m.rampFrames, sampleTime: e.sampleTime,
-                                                                sampleRate: engine.sampleRate, origin: 0))
+                    recorder.recordPreset(name: m.name, rampFrames: m.rampFrames, at: e, engine: engine)
                     suppressEchoes = Parameters.all.count
                 }
             case .parameter:
@@ -207,11 +206,11 @@ public final class RackController {
                 feedback.notify(Self.valueMessage(Parameters[e.parameter], e.value))
                 if suppressEchoes > 0 {
                     suppressEchoes -= 1
-                } else if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) {
-                    recorder.record(line)
+                } else {
+                    recorder.record(e, engine: engine)
                 }
             case .play, .stop:
-                if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) { recorder.record(line) }
+                recorder.record(e, engine: engine)
             case .attachPlayer:
                 break
             }
