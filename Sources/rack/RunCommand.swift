@@ -84,6 +84,7 @@ struct RunCommand: ParsableCommand {
                 say("rack: session '\(client.displayName ?? "")' opened at \(client.sessionPath ?? "")")
             }
 
+            if let record { try SessionRecorder.prepare(path: record) }   // 73 now, not a warning later
             let path: String
             if let p = session?.playerPath, FileManager.default.fileExists(atPath: p) {
                 path = p
@@ -100,7 +101,17 @@ struct RunCommand: ParsableCommand {
             var controller: RackController?
             var firstStream: PlayerStream?
             var openError: Error?
+            var rateProblem: RackError?
             let driver = try JackDriver(name: clientName) { rate in
+                // A server at a rate the engine cannot serve: the first join ends the command
+                // (one line, 69) before anything plays; the stand-in engine below is never
+                // heard (the client is closed at once).
+                if let problem = EngineFormat.problem(sampleRate: rate) {
+                    if controller == nil { rateProblem = RackError(.unavailable, "the JACK server: \(problem)") }
+                    return Engine(sampleRate: min(max(rate.isFinite ? rate : 48_000, EngineFormat.supportedRates.lowerBound),
+                                                  EngineFormat.supportedRates.upperBound),
+                                  maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
+                }
                 // A new engine (first join, or a server back at another rate) starts from the
                 // targets the rack has now.
                 let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
@@ -114,6 +125,10 @@ struct RunCommand: ParsableCommand {
                     } catch { openError = error }
                 }
                 return engine
+            }
+            if let rateProblem {
+                driver.close()
+                throw rateProblem
             }
             if let openError { throw openError }
             driver.log = { say(messagePrefix + $0) }
