@@ -137,6 +137,11 @@ def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_b
                 problem = f"torn file: {e}"
         if problem:
             lost.append(f"round {round_}: {problem}")
+    print(f"kill -9: {kills} kills, {mid_write} landed mid-write (a save's temp file present), "
+          f"presets lost: {len(lost)}")
+    assert lost == [], lost
+    # A test that never kills mid-write proves nothing about saves.
+    assert mid_write >= 5, f"only {mid_write} of {kills} kills landed during a save's write"
     # The next start cleans up leftovers and the preset loads.
     rack = RackProcess(["--name", "after", "--osc-port", "0"], jack.env(XDG_CONFIG_HOME=str(xdg)), rack_binary).wait_ready()
     try:
@@ -148,11 +153,6 @@ def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_b
         assert "Crash Test" in names
     finally:
         assert rack.stop() == 0
-    print(f"kill -9: {kills} kills, {mid_write} landed mid-write (a save's temp file present), "
-          f"presets lost: {len(lost)}")
-    assert lost == [], lost
-    # A test that never kills mid-write proves nothing about saves.
-    assert mid_write >= 5, f"only {mid_write} of {kills} kills landed during a save's write"
 
 
 def test_flood_of_valid_messages_last_value_wins(rack, osc):
