@@ -174,6 +174,7 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     recorder = subprocess.Popen([str(helpers["jackrec"]), str(capture_path), str(seconds),
                                  f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=jack.env())
+    xruns_before = osc.status().args[2]
     time.sleep(0.5)   # the recorder is connected and rolling
     t0 = time.monotonic()
 
@@ -206,6 +207,7 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     assert osc.ping()
     out, err = recorder.communicate(timeout=seconds + 20)
     assert recorder.returncode == 0, f"jackrec: {err}"
+    xruns = osc.status().args[2] - xruns_before
     assert rack.stop() == 0, rack.describe()
     captured = np.fromfile(capture_path, dtype=np.float32).reshape(-1, 2).astype(np.float64)
 
@@ -237,11 +239,14 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     rms = float(np.sqrt(np.mean(diff ** 2)))
     db = lambda x: 20 * math.log10(x) if x > 0 else -math.inf   # noqa: E731
     level = db(float(np.sqrt(np.mean(captured ** 2))))
-    print(f"record -> re-render: {len(captured)} frames captured from engine sample {offset}, output RMS "
-          f"{level:.1f} dBFS; difference peak {db(peak):.1f} dBFS, RMS {db(rms):.1f} dBFS")
+    print(f"record -> re-render: {len(captured)} frames captured from file frame {offset}, output RMS "
+          f"{level:.1f} dBFS; difference peak {db(peak):.1f} dBFS, RMS {db(rms):.1f} dBFS; xruns {xruns}")
     assert offset > 0 and level > -40, (offset, level)
-    assert db(peak) < -90, (f"live and re-rendered differ by {db(peak):.1f} dBFS peak (RMS {db(rms):.1f} dBFS) "
-                            f"at frame {int(np.argmax(np.abs(diff).max(axis=1)))} of the capture")
+    big = np.nonzero(np.abs(diff).max(axis=1) > 10 ** (-90 / 20))[0]
+    assert db(peak) < -90, (f"live and re-rendered differ by {db(peak):.1f} dBFS peak (RMS {db(rms):.1f} dBFS), "
+                            f"first at {(offset + big[0]) / 48000:.3f} s of the file, in {len(big)} frames; "
+                            f"xruns during the capture: {xruns} (a dummy server without realtime scheduling on "
+                            "a loaded machine may skip cycles, which no replay can match)")
 
 
 def test_the_recording_is_an_append_only_journal(rack_factory, osc_factory, rack_binary, tmp_path):
