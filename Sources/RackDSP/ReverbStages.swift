@@ -3,23 +3,99 @@
 /// 8 samples: `Diffuser` (the allpass in each line), `Absorber` (the per-line decay filters) and
 /// `hadamard8` (the lossless feedback matrix).
 
-/// Schroeder allpass diffuser of one line (zita-rev1's `Diff1`): with M the diffuser's delay,
-/// w[n] = f[n] + g·w[n−M] goes into the diffuser's ring, v[n] = w[n−M] − g·w[n] into the line.
+/// Schroeder allpass diffuser (zita-rev1's `Diff1`), made absorbent (J. Dattorro, "Effect
+/// Design, Part 1", JAES 45(9), 1997; W. G. Gardner's nested allpasses): with M the diffuser's
+/// delay and a its absorption, the delayed value d = a·w[n−M] is the ring's output,
+/// w[n] = f[n] + g·d goes into the ring and v[n] = d − g·w[n] is the output. With a = 1 it is
+/// the lossless allpass (the input diffusers); in the loop a = 10^(−3·M/T60), the decay over the
+/// diffuser's own delay, so a sound that circulates k extra times inside the diffuser is
+/// attenuated for the time it spends there (every path through the loop loses 60 dB per T60,
+/// whatever the allpass's group delay at its frequency: no mode outlasts the others).
 /// M ≥ 8, so a group of 8 samples reads only w older than the group.
 struct Diffuser {
     /// The allpass coefficient g, in every lane (0.5…0.75: `RoomDefinition.diffusion`).
     var coefficient: SIMD8<Float>
+    /// The absorption a over the diffuser's delay (1: lossless).
+    var absorption: SIMD8<Float>
 
     @_noLocks @inline(__always)
-    init(coefficient: SIMD8<Float>) { self.coefficient = coefficient }
+    init(coefficient: SIMD8<Float>, absorption: SIMD8<Float> = SIMD8(repeating: 1)) {
+        self.coefficient = coefficient
+        self.absorption = absorption
+    }
 
     /// One group: `input` is f, `delayed` is w[n−M]; returns w (`ring`) and v (`output`).
     @_noLocks @inline(__always)
     func process(_ input: SIMD8<Float>, delayed: SIMD8<Float>)
         -> (ring: SIMD8<Float>, output: SIMD8<Float>) {
-        let w = input + coefficient * delayed
-        let v = delayed - coefficient * w
+        let d = absorption * delayed
+        let w = input + coefficient * d
+        let v = d - coefficient * w
         return (w, v)
+    }
+}
+
+/// One-pole DC blocker (high-pass) y[n] = c·(x[n] − x[n−1]) + R·y[n−1], R = e^(−2π·f_c/fs),
+/// c = (1 + R)/2 (unity gain at Nyquist, exactly 0 at DC), run on a group of 8 samples at once:
+/// unrolled over the group, y_j = Σ_i taps_i[j]·x_i + previousInput[j]·x₋₁ + previousOutput[j]·y₋₁
+/// with taps_i[j] = c·R^(j−i) − c·R^(j−i−1) (terms with a negative power are 0),
+/// previousInput[j] = −c·R^j and previousOutput[j] = R^(j+1): ten multiply-adds per group and
+/// channel instead of a sample-by-sample recursion. Outputs below `flushBelow` (1e-30) in
+/// magnitude are set to 0: once its input stops, the recursion would otherwise decay through
+/// the subnormal range (R^n·y).
+struct DCBlocker {
+    var taps: Block8
+    var previousInput: SIMD8<Float>
+    var previousOutput: SIMD8<Float>
+    /// `ReverbTuning.inputFlush`, copied (a `static let` read is a call on the render path).
+    var flushBelow: Float = ReverbTuning.inputFlush
+
+    /// Passes everything (taps = identity, no memory): an unprepared core.
+    init() {
+        taps = Self.block { i, j in i == j ? 1 : 0 }
+        previousInput = .zero
+        previousOutput = .zero
+    }
+
+    /// The blocker with its −3 dB corner at `cutoff` Hz (approximately: R = e^(−2π·f_c/fs)) at
+    /// `fs` Hz. Not realtime.
+    init(cutoff: Double, sampleRate fs: Double) {
+        let r = RackMath.exp2(-2 * RackMath.pi * cutoff / fs / RackMath.ln2)
+        let c = (1 + r) / 2
+        func power(_ k: Int) -> Double { k < 0 ? 0 : RackMath.exp2(Double(k) * RackMath.log2(r)) }
+        taps = Self.block { i, j in Float(c * power(j - i) - c * power(j - i - 1)) }
+        var pin = SIMD8<Float>(repeating: 0), pout = SIMD8<Float>(repeating: 0)
+        for j in 0..<8 {
+            pin[j] = Float(-c * power(j))
+            pout[j] = Float(power(j + 1))
+        }
+        previousInput = pin
+        previousOutput = pout
+    }
+
+    /// The block whose vector i, lane j is `entry(i, j)`. Not realtime.
+    static func block(_ entry: (Int, Int) -> Float) -> Block8 {
+        var v = [SIMD8<Float>](repeating: .zero, count: 8)
+        for i in 0..<8 { for j in 0..<8 { v[i][j] = entry(i, j) } }
+        return Block8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+    }
+
+    /// One group of one channel; `state` holds (x₋₁, y₋₁) and is updated.
+    @_noLocks @inline(__always)
+    func process(_ x: SIMD8<Float>, state: inout SIMD2<Float>) -> SIMD8<Float> {
+        var y = previousInput * state[0] + previousOutput * state[1]
+        y += taps.v0 * x[0]
+        y += taps.v1 * x[1]
+        y += taps.v2 * x[2]
+        y += taps.v3 * x[3]
+        y += taps.v4 * x[4]
+        y += taps.v5 * x[5]
+        y += taps.v6 * x[6]
+        y += taps.v7 * x[7]
+        let t = flushBelow
+        y = y.replacing(with: 0, where: (y .< t) .& (y .> -t))
+        state = SIMD2(x[7], y[7])
+        return y
     }
 }
 
