@@ -36,62 +36,56 @@ struct Diffuser {
 }
 
 /// One-pole DC blocker (high-pass) y[n] = c·(x[n] − x[n−1]) + R·y[n−1], R = e^(−2π·f_c/fs),
-/// c = (1 + R)/2 (unity gain at Nyquist, exactly 0 at DC), run on a group of 8 samples at once:
-/// unrolled over the group, y_j = Σ_i taps_i[j]·x_i + previousInput[j]·x₋₁ + previousOutput[j]·y₋₁
-/// with taps_i[j] = c·R^(j−i) − c·R^(j−i−1) (terms with a negative power are 0),
-/// previousInput[j] = −c·R^j and previousOutput[j] = R^(j+1): ten multiply-adds per group and
-/// channel instead of a sample-by-sample recursion. Outputs below `flushBelow` (1e-30) in
-/// magnitude are set to 0: once its input stops, the recursion would otherwise decay through
-/// the subnormal range (R^n·y).
+/// c = (1 + R)/2 (unity gain at Nyquist, exactly 0 at DC), run on a group of 8 samples at once
+/// as a prefix scan: d = c·(x − x shifted by one), then three steps s += R^k·(s shifted by k)
+/// for k = 1, 2, 4 give s_j = Σ_{i≤j} R^(j−i)·d_i, and y_j = s_j + R^(j+1)·y₋₁. Outputs below
+/// `flushBelow` (1e-30) in magnitude are set to 0: once its input stops, the recursion would
+/// otherwise decay through the subnormal range (R^n·y).
 struct DCBlocker {
-    var taps: Block8
-    var previousInput: SIMD8<Float>
-    var previousOutput: SIMD8<Float>
+    /// c, R, R², R⁴ and R^(j+1) in lane j.
+    var gain: Float
+    var pole: Float
+    var pole2: Float
+    var pole4: Float
+    var carry: SIMD8<Float>
     /// `ReverbTuning.inputFlush`, copied (a `static let` read is a call on the render path).
     var flushBelow: Float = ReverbTuning.inputFlush
 
-    /// Passes everything (taps = identity, no memory): an unprepared core.
+    /// All zero (an unprepared core's: it outputs 0).
     init() {
-        taps = Self.block { i, j in i == j ? 1 : 0 }
-        previousInput = .zero
-        previousOutput = .zero
+        gain = 0
+        pole = 0
+        pole2 = 0
+        pole4 = 0
+        carry = .zero
     }
 
     /// The blocker with its −3 dB corner at `cutoff` Hz (approximately: R = e^(−2π·f_c/fs)) at
     /// `fs` Hz. Not realtime.
     init(cutoff: Double, sampleRate fs: Double) {
         let r = RackMath.exp2(-2 * RackMath.pi * cutoff / fs / RackMath.ln2)
-        let c = (1 + r) / 2
-        func power(_ k: Int) -> Double { k < 0 ? 0 : RackMath.exp2(Double(k) * RackMath.log2(r)) }
-        taps = Self.block { i, j in Float(c * power(j - i) - c * power(j - i - 1)) }
-        var pin = SIMD8<Float>(repeating: 0), pout = SIMD8<Float>(repeating: 0)
+        gain = Float((1 + r) / 2)
+        pole = Float(r)
+        pole2 = Float(r * r)
+        pole4 = Float(r * r * r * r)
+        var carry = SIMD8<Float>(repeating: 0)
+        var p = r
         for j in 0..<8 {
-            pin[j] = Float(-c * power(j))
-            pout[j] = Float(power(j + 1))
+            carry[j] = Float(p)
+            p *= r
         }
-        previousInput = pin
-        previousOutput = pout
-    }
-
-    /// The block whose vector i, lane j is `entry(i, j)`. Not realtime.
-    static func block(_ entry: (Int, Int) -> Float) -> Block8 {
-        var v = [SIMD8<Float>](repeating: .zero, count: 8)
-        for i in 0..<8 { for j in 0..<8 { v[i][j] = entry(i, j) } }
-        return Block8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+        self.carry = carry
     }
 
     /// One group of one channel; `state` holds (x₋₁, y₋₁) and is updated.
     @_noLocks @inline(__always)
     func process(_ x: SIMD8<Float>, state: inout SIMD2<Float>) -> SIMD8<Float> {
-        var y = previousInput * state[0] + previousOutput * state[1]
-        y += taps.v0 * x[0]
-        y += taps.v1 * x[1]
-        y += taps.v2 * x[2]
-        y += taps.v3 * x[3]
-        y += taps.v4 * x[4]
-        y += taps.v5 * x[5]
-        y += taps.v6 * x[6]
-        y += taps.v7 * x[7]
+        let previous = SIMD8<Float>(state[0], x[0], x[1], x[2], x[3], x[4], x[5], x[6])
+        let d = gain * (x - previous)
+        var s = d + pole * SIMD8<Float>(0, d[0], d[1], d[2], d[3], d[4], d[5], d[6])
+        s += pole2 * SIMD8<Float>(0, 0, s[0], s[1], s[2], s[3], s[4], s[5])
+        s += pole4 * SIMD8<Float>(lowHalf: .zero, highHalf: s.lowHalf)
+        var y = s + carry * state[1]
         let t = flushBelow
         y = y.replacing(with: 0, where: (y .< t) .& (y .> -t))
         state = SIMD2(x[7], y[7])
