@@ -57,6 +57,11 @@
 /// input samples below 1e-30 in magnitude are flushed to 0, and so are DC blocker outputs.
 /// Every state and output value is therefore 0 or a normal float.
 ///
+/// Onset: `clearWindow` (a new room in this core while the input runs) arms a fade-in of the
+/// late input over `ReverbTuning.onsetSeconds`, taken only if the first group's late input is
+/// not silent, so a running signal enters the silent diffusers and lines without a step (an
+/// impulse into a cleared, silent history is untouched; `clearAll` disarms it).
+///
 /// Realtime: `render`, `load`, `clearAll` and `clearWindow` are `@_noLocks`; the buffers are
 /// made by `init(lineLength:diffuserLength:)` (from `Reverb.prepare`).
 struct ReverbCore {
@@ -78,6 +83,11 @@ struct ReverbCore {
     /// Crossover low-pass and HF damping low-pass states, one lane per line.
     var lowState = SIMD8<Float>(repeating: 0)
     var dampState = SIMD8<Float>(repeating: 0)
+    /// Onset after `clearWindow`: armed by it; the first group then looks at its late input
+    /// and, if it is not silent (a running signal), fades that input in over `k.onsetLength`
+    /// samples (`onsetDone` counts them; ≥ `onsetLength`: no fade).
+    var onsetArmed = false
+    var onsetDone = Int.max
     /// DC blocker states (x₋₁, y₋₁) of the left and right outputs.
     var dcLeft = SIMD2<Float>(repeating: 0)
     var dcRight = SIMD2<Float>(repeating: 0)
@@ -136,6 +146,8 @@ struct ReverbCore {
         dampState = .zero
         dcLeft = .zero
         dcRight = .zero
+        onsetArmed = false
+        onsetDone = Int.max
     }
 
     /// Silence for the current room, touching only what its delays will read before it is
@@ -154,6 +166,8 @@ struct ReverbCore {
         dampState = .zero
         dcLeft = .zero
         dcRight = .zero
+        onsetArmed = true
+        onsetDone = Int.max
     }
 
     /// Zeroes the `count` slots before `position` in a ring of `mask + 1` floats followed by its
@@ -223,6 +237,22 @@ struct ReverbCore {
                 xr += wj * h.load(delay: pd &+ j, channel: 1)
                 j &+= 1
             }
+        }
+        // Onset: after a clear, a late input that is already running is faded in (linearly,
+        // over `onsetLength` samples) so that it enters the silent diffusers and lines without
+        // a step.
+        if onsetArmed {
+            onsetArmed = false
+            let running = (xl .!= 0) .| (xr .!= 0)
+            onsetDone = any(running) ? 0 : Int.max
+        }
+        if onsetDone < k.onsetLength {
+            let j = SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8)
+            let ramp = ((Float(onsetDone) + j) * (1 / Float(k.onsetLength)))
+                .replacing(with: 1, where: j .> Float(k.onsetLength &- onsetDone))
+            xl *= ramp
+            xr *= ramp
+            onsetDone &+= 8
         }
         // The anti-denormal offset goes in first, so that it also keeps the input diffusers'
         // rings off the subnormal range once the input stops.
