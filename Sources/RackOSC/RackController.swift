@@ -165,7 +165,7 @@ public final class RackController {
     /// allow list (other than the session manager) are ignored without a reply.
     public func handle(datagram: UnsafeRawBufferPointer, from: OSCEndpoint) {
         packetsReceived += 1
-        if !allow.isEmpty && !allow.contains(where: { $0.contains(from) }) && from != nsm?.server { return }
+        if !allow.isEmpty && !allow.contains(where: { $0.contains(from) }) && nsm?.isServer(from) != true { return }
         let messages: [(OSCMessage, OSCTimeTag)]
         do {
             messages = try OSCPacket.decode(datagram)
@@ -200,7 +200,7 @@ public final class RackController {
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
                 try setParameter(target.spec, normalized: target.isNormalized, request)
-            } else if let command = Self.commands[m.address], !command.sessionManagerOnly || from == nsm?.server {
+            } else if let command = Self.commands[m.address], !command.sessionManagerOnly || nsm?.isServer(from) == true {
                 try command.handle(self, request)
             } else {
                 throw Reason("unknown address")

@@ -16,13 +16,17 @@ struct Rack: ParsableCommand {
 }
 
 extension Rack {
-    /// The entry point: ArgumentParser's, except that a usage error is the contract's one line
+    /// The entry point: ArgumentParser's, except that bare `rack` under a session manager runs
+    /// the rack, and a usage error is the contract's one line
     /// (`rack: MESSAGE`, exit 64) instead of the parser's error, usage and help hint. Help and
     /// version requests print as usual; errors the commands already reported end with their
     /// own status.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            // A session manager starts the executable with no arguments (`/nsm/server/add rack`):
+            // with NSM_URL set, bare `rack` is `rack run`. Without it, the usage as ever.
+            let bare = CommandLine.arguments.count == 1 && ProcessInfo.processInfo.environment["NSM_URL"] != nil
+            var command = try parseAsRoot(bare ? ["run"] : nil)
             try command.run()
         } catch {
             finish(with: error)

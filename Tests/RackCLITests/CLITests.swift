@@ -60,6 +60,14 @@ func writeTone(_ path: String, seconds: Double, rate: Double = 48_000, format: S
 }
 
 final class CLITests: XCTestCase {
+    func testBareRackWithoutASessionManagerPrintsTheUsage() throws {
+        // With NSM_URL set, bare `rack` runs the rack (test_nsm.py); without it, the usage.
+        try XCTSkipIf(ProcessInfo.processInfo.environment["NSM_URL"] != nil, "runs under a session manager")
+        let r = try rack([])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("USAGE: rack <subcommand>"), r.stdout)
+    }
+
     var dir = ""
     var env: [String: String] = [:]
 

@@ -101,4 +101,20 @@ final class SessionTests: XCTestCase {
         rig.send("/nsm/client/save")
         XCTAssertEqual(rig.replies(), [rig.error("/nsm/client/save", "unknown address")], "only the session manager may")
     }
+
+    func testTheSessionServerIsRecognisedHoweverItsAddressIsSpelled() throws {
+        // A stock /etc/hosts maps the host name to 127.0.1.1; nsmd answers from 127.0.0.1.
+        let local = try XCTUnwrap(NSMClient(url: "osc.udp://127.0.1.1:9999/"))
+        XCTAssertTrue(local.isServer(try XCTUnwrap(OSCEndpoint("127.0.1.1:9999"))))
+        XCTAssertTrue(local.isServer(try XCTUnwrap(OSCEndpoint("127.0.0.1:9999"))), "any loopback address, same port")
+        XCTAssertFalse(local.isServer(try XCTUnwrap(OSCEndpoint("127.0.0.1:9998"))), "another port is another program")
+        XCTAssertFalse(local.isServer(try XCTUnwrap(OSCEndpoint("10.0.0.1:9999"))))
+        // A server elsewhere is recognised by its own address only.
+        let remote = try XCTUnwrap(NSMClient(url: "osc.udp://10.1.2.3:9999/"))
+        XCTAssertTrue(remote.isServer(try XCTUnwrap(OSCEndpoint("10.1.2.3:9999"))))
+        XCTAssertFalse(remote.isServer(try XCTUnwrap(OSCEndpoint("127.0.0.1:9999"))))
+        // A host name is resolved (localhost: a loopback address).
+        let named = try XCTUnwrap(NSMClient(url: "osc.udp://localhost:9999/"))
+        XCTAssertTrue(named.isServer(try XCTUnwrap(OSCEndpoint("127.0.0.1:9999"))))
+    }
 }
