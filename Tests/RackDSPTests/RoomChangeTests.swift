@@ -100,6 +100,32 @@ final class RoomChangeTests: XCTestCase {
         XCTAssertTrue(whole.left.allSatisfy(\.isFinite))
     }
 
+    /// A slot that is clean again after a cut holds nothing of its former room: every float of
+    /// its network (lines, diffusers, input diffusers, filter and DC blocker states) and its
+    /// history is 0, so the next room it takes starts from silence.
+    func testACleanSlotHoldsNothingOfItsFormerRoom() {
+        var r = Reverb()
+        r.prepare(sampleRate: rate, maxFrames: 64)
+        defer { r.deallocate() }
+        r.setRoom(.plate, crossfadeFrames: 0)
+        let n = Int(1.0 * rate)
+        let x = S.noise(n, seed: 41)
+        // plate → smallRoom → cathedral while the input runs: the third room cuts the plate's
+        // tail (20 ms), which is then cleared in steps (10 ms).
+        _ = S.process(&r, x, x, changes: [.init(at: Int(0.5 * rate), room: .smallRoom, frames: Int(0.1 * rate)),
+                                          .init(at: Int(0.7 * rate), room: .cathedral, frames: Int(0.1 * rate))],
+                      block: 64)
+        var cleanSlots = 0
+        for s in 0..<r.slotCount where r.slots![s].isIn(.clean) {
+            cleanSlots += 1
+            var nonZero = 0
+            r.slots![s].core.forEachStateValue { if $0 != 0 { nonZero += 1 } }
+            if let h = r.slots![s].history { for i in 0..<r.historyFloats where h[i] != 0 { nonZero += 1 } }
+            XCTAssertEqual(nonZero, 0, "clean slot \(s) still holds \(nonZero) non-zero floats")
+        }
+        XCTAssertEqual(cleanSlots, 1, "the cut slot is not clean 0.2 s after the cut")
+    }
+
     /// The new room gets the whole input within the crossfade (≤ 200 ms), the old none.
     func testTheInputCrossfadeEndsWithinItsLength() {
         var r = Reverb()
