@@ -126,6 +126,30 @@ final class RoomChangeTests: XCTestCase {
         XCTAssertEqual(cleanSlots, 1, "the cut slot is not clean 0.2 s after the cut")
     }
 
+    /// Decay matching and the bridge are on for every pair of rooms where the new room decays
+    /// more slowly (they switch themselves off where a design makes the delays depend on more
+    /// than what they keep): the matched and the bridging networks keep the old room's delays
+    /// and loudness but not its loop gains, and the bridge lasts as long as the new room's late
+    /// onset exceeds the old one's.
+    func testDecayMatchingAndTheBridgeAreOnForEveryLongerRoom() {
+        var r = Reverb()
+        r.prepare(sampleRate: rate, maxFrames: 64)
+        defer { r.deallocate() }
+        let fade = Int(0.1 * rate), fadeOut = r.matchedFadeOutFrames
+        for from in Room.allCases {
+            let own = r.table![from.index], held = r.holdTable![from.index]
+            XCTAssertTrue(held.gain != own.gain && held.lineDelay == own.lineDelay
+                          && held.outputScale == own.outputScale, "\(from.name): no bridging network")
+            for to in Room.allCases where to.targetDecaySeconds > from.targetDecaySeconds {
+                let m = r.decayTable![from.index * r.roomCount + to.index]
+                XCTAssertTrue(m.gain != own.gain && m.lineDelay == own.lineDelay && m.outputScale == own.outputScale,
+                              "\(from.name) → \(to.name): decay matching is off")
+                let bridge = r.bridgeFrames(old: own, new: r.table![to.index], fadeIn: fade, fadeOut: fadeOut)
+                XCTAssertGreaterThan(bridge, 0, "\(from.name) → \(to.name): no bridge")
+            }
+        }
+    }
+
     /// The new room gets the whole input within the crossfade (≤ 200 ms), the old none.
     func testTheInputCrossfadeEndsWithinItsLength() {
         var r = Reverb()
