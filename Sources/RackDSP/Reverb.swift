@@ -15,7 +15,8 @@
 /// crossfade (g_new = sin(π/2·x), g_old = cos(π/2·x), x from 0 to 1, per sample from the
 /// change; `ReverbInputFade.swift`); both outputs are heard at full level, so the old room's
 /// tail rings out while the new one builds up. When the new room decays more slowly, the old
-/// tail takes its decay (as a running reverb's tail does when its decay time is turned up) and
+/// tail holds (bridges the new room's late onset: its crossfade, pre-delay and input diffusers),
+/// then takes its decay (as a running reverb's tail does when its decay time is turned up), and
 /// its input fades out within 10 ms: the tail then holds the wet level while the new, longer
 /// room fills, where an output crossfade from a new room started from silence lost ~4 dB for
 /// a few tenths of a second (`SpillOverTuning`). A tail ends when it is below −120 dBFS; a
@@ -79,6 +80,8 @@ public struct Reverb: @unchecked Sendable {
     /// Decay matching: at `from.index · rooms + to.index`, room `from`'s network with room
     /// `to`'s decay and `from`'s loudness (filled where `to` decays more slowly).
     var decayTable: UnsafeMutablePointer<ReverbCoefficients>? = nil
+    /// Bridging: each room's network with `SpillOverTuning.holdDecaySeconds`, by `Room.index`.
+    var holdTable: UnsafeMutablePointer<ReverbCoefficients>? = nil
     var roomCount = 0
     /// Each room's target decay time (s), by `Room.index`.
     var decayTimes: UnsafeMutablePointer<Double>? = nil
@@ -124,6 +127,7 @@ public struct Reverb: @unchecked Sendable {
         self.table = table
         roomCount = rooms.count
         decayTable = Self.decayMatchingTable(table, sampleRate: sampleRate)
+        holdTable = Self.holdingTable(table, sampleRate: sampleRate)
         let times = UnsafeMutablePointer<Double>.allocate(capacity: rooms.count)
         for room in rooms { times[room.index] = room.targetDecaySeconds }
         decayTimes = times
@@ -180,6 +184,8 @@ public struct Reverb: @unchecked Sendable {
         table = nil
         decayTable?.deallocate()
         decayTable = nil
+        holdTable?.deallocate()
+        holdTable = nil
         decayTimes?.deallocate()
         decayTimes = nil
         fadeLength = 0
@@ -330,6 +336,7 @@ public struct Reverb: @unchecked Sendable {
                 recover(s, slots)
                 continue
             }
+            if slots[s].holdGroups > 0 { holdStep(s, slots) }
             if slots[s].isIn(.cutting) {
                 let g = cutGains(slots[s].cutDone)
                 l *= g

@@ -354,22 +354,27 @@ struct ReverbCore {
 // MARK: Bounded-cost clearing (for `Reverb`'s room changes)
 
 extension ReverbCore {
-    /// Floats of delay memory that `clear(from:count:)` walks: the lines, then the diffusers
-    /// (mirrors included).
-    var stateFloats: Int { @_noLocks get { 8 * (lineStride + diffuserStride) } }
+    /// Floats of delay memory that `clear(from:count:)` walks: the lines, then the diffusers,
+    /// then the input diffusers (mirrors included).
+    var stateFloats: Int { @_noLocks get { 8 * (lineStride + 2 * diffuserStride) } }
 
-    /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers;
-    /// `from + count ≤ stateFloats`) and, with `from == 0`, the filter states: a full clear
-    /// spread over several calls, each costing at most `count` stores.
+    /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers, then
+    /// input diffusers; `from + count ≤ stateFloats`) and, with `from == 0`, the filter and DC
+    /// blocker states and the onset: a full clear spread over several calls, each costing at
+    /// most `count` stores.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func clear(from: Int, count: Int) {
-        guard let lines, let diffusers, count > 0 else { return }
+        guard let lines, let diffusers, let inputDiffusers, count > 0 else { return }
         if from == 0 {
             lowState = .zero
             dampState = .zero
+            dcLeft = .zero
+            dcRight = .zero
+            onsetArmed = false
+            onsetDone = Int.max
         }
-        let lineFloats = 8 * lineStride
+        let lineFloats = 8 * lineStride, diffuserFloats = 8 * diffuserStride
         var start = from, n = count
         if start < lineFloats {
             let m = min(n, lineFloats - start)
@@ -377,6 +382,12 @@ extension ReverbCore {
             start += m
             n -= m
         }
-        if n > 0 { (diffusers + (start - lineFloats)).update(repeating: 0, count: n) }
+        if n > 0 && start < lineFloats + diffuserFloats {
+            let m = min(n, lineFloats + diffuserFloats - start)
+            (diffusers + (start - lineFloats)).update(repeating: 0, count: m)
+            start += m
+            n -= m
+        }
+        if n > 0 { (inputDiffusers + (start - lineFloats - diffuserFloats)).update(repeating: 0, count: n) }
     }
 }

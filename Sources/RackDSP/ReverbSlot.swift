@@ -38,6 +38,10 @@ struct ReverbSlot {
     var clearCursor = 0
     /// When it stopped being live (larger: more recent); the oldest tail is cut first.
     var spillOrder = 0
+    /// A tail bridging a longer room's late onset: groups left before it takes `holdRoom`'s
+    /// decay (0: not holding; see `SpillOverTuning.holdDecaySeconds`).
+    var holdGroups = 0
+    var holdRoom: Room = .default
 
     /// True in phase `p` (compares raw values: the synthesised `==` is a generic call).
     /// - Realtime: safe
@@ -64,10 +68,21 @@ public enum SpillOverTuning {
     /// long (s; at most the crossfade) instead of the whole crossfade: with the longer decay it
     /// would otherwise keep gathering energy and swell (+4 dB from smallRoom to cathedral).
     public static let matchedFadeOutSeconds = 0.01
+    /// Mid-band decay (s) of an old tail while it bridges the new room's late onset: long
+    /// enough to lose < 0.2 dB over the bridge (the longest, smallRoom → cathedral, is ~0.13 s),
+    /// a decay like any other (every loop gain below 1, so the network stays stable).
+    public static let holdDecaySeconds = 60.0
     // Decay matching: when the new room decays more slowly than the old, the old tail takes
     // the new room's decay (mid-band and low T60, damping and crossover; delays, diffusion
     // and loudness stay the old room's) at the change, as a running reverb's tail does when
     // its decay time is turned up, and its input fades out over `matchedFadeOutSeconds`. The
     // tail then holds the wet level while the new room fills. A shorter new room lets the old
     // tail ring out at its own rate.
+    // Bridging: the new room's late reverb starts only after its input has come through the
+    // crossfade, its pre-delay and its input diffusers (an allpass delays energy by its own
+    // delay on average; a cathedral's four take ~54 ms, its pre-delay 45 ms), while the old
+    // tail's input stopped through its own shorter ones. For that gap (`Reverb.bridgeFrames`)
+    // the old tail decays at `holdDecaySeconds`, then takes the new room's decay: its energy
+    // hands over to the new room's build-up as a running reverb's does (−1.7 dB from
+    // smallRoom to cathedral without the bridge, the tail losing 12 dB/s meanwhile).
 }

@@ -25,9 +25,22 @@ extension Reverb {
         // A clean slot gets the room; a tail taking the input again gets its own decay back.
         slots[target].core.load(table[room.index], room: room)
         slots[target].phase = .live
-        // The old tail takes a longer new room's decay (see `SpillOverTuning.matchedFadeOutSeconds`).
+        slots[target].holdGroups = 0
+        // The old tail takes a longer new room's decay (see `SpillOverTuning.matchedFadeOutSeconds`),
+        // after bridging the new room's late onset.
         let matched = decaySeconds(room) > decaySeconds(slots[live].core.room)
-        if matched { matchDecay(of: live, to: room, slots) }
+        if matched {
+            let fadeOut = min(frames, matchedFadeOutFrames)
+            let bridge = bridgeFrames(old: slots[live].core.k, new: table[room.index],
+                                      fadeIn: frames, fadeOut: fadeOut)
+            if bridge > 0, let holdTable {
+                slots[live].core.load(holdTable[slots[live].core.room.index], room: slots[live].core.room)
+                slots[live].holdGroups = (bridge &+ 7) &>> 3
+                slots[live].holdRoom = room
+            } else {
+                matchDecay(of: live, to: room, slots)
+            }
+        }
         slots[live].phase = .spilling
         slots[live].quietGroups = 0
         slots[live].spillOrder = spillCount
@@ -39,6 +52,26 @@ extension Reverb {
         fadeDone = 0
         makeSpare(slots)
         return true
+    }
+
+    /// How long (samples) an old tail bridges a longer new room's late onset: the mean delay of
+    /// the new room's late input (half its input fade-in, its pre-delay, its input diffusers:
+    /// an allpass delays energy by its own delay on average) less that of the old room's, whose
+    /// input fades out over `fadeOut`. 0 or less: no bridge.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func bridgeFrames(old: ReverbCoefficients, new: ReverbCoefficients, fadeIn: Int, fadeOut: Int) -> Int {
+        let newDelay = fadeIn &>> 1 &+ new.preDelay &+ Int(new.inputDiffuserDelay.wrappedSum()) &>> 1
+        let oldDelay = fadeOut &>> 1 &+ old.preDelay &+ Int(old.inputDiffuserDelay.wrappedSum()) &>> 1
+        return newDelay &- oldDelay
+    }
+
+    /// A bridging tail counts one group down; at the end it takes its new room's decay.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func holdStep(_ s: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        slots[s].holdGroups &-= 1
+        if slots[s].holdGroups == 0 { matchDecay(of: s, to: slots[s].holdRoom, slots) }
     }
 
     /// The target decay time of `room` (s), from the coefficient table's order of rooms.
@@ -81,6 +114,7 @@ extension Reverb {
     @_noLocks @inline(__always)
     mutating func startClearing(_ s: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) {
         slots[s].phase = .clearing
+        slots[s].holdGroups = 0
         slots[s].clearCursor = 0
     }
 
@@ -115,6 +149,7 @@ extension Reverb {
         slots[s].core.clearAll()
         slots[s].history?.update(repeating: 0, count: historyFloats)
         slots[s].phase = .clean
+        slots[s].holdGroups = 0
         slots[s].quietGroups = 0
         slots[s].cutDone = 0
         slots[s].clearCursor = 0
@@ -163,5 +198,27 @@ extension Reverb {
             }
         }
         return pairs
+    }
+
+    /// The bridging coefficients (not realtime; from `prepare`): each room with a mid-band and
+    /// low decay of `SpillOverTuning.holdDecaySeconds` and its own delays, damping frequency,
+    /// crossover and output scale (so the tail's level does not jump).
+    static func holdingTable(_ table: UnsafeMutablePointer<ReverbCoefficients>,
+                             sampleRate: Double) -> UnsafeMutablePointer<ReverbCoefficients> {
+        let rooms = Room.allCases
+        let held = UnsafeMutablePointer<ReverbCoefficients>.allocate(capacity: rooms.count)
+        for room in rooms {
+            var d = room.definition
+            d.targetDecaySeconds = SpillOverTuning.holdDecaySeconds
+            d.calibration = 1
+            d.lowRatio = 1
+            var c = ReverbCoefficients(definition: d, sampleRate: sampleRate)
+            c.outputScale = table[room.index].outputScale
+            if c.lineDelay != table[room.index].lineDelay || c.diffuserDelay != table[room.index].diffuserDelay {
+                c = table[room.index]
+            }
+            (held + room.index).initialize(to: c)
+        }
+        return held
     }
 }

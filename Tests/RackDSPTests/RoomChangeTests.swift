@@ -100,6 +100,56 @@ final class RoomChangeTests: XCTestCase {
         XCTAssertTrue(whole.left.allSatisfy(\.isFinite))
     }
 
+    /// A slot that is clean again after a cut holds nothing of its former room: every float of
+    /// its network (lines, diffusers, input diffusers, filter and DC blocker states) and its
+    /// history is 0, so the next room it takes starts from silence.
+    func testACleanSlotHoldsNothingOfItsFormerRoom() {
+        var r = Reverb()
+        r.prepare(sampleRate: rate, maxFrames: 64)
+        defer { r.deallocate() }
+        r.setRoom(.plate, crossfadeFrames: 0)
+        let n = Int(1.0 * rate)
+        let x = S.noise(n, seed: 41)
+        // plate → smallRoom → cathedral while the input runs: the third room cuts the plate's
+        // tail (20 ms), which is then cleared in steps (10 ms).
+        _ = S.process(&r, x, x, changes: [.init(at: Int(0.5 * rate), room: .smallRoom, frames: Int(0.1 * rate)),
+                                          .init(at: Int(0.7 * rate), room: .cathedral, frames: Int(0.1 * rate))],
+                      block: 64)
+        var cleanSlots = 0
+        for s in 0..<r.slotCount where r.slots![s].isIn(.clean) {
+            cleanSlots += 1
+            var nonZero = 0
+            r.slots![s].core.forEachStateValue { if $0 != 0 { nonZero += 1 } }
+            if let h = r.slots![s].history { for i in 0..<r.historyFloats where h[i] != 0 { nonZero += 1 } }
+            XCTAssertEqual(nonZero, 0, "clean slot \(s) still holds \(nonZero) non-zero floats")
+        }
+        XCTAssertEqual(cleanSlots, 1, "the cut slot is not clean 0.2 s after the cut")
+    }
+
+    /// Decay matching and the bridge are on for every pair of rooms where the new room decays
+    /// more slowly (they switch themselves off where a design makes the delays depend on more
+    /// than what they keep): the matched and the bridging networks keep the old room's delays
+    /// and loudness but not its loop gains, and the bridge lasts as long as the new room's late
+    /// onset exceeds the old one's.
+    func testDecayMatchingAndTheBridgeAreOnForEveryLongerRoom() {
+        var r = Reverb()
+        r.prepare(sampleRate: rate, maxFrames: 64)
+        defer { r.deallocate() }
+        let fade = Int(0.1 * rate), fadeOut = r.matchedFadeOutFrames
+        for from in Room.allCases {
+            let own = r.table![from.index], held = r.holdTable![from.index]
+            XCTAssertTrue(held.gain != own.gain && held.lineDelay == own.lineDelay
+                          && held.outputScale == own.outputScale, "\(from.name): no bridging network")
+            for to in Room.allCases where to.targetDecaySeconds > from.targetDecaySeconds {
+                let m = r.decayTable![from.index * r.roomCount + to.index]
+                XCTAssertTrue(m.gain != own.gain && m.lineDelay == own.lineDelay && m.outputScale == own.outputScale,
+                              "\(from.name) → \(to.name): decay matching is off")
+                let bridge = r.bridgeFrames(old: own, new: r.table![to.index], fadeIn: fade, fadeOut: fadeOut)
+                XCTAssertGreaterThan(bridge, 0, "\(from.name) → \(to.name): no bridge")
+            }
+        }
+    }
+
     /// The new room gets the whole input within the crossfade (≤ 200 ms), the old none.
     func testTheInputCrossfadeEndsWithinItsLength() {
         var r = Reverb()
