@@ -38,6 +38,8 @@ public final class RackController {
     public var log: (String) -> Void = { _ in }
     /// The session manager, when rack runs under NSM.
     public var nsm: NSMClient?
+    /// MIDI control (MIDICommands.swift); nil with `--no-midi`.
+    public var midi: MIDIControl?
 
     let player = PlayerSlot()
     let feedback: Feedback
