@@ -31,6 +31,12 @@ public struct MIDIParser: Sendable {
         return kind == 0xC0 || kind == 0xD0 ? 1 : 2
     }
 
+    /// The end of one JACK MIDI event: a message it left incomplete is dropped (each event
+    /// should hold whole messages); the running status and a SysEx in progress carry on.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func endEvent() { have = 0 }
+
     /// Takes one byte; returns the message it completes, if rack acts on it.
     /// - Realtime: safe
     @_noLocks

@@ -129,6 +129,7 @@ public struct MIDIRouter {
                 }
             }
         }
+        parser.endEvent()
     }
 
     /// A CC: noted for MIDI learn, then, if bound on this channel, a parameter event at `t`.

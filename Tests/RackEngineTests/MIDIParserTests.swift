@@ -52,4 +52,12 @@ final class MIDIParserTests: XCTestCase {
         XCTAssertEqual(p.feed(0xF7), nil)
         XCTAssertEqual([0xB5, 10, 20].compactMap { p.feed($0) }, [.controlChange(channel: 5, controller: 10, value: 20)])
     }
+
+    func testAnEventBoundaryDropsAPartialMessageButKeepsRunningStatus() {
+        var p = MIDIParser()
+        XCTAssertNil(p.feed(0xB0)); XCTAssertNil(p.feed(74)); p.endEvent()
+        XCTAssertNil(p.feed(5), "the CC cut short by its event does not complete with the next event's byte")
+        p.endEvent()
+        XCTAssertEqual([7, 9].compactMap { p.feed($0) }, [.controlChange(channel: 0, controller: 7, value: 9)])
+    }
 }
