@@ -301,3 +301,89 @@ def test_hostile_midi_never_crashes_or_xruns(rack_factory, osc_factory, helpers,
     assert osc.get("resonance") == pytest.approx(20), "a status byte ends an unterminated SysEx"
     assert osc.get("mix") == pytest.approx(64 / 127 * 100, abs=1e-4)
     assert osc.status().args[2] == xruns_before, "no xruns"
+
+
+def test_probe_counts_nothing_under_midi_load(rack_factory, osc_factory, helpers, jack, tmp_path):
+    """The runtime probe (LD_PRELOAD) around every process cycle while MIDI floods in (CCs on
+    every mapped controller, 14-bit LSBs, program changes, SysEx, realtime bytes), OSC changes
+    make feedback flow out, and learn/unmap swap maps in: 0 heap, lock or I/O calls."""
+    out_json = tmp_path / "probe.json"
+    rack = rack_factory(env={"LD_PRELOAD": str(helpers["probe"]), "RACK_PROBE_OUT": str(out_json)})
+    osc = osc_factory(rack.osc_port)
+    name = rack.client_name
+    sched = []
+    for i in range(24000):
+        frame = 2000 + i * 24 // 5                                  # 10,000 events/s
+        kind = i % 12
+        if kind == 0:
+            sched.append(f"{frame} C0 {(i // 12) % 4:02X}")
+        elif kind == 1:
+            sched.append(f"{frame} F0 7D*200 F7")
+        elif kind == 2:
+            sched.append(f"{frame} B0 F8 6A {i % 128:02X}")
+        else:
+            cc = [7, 71, 74, 91, 20, 39, 106, 1, 0][kind - 3]
+            sched.append(f"{frame} B0 {cc:02X} {i % 128:02X}")
+    result = {}
+
+    def run():
+        result["lines"] = midisend(helpers, jack, sched, 3.0, "-o", f"{name}:midi_in", "-i", f"{name}:midi_out",
+                                   tmp_path=tmp_path)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t0 = time.monotonic()
+    i = 0
+    while t.is_alive() and time.monotonic() - t0 < 6:
+        osc.send("/rack/gain", -float(i % 12))
+        osc.send("/rack/cutoff", 200.0 + (i * 997) % 15000)
+        if i % 10 == 0:
+            osc.send("/rack/midi/learn", "mix")
+        if i % 10 == 5:
+            osc.send("/rack/midi/unmap", 20)
+        i += 1
+        time.sleep(0.01)
+        osc.drain(0)
+    t.join()
+    recv = [l for l in result["lines"] if l.startswith("recv")]
+    assert recv, "feedback flowed out during the test"
+    assert osc.ping()
+    code = rack.stop()
+    assert code == 0, rack.describe()
+    report = json.loads(out_json.read_text())
+    print(f"runtime probe under MIDI load: {report['cycles']} cycles, malloc {report['malloc']}, free {report['free']}, "
+          f"lock {report['lock']}, io {report['io']}; {len(recv)} feedback messages out")
+    assert report["cycles"] > 100
+    bad = {k: report[k] for k in ("malloc", "free", "lock", "io") if report[k]}
+    assert not bad, f"realtime path violations {bad}: {json.dumps(report['details'], indent=1)}"
+
+
+def test_midi_changes_are_changes_like_any_other(rack_factory, osc_factory, helpers, jack, tmp_path, rack_binary):
+    """Subscribers hear MIDI-driven changes, /rack/dump reports them, and --record writes them
+    as the OSC lines they caused: the file checks clean."""
+    rec = tmp_path / "midi-session.txt"
+    rack = rack_factory("--record", str(rec))
+    osc = osc_factory(rack.osc_port)
+    sub = osc_factory(rack.osc_port)
+    sub.send("/rack/subscribe")
+    assert sub.ping()
+    midisend(helpers, jack, ["100 B0 07 00", "5000 B0 5B 7F", "9000 C0 01"], 0.4, "-o", f"{rack.client_name}:midi_in",
+             tmp_path=tmp_path)
+    got = sub.collect(0.5)
+    heard = [(m.address, m.args) for m in got]
+    assert ("/rack/gain", [-60.0]) in heard and ("/rack/mix", [100.0]) in heard, heard
+    assert any(a == "/rack/preset" for a, _ in heard), heard
+    dump = {m.address: m.args for m in osc.request_all("/rack/dump")}
+    names = osc.request("/rack/preset/list").args
+    assert dump["/rack/preset"] == [names[1]]
+    rack.stop()
+    text = rec.read_text()
+    lines = [l.split() for l in text.splitlines() if l.strip() and not l.startswith("#")]
+    addresses = [l[1] for l in lines]
+    assert "/rack/gain" in addresses and "/rack/mix" in addresses and "/rack/preset" in addresses, text
+    gain = next(l for l in lines if l[1] == "/rack/gain")
+    mix = next(l for l in lines if l[1] == "/rack/mix")
+    # The two CCs were 4900 frames apart; the recording keeps their spacing to the sample.
+    assert float(mix[0]) - float(gain[0]) == pytest.approx(4900 / RATE, abs=1.5 / RATE), text
+    check = subprocess.run([str(rack_binary), "check", str(rec)], capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0, check.stderr
