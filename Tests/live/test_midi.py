@@ -387,3 +387,34 @@ def test_midi_changes_are_changes_like_any_other(rack_factory, osc_factory, help
     assert float(mix[0]) - float(gain[0]) == pytest.approx(4900 / RATE, abs=1.5 / RATE), text
     check = subprocess.run([str(rack_binary), "check", str(rec)], capture_output=True, text=True, timeout=30)
     assert check.returncode == 0, check.stderr
+
+
+def test_map_lives_in_the_nsm_session(rack_factory, tmp_path, xdg):
+    """Under NSM the map is the session's (midi.json in the session directory), starting from the
+    user's map when the session has none; the user's file is left alone."""
+    from test_nsm import FakeNSM, open_session
+
+    (xdg / "rack").mkdir(parents=True, exist_ok=True)
+    user_map = xdg / "rack" / "midi.json"
+    user_map.write_text('{"bindings": [{"channel": 0, "cc": 20, "param": "mix"}, {"channel": 0, "cc": 7, "param": "gain"}]}')
+    before = user_map.read_text()
+    session = tmp_path / "session" / "rack.nTEST"
+    for round_ in range(2):
+        nsm = FakeNSM()
+        try:
+            rack = open_session(rack_factory, nsm, str(session))
+            osc = livelib.Osc(rack.osc_port)
+            maps = [m.args for m in osc.request_all("/rack/midi/map")]
+            if round_ == 0:
+                assert maps == [[0, 7, "gain"], [0, 20, "mix"]], maps
+                osc.send("/rack/midi/unmap", 7)
+                assert osc.ping()
+                saved = json.loads((session / "midi.json").read_text())
+                assert saved == {"bindings": [{"channel": 0, "cc": 20, "param": "mix"}]}
+            else:
+                assert maps == [[0, 20, "mix"]], "the session's map came back"
+            osc.close()
+            assert rack.stop() == 0
+        finally:
+            nsm.close()
+    assert user_map.read_text() == before
