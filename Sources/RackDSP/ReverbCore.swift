@@ -253,3 +253,33 @@ struct ReverbCore {
         return (left, right)
     }
 }
+
+// MARK: Bounded-cost clearing (for `Reverb`'s room changes)
+
+extension ReverbCore {
+    /// Floats of delay memory that `clear(from:count:)` walks: the lines, then the diffusers
+    /// (mirrors included).
+    var stateFloats: Int { @_noLocks get { 8 * (lineStride + diffuserStride) } }
+
+    /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers;
+    /// `from + count ≤ stateFloats`) and, with `from == 0`, the filter states: a full clear
+    /// spread over several calls, each costing at most `count` stores.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func clear(from: Int, count: Int) {
+        guard let lines, let diffusers, count > 0 else { return }
+        if from == 0 {
+            lowState = .zero
+            dampState = .zero
+        }
+        let lineFloats = 8 * lineStride
+        var start = from, n = count
+        if start < lineFloats {
+            let m = min(n, lineFloats - start)
+            (lines + start).update(repeating: 0, count: m)
+            start += m
+            n -= m
+        }
+        if n > 0 { (diffusers + (start - lineFloats)).update(repeating: 0, count: n) }
+    }
+}

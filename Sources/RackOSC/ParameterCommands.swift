@@ -30,12 +30,15 @@ extension RackController {
                 report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        var event = EngineEvent(sampleTime: sample(for: r.timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
-        event.isScheduled = event.sampleTime != EngineEvent.immediately
+        let event = EngineEvent(sampleTime: try sample(for: r.timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
         // An immediate change is the target from now on; a scheduled one becomes the target
         // when the render thread applies it (its echo), so get/dump never run ahead of the sound.
-        try post(event)
-        if !event.isScheduled { targets[spec.id] = value }
+        // Nothing is the target that was refused (queue full, too many scheduled, no server for
+        // a timetag).
+        let posted = try post(event)
+        guard event.sampleTime == EngineEvent.immediately else { return }
+        targets[spec.id] = value
+        if !posted { appliedWhileAway([Self.valueMessage(spec, value)]) }
     }
 
     /// Parses an optional ramp-time argument: 0 (the default ramp) when absent.
