@@ -1,6 +1,13 @@
 import RackDSP
 import Synchronization
 
+extension EngineEvent {
+    /// The `rampFrames` of a CC change the render thread scheduled from MIDI: the parameter's
+    /// default ramp (any value ≤ 0 but `jump` is), and a sign for the control side that the
+    /// echo is a new target it did not post.
+    public static var fromMIDI: Int64 { @_noLocks @inline(__always) get { -2 } }
+}
+
 /// The render thread's MIDI stage, run once per process cycle before `rackRender`:
 ///
 /// 1. **Map**: take a new `MIDITable` from the control thread's mailbox, if one waits.
@@ -10,7 +17,9 @@ import Synchronization
 /// 3. **Input**: the cycle's MIDI bytes go through `MIDIParser`; each CC of a bound controller
 ///    becomes a parameter event at its own frame (engine sample time + frame offset), inserted
 ///    in the engine's pending list, the path a timetagged OSC bundle takes, so the output does
-///    not depend on the block size. Each step ramps over the parameter's default ramp (20 ms),
+///    not depend on the block size. The control thread's queue is drained first, so MIDI only
+///    takes scheduled-list room the control side has not counted on (a full list drops the
+///    MIDI event and counts it). Each step ramps over the parameter's default ramp (20 ms),
 ///    which smooths 7-bit steps. A program change goes to the control thread (a preset recall
 ///    needs it), applied at its next pass.
 ///
@@ -65,6 +74,9 @@ public struct MIDIRouter {
     @_noLocks
     public mutating func beginCycle(_ core: UnsafeMutablePointer<EngineCore>, out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
         takeTable()
+        // The control thread's events join the lists first: MIDI then only takes room in the
+        // scheduled list that is left over, never room the control side counted on.
+        core.pointee.drainQueue()
         let n = core.pointee.rampCount
         if !primed {
             for p in 0..<n { known[p] = core.pointee.ramps[p].target }
@@ -154,9 +166,11 @@ public struct MIDIRouter {
         let p = Int(slot.parameter)
         let v = MIDITable.value(slot, position: position)
         known[p] = v
-        var e = EngineEvent(sampleTime: t, kind: .parameter, parameter: Self.parameter(p), value: v, rampFrames: 0)
-        e.isScheduled = true   // the control side takes it as the target when its echo comes back
-        if core.pointee.pending.count == core.pointee.pending.capacity {
+        // Not counted as scheduled by the control side; its echo (marked by `rampFrames`) makes
+        // it the target there.
+        let e = EngineEvent(sampleTime: t, kind: .parameter, parameter: Self.parameter(p), value: v,
+                            rampFrames: EngineEvent.fromMIDI)
+        if core.pointee.pending.scheduledCount >= core.pointee.pending.scheduled.capacity {
             shared[4].wrappingAdd(1, ordering: .relaxed)
             return
         }

@@ -22,12 +22,15 @@ extension RackController {
     /// `/rack/midi/learn PARAM` binds the next CC that moves to PARAM (on the channel it came
     /// on); with no argument, cancels. When it binds, the requester gets `/rack/midi/map` for it.
     func midiLearn(_ r: Request) throws(Reason) {
-        guard let midi else { throw Reason("MIDI is off (--no-midi)") }
-        guard let arg = r.arguments.first else {
+        guard r.arguments.count <= 1, r.arguments.first.map({ $0.string != nil }) ?? true else {
+            throw Reason("expects an optional string: a parameter name")
+        }
+        guard let midi else { throw Self.midiOff }
+        guard let name = r.arguments.first?.string else {
             midi.learning = nil
             return
         }
-        guard let name = arg.string, let spec = Parameters.named(name) else { throw Reason("unknown parameter \(arg)") }
+        guard let spec = Parameters.named(name) else { throw Reason("unknown parameter \(name)") }
         guard spec.taper != .choice else { throw Reason("\(name) is a choice, not a range a controller can sweep") }
         midi.link.startWatching()
         midi.learning = (spec.id, r.from)
@@ -35,16 +38,17 @@ extension RackController {
 
     /// `/rack/midi/map`: one `/rack/midi/map i:channel(0 = any) i:cc s:param` per binding.
     func midiMap(_ r: Request) throws(Reason) {
-        guard let midi else { throw Reason("MIDI is off (--no-midi)") }
+        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
+        guard let midi else { throw Self.midiOff }
         for b in midi.link.map.bindings { reply(Self.bindingMessage(b), to: r.from) }
     }
 
     /// `/rack/midi/unmap CC`: removes the binding of controller CC.
     func midiUnmap(_ r: Request) throws(Reason) {
-        guard let midi else { throw Reason("MIDI is off (--no-midi)") }
         guard r.arguments.count == 1, let n = r.arguments[0].number, n == n.rounded(), (0...127).contains(n) else {
             throw Reason("expects one controller number 0…127")
         }
+        guard let midi else { throw Self.midiOff }
         var map = midi.link.map
         guard map.unbind(controller: Int(n)) else { throw Reason("CC \(Int(n)) is not mapped") }
         try storeMIDIMap(map)
@@ -83,6 +87,8 @@ extension RackController {
         midi.link.set(map)
         do { try MIDIMapFile.save(map, path: midi.path) } catch { throw Reason(error.message) }
     }
+
+    static let midiOff = Reason("MIDI is off (--no-midi)")
 
     static func bindingMessage(_ b: MIDIMap.Binding) -> OSCMessage {
         OSCMessage("/rack/midi/map", [.int(Int32(b.channel)), .int(Int32(b.controller)), .string(Parameters[b.parameter].name)])

@@ -251,6 +251,7 @@ public final class RackController {
                     if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) { recorder.record(line) }
                     continue
                 }
+                if e.rampFrames == EngineEvent.fromMIDI { targets[e.parameter] = e.value }   // MIDIRouter's CC
                 nsm?.markDirty(socket: replier)
                 if e.isScheduled { targets[e.parameter] = e.value }
                 feedback.notify(Self.valueMessage(Parameters[e.parameter], e.value))
