@@ -22,6 +22,7 @@
  */
 #include <jack/jack.h>
 #include <jack/midiport.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,9 +155,14 @@ int main(int argc, char **argv) {
     }
     for (int a = 3; a + 1 < argc; a += 2) {
         int rc = 0;
-        if (!strcmp(argv[a], "-o")) rc = jack_connect(client, jack_port_name(out_port), argv[a + 1]);
-        else if (!strcmp(argv[a], "-i")) rc = jack_connect(client, argv[a + 1], jack_port_name(in_port));
-        else if (!strcmp(argv[a], "-d")) rc = jack_connect(client, jack_port_name(dc_port), argv[a + 1]);
+        /* A loaded server may answer a connection late: try for up to 2 s. */
+        for (int tries = 0; tries < 20; tries++) {
+            if (!strcmp(argv[a], "-o")) rc = jack_connect(client, jack_port_name(out_port), argv[a + 1]);
+            else if (!strcmp(argv[a], "-i")) rc = jack_connect(client, argv[a + 1], jack_port_name(in_port));
+            else if (!strcmp(argv[a], "-d")) rc = jack_connect(client, jack_port_name(dc_port), argv[a + 1]);
+            if (rc == 0 || rc == EEXIST) { rc = 0; break; }
+            usleep(100000);
+        }
         if (rc) {
             fprintf(stderr, "midisend: cannot connect %s %s\n", argv[a], argv[a + 1]);
             jack_client_close(client);
