@@ -8,7 +8,8 @@
  *
  * Ports: midisend:out (MIDI out), midisend:in (MIDI in), midisend:click and midisend:dc (audio).
  * -o connects out to MIDI_DEST, -i connects MIDI_SOURCE to in, -d connects dc to AUDIO_DEST,
- * -l sets the DC level (default 0.5).
+ * -l sets the DC level (default 0.5); "-p 1" registers out as a physical port (as a hardware
+ * controller's capture port appears), for `rack run --connect`.
  *
  * SCHEDULE: one event a line, "FRAME BYTE BYTE ...", FRAME counted from the first cycle after
  * the connections are made, bytes in hex; "BYTE*N" repeats a byte N times (long SysEx). A line
@@ -140,7 +141,10 @@ int main(int argc, char **argv) {
     }
     for (int a = 3; a + 1 < argc; a += 2)
         if (!strcmp(argv[a], "-l")) level = (float)atof(argv[a + 1]);
-    out_port = jack_port_register(client, "out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
+    unsigned long physical = 0;
+    for (int a = 3; a + 1 < argc; a += 2)
+        if (!strcmp(argv[a], "-p") && atoi(argv[a + 1])) physical = JackPortIsPhysical | JackPortIsTerminal;
+    out_port = jack_port_register(client, "out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput | physical, 0);
     in_port = jack_port_register(client, "in", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput, 0);
     click_port = jack_port_register(client, "click", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
     dc_port = jack_port_register(client, "dc", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);

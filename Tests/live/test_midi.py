@@ -446,3 +446,25 @@ def test_map_lives_in_the_nsm_session(rack_factory, tmp_path, xdg):
         finally:
             nsm.close()
     assert user_map.read_text() == before
+
+
+def test_connect_wires_physical_midi_capture(rack_factory, osc_factory, helpers, jack, tmp_path):
+    """`rack run --connect` connects every physical MIDI capture port to midi_in: a controller
+    (midisend, registered as a physical port) that is there when rack starts moves the gain."""
+    result = {}
+
+    def run():
+        result["lines"] = midisend(helpers, jack, ["144000 B0 07 00"], 4.0, "-p", "1", tmp_path=tmp_path)
+
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.monotonic() + 5
+    while "midisend:out" not in jack.ports() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    rack = rack_factory("--connect")
+    assert any("midisend:out" in l and "midi_in" in l for l in rack.stdout), rack.stdout
+    assert f"{rack.client_name}:midi_in" in jack.connections().get("midisend:out", []), jack.connections()
+    osc = osc_factory(rack.osc_port)
+    t.join()
+    time.sleep(0.2)
+    assert osc.get("gain") == -60, "the CC came through the connection --connect made"
