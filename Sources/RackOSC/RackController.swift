@@ -15,7 +15,7 @@ import RackIO
 /// in-memory outbox in tests.
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.1.0"
+    public static let namespaceVersion = "1.2.0"
 
     /// The socket `serve` receives on; nil for a controller fed by hand (tests).
     public let socket: UDPSocket?

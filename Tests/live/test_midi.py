@@ -468,3 +468,25 @@ def test_connect_wires_physical_midi_capture(rack_factory, osc_factory, helpers,
     t.join()
     time.sleep(0.2)
     assert osc.get("gain") == -60, "the CC came through the connection --connect made"
+
+
+def test_midi_under_pipewire(pw_rack_factory, pipewire, osc_factory, helpers, tmp_path):
+    """The same MIDI path through PipeWire's JACK: a CC and a program change from midisend (on
+    PipeWire's libjack) reach the rack, and feedback comes back out."""
+    rack = pw_rack_factory()
+    osc = osc_factory(rack.osc_port)
+    result = {}
+
+    def run():
+        result["lines"] = midisend(helpers, pipewire, ["4800 B0 07 00", "9600 B0 4A 00"], 2.0,
+                                   "-o", f"{rack.client_name}:midi_in", "-i", f"{rack.client_name}:midi_out",
+                                   tmp_path=tmp_path)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(1.2)
+    osc.send("/rack/mix", 100.0)
+    t.join()
+    assert osc.get("gain") == -60 and osc.get("cutoff") == pytest.approx(12)
+    recv = [l.split()[2:] for l in result["lines"] if l.startswith("recv")]
+    assert recv == [["b0", "5b", "7f"]], result["lines"]
