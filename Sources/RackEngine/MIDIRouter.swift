@@ -150,9 +150,11 @@ public struct MIDIRouter {
     mutating func controlChange(channel: UInt8, controller: UInt8, value: UInt8, at t: Int64,
                                 core: UnsafeMutablePointer<EngineCore>) {
         guard let table, table.channelFilter == 0 || table.channelFilter == channel + 1 else { return }
-        movedCount &+= 1
-        shared[2].store((movedCount << 12) | (Int(channel) << 8) | Int(controller), ordering: .releasing)
         let slot = table.slots[Int(controller)]
+        if slot.msb < 0 {   // learn sees the MSB of a 14-bit pair, never its LSB
+            movedCount &+= 1
+            shared[2].store((movedCount << 12) | (Int(channel) << 8) | Int(controller), ordering: .releasing)
+        }
         guard slot.parameter >= 0, slot.channel == 0 || slot.channel == channel + 1 else { return }
         let position: Double
         if slot.msb >= 0 {

@@ -123,6 +123,8 @@ final class MIDIMapTests: XCTestCase {
         XCTAssertEqual(r.link.takeProgramChanges(), [2])
         XCTAssertEqual(r.link.takeMovedController()?.controller, 20)
         XCTAssertEqual(r.link.takeMovedController()?.controller, nil, "taken once")
+        let pair = render(events: [(5, [0xB0, 74, 1, 106, 2])], frames: 128, block: 128)
+        XCTAssertEqual(pair.link.takeMovedController()?.controller, 74, "a 14-bit knob is learnt by its MSB")
     }
 
     func testFeedbackOnlyForChangesFromElsewhere() {
