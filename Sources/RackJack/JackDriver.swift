@@ -168,7 +168,7 @@ public final class JackDriver: @unchecked Sendable {
         guard let context else { return nil }
         var buf = [CChar](repeating: 0, count: 320)
         guard rack_jack_real_client_name(context, &buf, buf.count) != 0 else { return nil }
-        return String(cString: buf)
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func reportUnsupported(_ rate: Double) {

@@ -58,7 +58,11 @@ public struct SessionState: Sendable, Equatable {
 /// NSM_URL, wait for `/nsm/client/open`, and later answer `/nsm/client/save` and report dirty
 /// state. Headless: no optional GUI capability.
 public final class NSMClient {
-    public let server: OSCEndpoint
+    /// Where the server speaks from: NSM_URL's host and port until the server's first message,
+    /// then the address that message came from.
+    public private(set) var server: OSCEndpoint
+    /// Every IPv4 address NSM_URL's host resolves to (network byte order).
+    private let serverAddresses: Set<UInt32>
     public internal(set) var sessionPath: String?
     public private(set) var clientID: String?
     public private(set) var displayName: String?
@@ -74,19 +78,47 @@ public final class NSMClient {
         var rest = url.dropFirst("osc.udp://".count)
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else { return nil }
-        var host = String(rest[..<colon])
-        if host != "localhost", OSCEndpoint(host: host, port: port) == nil {
-            // A host name: resolve it (NSM servers print their hostname in NSM_URL).
-            var hints = addrinfo(ai_flags: 0, ai_family: AF_INET, ai_socktype: Int32(SOCK_DGRAM.rawValue), ai_protocol: 0,
-                                 ai_addrlen: 0, ai_addr: nil, ai_canonname: nil, ai_next: nil)
-            var res: UnsafeMutablePointer<addrinfo>?
-            guard getaddrinfo(host, nil, &hints, &res) == 0, let ai = res, let sa = ai.pointee.ai_addr else { return nil }
-            let sin = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
-            freeaddrinfo(res)
-            host = OSCEndpoint(address: sin.sin_addr.s_addr, port: port).host
+        let host = String(rest[..<colon])
+        let addresses: [UInt32]
+        if let literal = OSCEndpoint(host: host, port: port) {
+            addresses = [literal.address]
+        } else {
+            // A host name (nsmd puts the machine's name in NSM_URL): every address it resolves to.
+            addresses = Self.resolve(host)
+            guard !addresses.isEmpty else { return nil }
         }
-        guard let ep = OSCEndpoint(host: host, port: port) else { return nil }
-        server = ep
+        server = OSCEndpoint(address: addresses[0], port: port)
+        serverAddresses = Set(addresses)
+    }
+
+    /// The IPv4 addresses `host` resolves to, in resolver order.
+    private static func resolve(_ host: String) -> [UInt32] {
+        var hints = addrinfo(ai_flags: 0, ai_family: AF_INET, ai_socktype: Int32(SOCK_DGRAM.rawValue), ai_protocol: 0,
+                             ai_addrlen: 0, ai_addr: nil, ai_canonname: nil, ai_next: nil)
+        var res: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &res) == 0 else { return [] }
+        defer { freeaddrinfo(res) }
+        var found: [UInt32] = []
+        var ai = res
+        while let info = ai {
+            if let sa = info.pointee.ai_addr {
+                let a = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+                if !found.contains(a) { found.append(a) }
+            }
+            ai = info.pointee.ai_next
+        }
+        return found
+    }
+
+    /// True when `from` is the session server, however its address is spelled: one of the
+    /// addresses NSM_URL's host resolves to, or, when that host is this machine (a loopback
+    /// address, as a stock /etc/hosts maps the host name to 127.0.1.1), any loopback address
+    /// (nsmd answers from 127.0.0.1) — on the server's port either way.
+    public func isServer(_ from: OSCEndpoint) -> Bool {
+        guard from.port == server.port else { return false }
+        if from.address == server.address || serverAddresses.contains(from.address) { return true }
+        func isLoopback(_ a: UInt32) -> Bool { UInt32(bigEndian: a) >> 24 == 127 }
+        return isLoopback(from.address) && serverAddresses.contains(where: isLoopback)
     }
 
     /// Announces and waits (up to `timeout` seconds) for the server to open a session.
@@ -100,7 +132,7 @@ public final class NSMClient {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline, sessionPath == nil {
             let got = buffer.withUnsafeMutableBytes { socket.receive(into: $0, timeoutMilliseconds: 100) }
-            guard let (n, from) = got, from == server else { continue }
+            guard let (n, from) = got, isServer(from) else { continue }
             guard let messages = try? buffer.withUnsafeBytes({ try OSCPacket.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) else { continue }
             for (m, _) in messages where m.address == "/nsm/client/open" {
                 guard m.arguments.count >= 3, let path = m.arguments[0].string, let name = m.arguments[1].string,
@@ -108,6 +140,7 @@ public final class NSMClient {
                 sessionPath = path
                 displayName = name
                 clientID = id
+                server = from
             }
         }
         return sessionPath != nil

@@ -121,7 +121,7 @@ public final class RackController {
             let now = clock()
             tick(now: now)
             housekeeping(now)
-            do { try recorder.flushIfDue(now: now, sampleRate: sampleRate) } catch { log(error.message) }
+            do { try recorder.flushIfDue(now: now, engine: engine) } catch { log(error.message) }
             buffer.withUnsafeMutableBytes { buf in
                 var timeout: Int32 = ControllerTuning.pollMilliseconds
                 while let (n, from) = source.receive(into: buf, timeoutMilliseconds: timeout) {
@@ -156,9 +156,9 @@ public final class RackController {
     /// Stops the player threads (at exit).
     public func shutDown() { player.stopAll() }
 
-    /// Writes the recording so far (atomically: the file is always a whole automation file).
+    /// Writes and syncs the recording so far (an append-only journal of whole lines).
     public func flushRecording() {
-        do { try recorder.flush(sampleRate: sampleRate) } catch { log(error.message) }
+        do { try recorder.flush(engine: engine) } catch { log(error.message) }
     }
 
     // MARK: - Packets
@@ -167,7 +167,7 @@ public final class RackController {
     /// allow list (other than the session manager) are ignored without a reply.
     public func handle(datagram: UnsafeRawBufferPointer, from: OSCEndpoint) {
         packetsReceived += 1
-        if !allow.isEmpty && !allow.contains(where: { $0.contains(from) }) && from != nsm?.server { return }
+        if !allow.isEmpty && !allow.contains(where: { $0.contains(from) }) && nsm?.isServer(from) != true { return }
         let messages: [(OSCMessage, OSCTimeTag)]
         do {
             messages = try OSCPacket.decode(datagram)
@@ -202,7 +202,7 @@ public final class RackController {
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
                 try setParameter(target.spec, normalized: target.isNormalized, request)
-            } else if let command = Self.commands[m.address], !command.sessionManagerOnly || from == nsm?.server {
+            } else if let command = Self.commands[m.address], !command.sessionManagerOnly || nsm?.isServer(from) == true {
                 try command.handle(self, request)
             } else {
                 throw Reason("unknown address")
@@ -239,8 +239,7 @@ public final class RackController {
                 if let m = markerNames.removeValue(forKey: Int(e.value)) {
                     if e.isScheduled { lastPreset = m.name }
                     feedback.notify(OSCMessage("/rack/preset", [.string(m.name)]))
-                    recorder.record(AutomationWriter.presetLine(name: m.name, rampFrames: m.rampFrames, sampleTime: e.sampleTime,
-                                                                sampleRate: engine.sampleRate, origin: 0))
+                    recorder.recordPreset(name: m.name, rampFrames: m.rampFrames, at: e, engine: engine)
                     suppressEchoes = Parameters.all.count
                 }
             case .parameter:
@@ -248,7 +247,7 @@ public final class RackController {
                     // The engine taking up the state after a rejoin: already the targets, told
                     // when it changed; recorded as a change at this sample (default ramp).
                     e.rampFrames = 0
-                    if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) { recorder.record(line) }
+                    recorder.record(e, engine: engine)
                     continue
                 }
                 if e.rampFrames == EngineEvent.fromMIDI { targets[e.parameter] = e.value }   // MIDIRouter's CC
@@ -257,11 +256,11 @@ public final class RackController {
                 feedback.notify(Self.valueMessage(Parameters[e.parameter], e.value))
                 if suppressEchoes > 0 {
                     suppressEchoes -= 1
-                } else if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) {
-                    recorder.record(line)
+                } else {
+                    recorder.record(e, engine: engine)
                 }
             case .play, .stop:
-                if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) { recorder.record(line) }
+                recorder.record(e, engine: engine)
             case .attachPlayer:
                 break
             }

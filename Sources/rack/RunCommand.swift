@@ -90,6 +90,7 @@ struct RunCommand: ParsableCommand {
                 say("rack: session '\(client.displayName ?? "")' opened at \(client.sessionPath ?? "")")
             }
 
+            if let record { try SessionRecorder.prepare(path: record) }   // 73 now, not a warning later
             let path: String
             if let p = session?.playerPath, FileManager.default.fileExists(atPath: p) {
                 path = p
@@ -107,7 +108,10 @@ struct RunCommand: ParsableCommand {
             var controller: RackController?
             var firstStream: PlayerStream?
             var openError: Error?
-            let driver = try JackDriver(name: clientName, midi: midi?.link, warn: { warn(messagePrefix + $0) }) { rate in
+            // Lines the driver has for the user; during the first join a rate the engine cannot
+            // serve ends the command instead (one line, 69), so they are held back until then.
+            var joined = false
+            let driver = try JackDriver(name: clientName, midi: midi?.link, warn: { line in if joined { warn(messagePrefix + line) } }) { rate in
                 // A new engine (first join, or a server back at another rate) starts from the
                 // targets the rack has now.
                 let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
@@ -123,6 +127,11 @@ struct RunCommand: ParsableCommand {
                 return engine
             }
             if let openError { throw openError }
+            joined = true
+            if driver.unsupportedRate != nil, let problem = EngineFormat.problem(sampleRate: driver.sampleRate) {
+                driver.close()
+                throw RackError(.unavailable, "the JACK server: \(problem)")
+            }
             driver.log = { say(messagePrefix + $0) }
             if !driver.waitForFirstCycle(timeout: 5) {
                 warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")

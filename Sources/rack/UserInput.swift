@@ -33,10 +33,14 @@ func readAutomation(_ path: String, presets: PresetStore, length: Double?) throw
 
 /// Prints an automation file's warnings and all but its last error, one line each, as rack check
 /// reports them; returns the last error (`suffix` after its text) as the command's failure (65),
-/// `nil` when there are no errors.
-func reportProblems(of automation: Automation, in path: String, lastErrorSuffix suffix: String = "") -> RackError? {
-    for d in automation.warnings { warn("rack: \(path):\(d.line): warning: \(d.message)") }
-    let errors = automation.errors
+/// `nil` when there are no errors. With `warningsAreErrors` (`rack check --strict`) every
+/// warning is reported and counted as an error.
+func reportProblems(of automation: Automation, in path: String, lastErrorSuffix suffix: String = "",
+                    warningsAreErrors: Bool = false) -> RackError? {
+    if !warningsAreErrors {
+        for d in automation.warnings { warn("rack: \(path):\(d.line): warning: \(d.message)") }
+    }
+    let errors = warningsAreErrors ? automation.diagnostics : automation.errors
     guard let last = errors.last else { return nil }
     for d in errors.dropLast() { warn("rack: \(path):\(d.line): error: \(d.message)") }
     return RackError(.dataError, "\(path):\(last.line): error: \(last.message)\(suffix)")

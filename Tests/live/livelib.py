@@ -162,8 +162,8 @@ def spectral_centroid(signal, rate: int) -> float:
 class RackProcess:
     """`rack run ...` with its stdout/stderr collected by threads; stop() is always safe."""
 
-    def __init__(self, args: list[str], env: dict, binary: Path | None = None):
-        self.args = [str(binary or rack_bin()), "run", *args]
+    def __init__(self, args: list[str], env: dict, binary: Path | None = None, subcommand: str | None = "run"):
+        self.args = [str(binary or rack_bin()), *([subcommand] if subcommand else []), *args]
         self.env = env
         self.stdout: list[str] = []
         self.stderr: list[str] = []

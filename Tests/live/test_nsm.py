@@ -6,13 +6,15 @@ import json
 import socket
 import time
 
+import livelib
 from livelib import Osc, build_message, parse_packet
 
 
 class FakeNSM:
-    def __init__(self):
+    def __init__(self, bind: str = "127.0.0.1", url_host: str = "127.0.0.1"):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind((bind, 0))
+        self.url_host = url_host
         self.sock.settimeout(0.2)
         self.port = self.sock.getsockname()[1]
         self.client = None
@@ -20,7 +22,7 @@ class FakeNSM:
 
     @property
     def url(self) -> str:
-        return f"osc.udp://127.0.0.1:{self.port}/"
+        return f"osc.udp://{self.url_host}:{self.port}/"
 
     def wait_for(self, address: str, timeout: float = 10.0):
         deadline = time.monotonic() + timeout
@@ -85,6 +87,59 @@ def test_nsm_open_save_and_reopen(rack_factory, jack, tmp_path):
         osc = Osc(rack.osc_port)
         assert osc.get("cutoff") == 777.0
         assert osc.get("room") == "cathedral"
+        osc.close()
+    finally:
+        nsm.close()
+
+
+def _announce_and_open(nsm: FakeNSM, rack, session: str) -> None:
+    announce = nsm.wait_for("/nsm/server/announce")
+    assert announce is not None, rack.describe()
+    nsm.send("/reply", "/nsm/server/announce", "hello", "fake-nsm", ":server-control:")
+    nsm.send("/nsm/client/open", session, "rack test", session.rsplit("/", 1)[-1])
+    reply = nsm.wait_for("/reply")
+    assert reply is not None and reply.args[0] == "/nsm/client/open", (nsm.seen, rack.describe())
+    rack.wait_ready()
+
+
+def test_bare_rack_under_a_session_manager_runs_the_rack(jack, xdg, tmp_path):
+    """`/nsm/server/add rack` starts the executable with no arguments: with NSM_URL set that
+    is `rack run` (without it, the usage, as a test in test_tools checks)."""
+    session = str(tmp_path / "session" / "rack.nBARE")
+    nsm = FakeNSM()
+    rack = livelib.RackProcess([], jack.env(XDG_CONFIG_HOME=str(xdg), NSM_URL=nsm.url), subcommand=None)
+    try:
+        _announce_and_open(nsm, rack, session)
+        assert rack.client_name == "rack.nBARE"
+        osc = Osc(rack.osc_port)
+        assert osc.ping()
+        osc.close()
+        assert rack.stop() == 0
+    finally:
+        rack.stop()
+        nsm.close()
+
+
+def test_a_server_that_answers_from_another_loopback_address_is_recognised(rack_factory, tmp_path):
+    """nsmd puts the machine's host name in NSM_URL; a stock /etc/hosts maps it to 127.0.1.1,
+    while nsmd answers from 127.0.0.1. Here NSM_URL names 127.0.1.1 and the fake server, bound
+    to every address, answers from 127.0.0.1: rack must take the open (it waited 10 s and
+    exited 69 before)."""
+    session = str(tmp_path / "session" / "rack.nLOOP")
+    nsm = FakeNSM(bind="0.0.0.0", url_host="127.0.1.1")
+    try:
+        rack = rack_factory(env={"NSM_URL": nsm.url}, wait=False)
+        t0 = time.monotonic()
+        _announce_and_open(nsm, rack, session)
+        assert time.monotonic() - t0 < 5, "the open was taken at once"
+        assert rack.client_name == "rack.nLOOP"
+        osc = Osc(rack.osc_port)
+        osc.send("/rack/cutoff", 555.0)
+        assert osc.get("cutoff") == 555.0
+        assert nsm.wait_for("/nsm/client/is_dirty", 3) is not None, "rack answers the address the server spoke from"
+        nsm.send("/nsm/client/save")
+        saved = nsm.wait_for("/reply", 3)
+        assert saved is not None and saved.args[0] == "/nsm/client/save", nsm.seen
         osc.close()
     finally:
         nsm.close()

@@ -15,6 +15,9 @@ from pathlib import Path
 import livelib
 from livelib import Osc, RackProcess
 
+# The marker in the name of a preset save's temp file (PresetStore.tempMarker).
+PRESET_TEMP_MARKER = ".rack-tmp-"
+
 
 def wait_until(predicate, timeout: float, step: float = 0.05) -> bool:
     deadline = time.monotonic() + timeout
@@ -73,35 +76,77 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
 
 
 def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_binary):
-    """Many kill -9s at random moments of a stream of saves: the preset file is always whole
-    (the old version or the new), temp files are cleaned at the next start."""
+    """kill -9 at random moments of a stream of saves of one preset, each save with a higher
+    cutoff than any before. A kill that finds a save's temp file beside the preset landed
+    between the temp file's creation and the rename (mid-write): the test proves such kills
+    happened by counting them. A preset is lost when, after a kill, its file is missing, torn
+    (not the JSON of a whole preset) or older than the version on disk before that round: the
+    contract's "a crash mid-save never loses the old file". Temp files are cleaned at the next
+    start."""
     xdg = tmp_path / "xdg"
     presets = xdg / "rack" / "presets"
+    target = presets / "Crash Test.json"
     rng = random.Random(4)
-    kills = 0
-    for round_ in range(25):
+    rounds, kills, mid_write, lost, value = 25, 0, 0, [], 0
+
+    def cutoff(n: int) -> float:
+        """The n-th save's cutoff: rising with n, within the range for 2 million saves (sent
+        as a double, stored exactly)."""
+        return 12 + n * 0.01
+
+    for round_ in range(rounds):
         rack = RackProcess(["--name", f"saver{round_}", "--osc-port", "0"], jack.env(XDG_CONFIG_HOME=str(xdg)),
                            rack_binary).wait_ready()
         osc = Osc(rack.osc_port)
         try:
-            for i in range(rng.randint(5, 60)):
-                osc.send("/rack/cutoff", float(100 + i))
+            # One save first, so every round has a version on disk to lose; then a stream of
+            # saves that keeps the control thread writing when the kill comes.
+            value += 1
+            osc.send("/rack/cutoff", ("d", cutoff(value)))
+            osc.send("/rack/preset/save", "Crash Test")
+            assert osc.ping(timeout=5)
+            assert wait_until(lambda: target.exists() and json.loads(target.read_text())["cutoff"] == cutoff(value), 5), \
+                f"round {round_}: the save of cutoff {cutoff(value)} is not on disk: " \
+                f"{target.read_text() if target.exists() else 'no file'} {osc.drain(0.1)}"
+            before = cutoff(value)
+            start = time.monotonic()
+            stop_at = start + 0.05 + rng.random() * 0.25
+            while time.monotonic() < stop_at:
+                value += 1
+                osc.send("/rack/cutoff", ("d", cutoff(value)))
                 osc.send("/rack/preset/save", "Crash Test")
-            time.sleep(rng.random() * 0.02)
             os.kill(rack.pid, signal.SIGKILL)
             rack.wait_exit(5)
             kills += 1
         finally:
             osc.close()
             rack.stop()
-        f = presets / "Crash Test.json"
-        if f.exists():
-            data = json.loads(f.read_text())          # never a torn file
-            assert data["name"] == "Crash Test" and 100 <= data["cutoff"] <= 160
+        temps = [p.name for p in presets.iterdir() if PRESET_TEMP_MARKER in p.name]
+        if temps:
+            mid_write += 1
+        problem = None
+        if not target.exists():
+            problem = "file missing"
+        else:
+            try:
+                data = json.loads(target.read_text())
+                if data.get("name") != "Crash Test" or not isinstance(data.get("cutoff"), (int, float)):
+                    problem = f"not a whole preset: {data}"
+                elif not before <= data["cutoff"] <= cutoff(value):
+                    problem = f"cutoff {data['cutoff']}, on disk before the round {before}, last sent {cutoff(value)}"
+            except json.JSONDecodeError as e:
+                problem = f"torn file: {e}"
+        if problem:
+            lost.append(f"round {round_}: {problem}")
+    print(f"kill -9: {kills} kills, {mid_write} landed mid-write (a save's temp file present), "
+          f"presets lost: {len(lost)}")
+    assert lost == [], lost
+    # A test that never kills mid-write proves nothing about saves.
+    assert mid_write >= 5, f"only {mid_write} of {kills} kills landed during a save's write"
     # The next start cleans up leftovers and the preset loads.
     rack = RackProcess(["--name", "after", "--osc-port", "0"], jack.env(XDG_CONFIG_HOME=str(xdg)), rack_binary).wait_ready()
     try:
-        leftovers = [p.name for p in presets.iterdir() if "tmp" in p.name]
+        leftovers = [p.name for p in presets.iterdir() if PRESET_TEMP_MARKER in p.name]
         assert leftovers == [], leftovers
         osc = Osc(rack.osc_port)
         names = osc.request("/rack/preset/list").args
@@ -109,7 +154,6 @@ def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_b
         assert "Crash Test" in names
     finally:
         assert rack.stop() == 0
-    print(f"kills survived: {kills}, presets lost: 0")
 
 
 def cycle_stats(osc: Osc):
