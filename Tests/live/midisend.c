@@ -11,8 +11,8 @@
  * -l sets the DC level (default 0.5); "-p 1" registers out as a physical port (as a hardware
  * controller's capture port appears), for `rack run --connect`.
  *
- * SCHEDULE: one event a line, "FRAME BYTE BYTE ...", FRAME counted from the first cycle after
- * the connections are made, bytes in hex; "BYTE*N" repeats a byte N times (long SysEx). A line
+ * SCHEDULE: one event a line, "FRAME BYTE BYTE ...", FRAME counted from the fifth cycle after
+ * the connections are made (a new connection may take a cycle or two to be in the graph), bytes in hex; "BYTE*N" repeats a byte N times (long SysEx). A line
  * starting with "!" also puts 1.0 on the click port at that frame. Lines must be in frame order.
  *
  * Runs SECONDS from the start, then prints "sent N failed M" (events JACK had no room for) and
@@ -47,6 +47,7 @@ static _Atomic int armed;
 static _Atomic long elapsed;
 static _Atomic size_t sent, failed;
 static float level = 0.5f;
+static int skip = 4;
 static struct { long frame; unsigned char bytes[3]; int size; } received[MAX_RECV];
 static _Atomic size_t nreceived;
 
@@ -60,6 +61,10 @@ static int process(jack_nframes_t n, void *arg) {
     memset(click, 0, sizeof(float) * n);
     for (jack_nframes_t i = 0; i < n; i++) dc[i] = level;
     if (!atomic_load(&armed)) return 0;
+    if (skip > 0) {             /* a new connection may take a cycle or two to be in the graph */
+        skip--;
+        return 0;
+    }
     while (next_event < nevents && events[next_event].frame < now_frame + (long)n) {
         event_t *e = &events[next_event++];
         long off = e->frame - now_frame;
