@@ -1,5 +1,6 @@
 #include "cjack.h"
 #include <jack/metadata.h>
+#include <jack/midiport.h>
 #include <jack/session.h>
 #include <jack/uuid.h>
 #include <stdatomic.h>
@@ -22,7 +23,12 @@ jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t opt
 
 struct rack_jack {
     jack_client_t *client;
-    jack_port_t *ports[4];
+    jack_port_t *ports[6];          // in_1 in_2 out_1 out_2, then midi_in midi_out (NULL without MIDI)
+    void *midi;
+    rack_midi_fn midi_fn;
+    rack_midi_event_t midi_events[RACK_MIDI_EVENTS_PER_CYCLE];
+    uint8_t midi_out[3 * RACK_MIDI_OUT_PER_CYCLE];
+    _Atomic uint64_t midi_dropped;
     void *engine;
     rack_render_fn render;
     uint32_t max_frames;
@@ -51,6 +57,36 @@ struct rack_jack {
     uint64_t timing_read;
 };
 
+/// The MIDI stage: collects the cycle's input events, lets the engine's MIDI router schedule
+/// them (and say what to send back), writes its feedback at frame 0. Realtime-safe: the JACK
+/// MIDI calls are made for the process thread, the arrays live in the context.
+static void run_midi(struct rack_jack *c, jack_nframes_t nframes) {
+    void *in = jack_port_get_buffer(c->ports[4], nframes);
+    void *out = jack_port_get_buffer(c->ports[5], nframes);
+    if (out) jack_midi_clear_buffer(out);
+    uint32_t count = 0;
+    if (in) {
+        uint32_t n = jack_midi_get_event_count(in);
+        for (uint32_t i = 0; i < n; i++) {
+            jack_midi_event_t e;
+            if (jack_midi_event_get(&e, in, i) != 0) continue;
+            if (count == RACK_MIDI_EVENTS_PER_CYCLE) {
+                atomic_fetch_add_explicit(&c->midi_dropped, 1, memory_order_relaxed);
+                continue;
+            }
+            c->midi_events[count].frame = e.time < nframes ? e.time : nframes - 1;
+            c->midi_events[count].size = (uint32_t)e.size;
+            c->midi_events[count].data = e.buffer;
+            count++;
+        }
+    }
+    uint32_t sent = c->midi_fn(c->midi, c->engine, nframes, c->midi_events, count, c->midi_out, RACK_MIDI_OUT_PER_CYCLE);
+    for (uint32_t i = 0; out && i < sent && i < RACK_MIDI_OUT_PER_CYCLE; i++) {
+        if (jack_midi_event_write(out, 0, c->midi_out + 3 * i, 3) != 0)
+            atomic_fetch_add_explicit(&c->midi_dropped, 1, memory_order_relaxed);
+    }
+}
+
 static int process(jack_nframes_t nframes, void *arg) {
     struct rack_jack *c = arg;
     struct timespec t0, t1;
@@ -59,6 +95,7 @@ static int process(jack_nframes_t nframes, void *arg) {
         float *orr = jack_port_get_buffer(c->ports[3], nframes);
         if (ol) memset(ol, 0, sizeof(float) * nframes);
         if (orr) memset(orr, 0, sizeof(float) * nframes);
+        if (c->ports[5]) jack_midi_clear_buffer(jack_port_get_buffer(c->ports[5], nframes));
         atomic_store_explicit(&c->held, 1, memory_order_release);
         return 0;
     }
@@ -77,6 +114,8 @@ static int process(jack_nframes_t nframes, void *arg) {
     atomic_store_explicit(&c->engine_time, c->rendered, memory_order_relaxed);
     atomic_store_explicit(&c->seq, s + 2, memory_order_release);
     atomic_store_explicit(&c->mapping_valid, 1, memory_order_release);
+
+    if (c->midi_fn) run_midi(c, nframes);
 
     uint32_t done = 0;
     while (done < nframes) {
@@ -179,7 +218,23 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
 
 void rack_jack_destroy(rack_jack_t *c) { free(c); }
 
-jack_port_t *rack_jack_port(rack_jack_t *c, int index) { return (index >= 0 && index < 4) ? c->ports[index] : NULL; }
+jack_port_t *rack_jack_port(rack_jack_t *c, int index) { return (index >= 0 && index < 6) ? c->ports[index] : NULL; }
+
+int rack_jack_enable_midi(rack_jack_t *c, void *midi, rack_midi_fn fn) {
+    c->ports[4] = jack_port_register(c->client, "midi_in", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput, 0);
+    c->ports[5] = jack_port_register(c->client, "midi_out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
+    if (!c->ports[4] || !c->ports[5]) {
+        if (c->ports[4]) jack_port_unregister(c->client, c->ports[4]);
+        if (c->ports[5]) jack_port_unregister(c->client, c->ports[5]);
+        c->ports[4] = c->ports[5] = NULL;
+        return 0;
+    }
+    c->midi = midi;
+    c->midi_fn = fn;
+    return 1;
+}
+
+uint64_t rack_jack_midi_dropped(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->midi_dropped); }
 uint64_t rack_jack_xruns(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->xruns); }
 int rack_jack_take_connections_changed(rack_jack_t *c) { return atomic_exchange(&c->connections_changed, 0); }
 int rack_jack_take_ports_registered(rack_jack_t *c) { return atomic_exchange(&c->ports_registered, 0); }
@@ -236,9 +291,11 @@ int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max) {
 }
 
 int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_pretty_name) {
-    static const char *pretty[4] = {"rack input L", "rack input R", "rack output L", "rack output R"};
+    static const char *pretty[6] = {"rack input L", "rack input R", "rack output L", "rack output R",
+                                    "rack MIDI control in", "rack MIDI feedback out"};
     int failed = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
+        if (!c->ports[i]) continue;
         jack_uuid_t u = jack_port_uuid(c->ports[i]);
         if (jack_set_property(c->client, u, JACK_METADATA_PRETTY_NAME, pretty[i], "text/plain") != 0) failed++;
     }
@@ -255,7 +312,8 @@ int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_pretty_name) {
 }
 
 void rack_jack_remove_pretty_names(rack_jack_t *c) {
-    for (int i = 0; i < 4; i++) jack_remove_properties(c->client, jack_port_uuid(c->ports[i]));
+    for (int i = 0; i < 6; i++)
+        if (c->ports[i]) jack_remove_properties(c->client, jack_port_uuid(c->ports[i]));
     char *uuid_text = jack_client_get_uuid(c->client);
     if (uuid_text) {
         jack_uuid_t cu;

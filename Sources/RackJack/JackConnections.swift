@@ -71,18 +71,18 @@ extension JackDriver {
             for peer in wanted[name] ?? [] where !(current[name] ?? []).contains(peer)
                 && seen[name]?.contains(peer) != true && undoneSince[name + "\t" + peer] == nil && exists(peer) {
                 let ours = ownName(i)
-                if i < 2 { jack_connect(client, peer, ours) } else { jack_connect(client, ours, peer) }
+                if Self.isInput(i) { jack_connect(client, peer, ours) } else { jack_connect(client, ours, peer) }
             }
         }
     }
 
-    /// Connects out_1/out_2 to the first physical playback ports and in_1/in_2 from the
-    /// first physical capture ports. Returns a line per connection made.
+    /// Connects out_1/out_2 to the first physical playback ports, in_1/in_2 from the
+    /// first physical capture ports, and midi_in from every physical MIDI capture port. Returns a line per connection made.
     @discardableResult
     public func connectPhysical() -> [String] {
         var made: [String] = []
-        func physical(_ flags: UInt) -> [String] {
-            guard let list = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE, flags) else { return [] }
+        func physical(_ flags: UInt, type: String = JACK_DEFAULT_AUDIO_TYPE) -> [String] {
+            guard let list = jack_get_ports(client, nil, type, flags) else { return [] }
             var names: [String] = []
             var k = 0
             while let s = list[k] { names.append(String(cString: s)); k += 1 }
@@ -98,6 +98,14 @@ extension JackDriver {
         for (i, peer) in capture.prefix(2).enumerated() where jack_connect(client, peer, ownName(i)) == 0 {
             made.append("\(peer) → \(clientName):\(Self.portNames[i])")
             want(Self.portNames[i], peer)
+        }
+        // MIDI: every physical capture port (controllers) into midi_in, when rack has one.
+        if port(Self.midiInIndex) != nil {
+            let controllers = physical(UInt(JackPortIsPhysical.rawValue | JackPortIsOutput.rawValue), type: JACK_DEFAULT_MIDI_TYPE)
+            for peer in controllers where jack_connect(client, peer, ownName(Self.midiInIndex)) == 0 {
+                made.append("\(peer) → \(clientName):\(Self.portNames[Self.midiInIndex])")
+                want(Self.portNames[Self.midiInIndex], peer)
+            }
         }
         return made
     }

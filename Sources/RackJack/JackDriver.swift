@@ -69,7 +69,14 @@ public final class JackDriver: @unchecked Sendable {
     /// the owner says otherwise.
     public var warn: (String) -> Void
 
-    public static let portNames = ["in_1", "in_2", "out_1", "out_2"]
+    /// Our ports by `rack_jack_port` index; midi_in and midi_out exist unless MIDI is off.
+    public static let portNames = ["in_1", "in_2", "out_1", "out_2", "midi_in", "midi_out"]
+    static let midiInIndex = 4
+    /// True for the ports that take input (connections run peer → ours).
+    static func isInput(_ index: Int) -> Bool { index < 2 || index == midiInIndex }
+    /// The MIDI stage the process callback runs (nil: no MIDI ports, `--no-midi`). Set before
+    /// the first join; it must outlive the client.
+    public let midi: MIDILink?
     /// How often a lost server is looked for.
     static let rejoinInterval = 0.25
 
@@ -82,9 +89,11 @@ public final class JackDriver: @unchecked Sendable {
 
     /// Joins the running server (never starts one). Throws a 69 error with a hint when there
     /// is none.
-    public init(name: String, warn: @escaping (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
+    public init(name: String, midi: MIDILink? = nil,
+                warn: @escaping (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
                 makeEngine: @escaping (Double) -> Engine) throws(RackError) {
         self.warn = warn
+        self.midi = midi
         // libjack prints its own diagnostics (several lines per failed connection attempt, every
         // second while rejoining); rack reports what matters in one line of its own.
         jack_set_error_function { _ in }
@@ -135,6 +144,9 @@ public final class JackDriver: @unchecked Sendable {
         guard let ctx = rack_jack_create(c, UnsafeMutableRawPointer(e.core), jackRender, UInt32(e.maxFrames), e.sampleTime) else {
             jack_client_close(c)
             return false
+        }
+        if let midi, rack_jack_enable_midi(ctx, UnsafeMutableRawPointer(midi.router), jackMIDI) == 0 {
+            warn("cannot register the MIDI ports midi_in and midi_out; running without MIDI")
         }
         client = c
         context = ctx

@@ -80,6 +80,10 @@ extension RackController {
         OSCCommand("/rack/player/loop", "n") { c, r throws(Reason) in try c.playerLoop(r) },
         OSCCommand("/rack/player/seek", "n") { c, r throws(Reason) in try c.playerSeek(r) },
 
+        OSCCommand("/rack/midi/learn", "[s]") { c, r throws(Reason) in try c.midiLearn(r) },
+        OSCCommand("/rack/midi/map", "") { c, r throws(Reason) in try c.midiMap(r) },
+        OSCCommand("/rack/midi/unmap", "n") { c, r throws(Reason) in try c.midiUnmap(r) },
+
         OSCCommand("/nsm/client/save", "*", sessionManagerOnly: true) { c, r in c.sessionSave(r) },
         // Acknowledgements; a second open (a switch) is not a declared capability.
         OSCCommand("/nsm/client/open", "*", sessionManagerOnly: true) { _, _ in },

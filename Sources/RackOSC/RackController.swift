@@ -15,7 +15,7 @@ import RackIO
 /// in-memory outbox in tests.
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.1.0"
+    public static let namespaceVersion = "1.2.0"
 
     /// The socket `serve` receives on; nil for a controller fed by hand (tests).
     public let socket: UDPSocket?
@@ -54,6 +54,8 @@ public final class RackController {
     public var log: (String) -> Void = { _ in }
     /// The session manager, when rack runs under NSM.
     public var nsm: NSMClient?
+    /// MIDI control (MIDICommands.swift); nil with `--no-midi`.
+    public var midi: MIDIControl?
 
     let player = PlayerSlot()
     let feedback: Feedback
@@ -248,6 +250,7 @@ public final class RackController {
                     recorder.record(e, engine: engine)
                     continue
                 }
+                if e.rampFrames == EngineEvent.fromMIDI { targets[e.parameter] = e.value }   // MIDIRouter's CC
                 nsm?.markDirty(socket: replier)
                 if e.isScheduled { targets[e.parameter] = e.value }
                 feedback.notify(Self.valueMessage(Parameters[e.parameter], e.value))

@@ -17,7 +17,8 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Join the running JACK server and serve OSC (the live rack).",
         discussion: """
-            Ports: in_1 in_2 (live input, summed with the player) and out_1 out_2. Without --file the \
+            Ports: in_1 in_2 (live input, summed with the player), out_1 out_2, and midi_in midi_out \
+            (MIDI control and feedback; --no-midi leaves them out). Without --file the \
             rack plays its synthesised demo loop. OSC listens on 127.0.0.1 unless --osc-host says \
             otherwise: binding another address lets anyone who can reach it control the rack; \
             use --allow to restrict senders. Stop with Ctrl-C.
@@ -39,11 +40,16 @@ struct RunCommand: ParsableCommand {
     var connect = false
     @Option(help: "Write every applied change to this automation file.")
     var record: String?
+    @Flag(name: .customLong("no-midi"), help: "Leave out the MIDI ports (midi_in, midi_out).")
+    var noMIDI = false
+    @Option(name: .customLong("midi-channel"), help: "Obey MIDI on this channel only (1…16; omni by default).")
+    var midiChannel: Int?
 
     func validate() throws {
         for a in allow where AddressRange(a) == nil { throw ValidationError("--allow '\(a)' is not an IPv4 address or CIDR range") }
         if OSCEndpoint(host: oscHost, port: 0) == nil { throw ValidationError("--osc-host '\(oscHost)' is not an IPv4 address") }
         if name.isEmpty || name.utf8.count > 63 { throw ValidationError("--name must be 1…63 bytes") }
+        if let c = midiChannel, !(1...16).contains(c) { throw ValidationError("--midi-channel \(c) is not a MIDI channel (1…16)") }
     }
 
     func run() throws {
@@ -97,6 +103,7 @@ struct RunCommand: ParsableCommand {
                 }
             }
 
+            let midi = noMIDI ? nil : loadMIDI(sessionPath: nsm?.sessionPath)
             let initial = state
             var controller: RackController?
             var firstStream: PlayerStream?
@@ -104,7 +111,7 @@ struct RunCommand: ParsableCommand {
             // Lines the driver has for the user; during the first join a rate the engine cannot
             // serve ends the command instead (one line, 69), so they are held back until then.
             var joined = false
-            let driver = try JackDriver(name: clientName, warn: { line in if joined { warn(messagePrefix + line) } }) { rate in
+            let driver = try JackDriver(name: clientName, midi: midi?.link, warn: { line in if joined { warn(messagePrefix + line) } }) { rate in
                 // A new engine (first join, or a server back at another rate) starts from the
                 // targets the rack has now.
                 let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
@@ -138,6 +145,7 @@ struct RunCommand: ParsableCommand {
             c.log = { warn(messagePrefix + $0) }
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
             c.nsm = nsm
+            c.midi = midi
             if let firstStream { c.adoptPlayer(firstStream) }
             firstStream = nil   // the controller owns it now (and frees it when it is retired)
             nsm?.replyOpen(socket: socket, error: nil)
@@ -147,10 +155,26 @@ struct RunCommand: ParsableCommand {
                 warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
             }
 
-            c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { driver.poll(now: $0) })
+            c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: {
+                driver.poll(now: $0)
+                c.pollMIDI()
+            })
             c.shutDown()
             driver.close()
             c.flushRecording()
         }
+    }
+
+    /// The MIDI map: the session's under NSM when it has one, else the user's; a map file that
+    /// cannot be used is reported in one line and the defaults are used.
+    private func loadMIDI(sessionPath: String?) -> MIDIControl {
+        let user = MIDIMapFile.defaultPath()
+        let path = sessionPath.map { $0 + "/midi.json" } ?? user
+        var map = MIDIMap.defaults
+        let source = sessionPath != nil && !FileManager.default.fileExists(atPath: path) ? user : path
+        do { map = try MIDIMapFile.load(path: source) } catch {
+            warn("rack: \(error.message); using the default MIDI map")
+        }
+        return MIDIControl(link: MIDILink(map: map, channelFilter: midiChannel ?? 0), path: path)
     }
 }

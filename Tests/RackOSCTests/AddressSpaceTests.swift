@@ -21,6 +21,9 @@ final class AddressSpaceTests: XCTestCase {
         "/rack/player/stop": ([.string("now")], "takes no arguments"),
         "/rack/player/loop": ([.int(2)], "expects 0 or 1"),
         "/rack/player/seek": ([.string("x")], "expects seconds"),
+        "/rack/midi/learn": ([.int(1)], "expects an optional string: a parameter name"),
+        "/rack/midi/map": ([.int(1)], "takes no arguments"),
+        "/rack/midi/unmap": ([.string("x")], "expects one controller number 0…127"),
     ]
 
     func testEveryCommandThatTakesArgumentsRefusesWrongOnesAndChangesNothing() {
@@ -68,7 +71,7 @@ final class AddressSpaceTests: XCTestCase {
     func testVersion() {
         let rig = Rig()
         rig.send("/rack/version")
-        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.1.0")])])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.2.0")])])
     }
 
     func testStatus() {

@@ -108,7 +108,7 @@ def jack_connections(server: str) -> dict[str, list[str]]:
 
 
 def build_helpers(outdir: Path) -> dict[str, Path]:
-    """Compiles jackrec, probe_selftest and librtprobe.so into outdir (reuses RACK_PROBE_LIB)."""
+    """Compiles jackrec, midisend, probe_selftest and librtprobe.so into outdir (reuses RACK_PROBE_LIB)."""
     outdir.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
     built = {}
@@ -121,6 +121,9 @@ def build_helpers(outdir: Path) -> dict[str, Path]:
                         str(HERE / "rtprobe.c"), "-ldl", "-lpthread"], check=True, timeout=120)
     built["jackrec"] = outdir / "jackrec"
     subprocess.run([cc, "-O2", "-o", str(built["jackrec"]), str(HERE / "jackrec.c"), "-ljack"],
+                   check=True, timeout=120)
+    built["midisend"] = outdir / "midisend"
+    subprocess.run([cc, "-O2", "-o", str(built["midisend"]), str(HERE / "midisend.c"), "-ljack"],
                    check=True, timeout=120)
     built["selftest"] = outdir / "probe_selftest"
     subprocess.run([cc, "-O2", "-o", str(built["selftest"]), str(HERE / "probe_selftest.c"),

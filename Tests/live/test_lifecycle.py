@@ -11,7 +11,7 @@ import pytest
 import livelib
 from livelib import Osc, RackProcess
 
-PORTS = ("in_1", "in_2", "out_1", "out_2")
+PORTS = ("in_1", "in_2", "out_1", "out_2", "midi_in", "midi_out")
 
 
 def test_ports_appear_within_one_second(rack_factory, jack):

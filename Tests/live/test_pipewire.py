@@ -19,7 +19,7 @@ import pytest
 import livelib
 from livelib import PW_SINK, Osc
 
-PORTS = ("in_1", "in_2", "out_1", "out_2")
+PORTS = ("in_1", "in_2", "out_1", "out_2", "midi_in", "midi_out")
 
 
 def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:

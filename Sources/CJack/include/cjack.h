@@ -17,6 +17,26 @@ typedef int (*rack_render_fn)(void *engine, uint32_t frames,
 
 typedef struct rack_jack rack_jack_t;
 
+/// One JACK MIDI event of the cycle: its frame offset and its bytes (valid during the cycle).
+typedef struct {
+    uint32_t frame;
+    uint32_t size;
+    const uint8_t *data;
+} rack_midi_event_t;
+
+/// The MIDI stage as the process callback calls it, before the render: the cycle's input
+/// events (in frame order), and room for `out_capacity` 3-byte messages to send at frame 0;
+/// returns how many it wrote.
+typedef uint32_t (*rack_midi_fn)(void *midi, void *engine, uint32_t frames,
+                                 const rack_midi_event_t *events, uint32_t count,
+                                 uint8_t *out, uint32_t out_capacity);
+
+/// Most MIDI input events one cycle passes on (more are dropped and counted): 10,000 events
+/// a second at a 4096-frame period at 48 kHz is 853 a cycle.
+#define RACK_MIDI_EVENTS_PER_CYCLE 2048
+/// Most feedback messages one cycle sends.
+#define RACK_MIDI_OUT_PER_CYCLE 64
+
 /// Creates the process-callback context for an open client: registers in_1 in_2 out_1 out_2
 /// and sets the process, xrun, shutdown (plain and info), sample-rate, port-registration,
 /// buffer-size and freewheel callbacks. Returns NULL
@@ -27,7 +47,14 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
 /// Frees the context (after jack_client_close, or deactivate).
 void rack_jack_destroy(rack_jack_t *c);
 
-jack_port_t *rack_jack_port(rack_jack_t *c, int index); // 0,1 = in_1,in_2; 2,3 = out_1,out_2
+jack_port_t *rack_jack_port(rack_jack_t *c, int index); // 0,1 = in_1,in_2; 2,3 = out_1,out_2; 4,5 = midi_in,midi_out
+
+/// Registers midi_in and midi_out and runs `fn` with `midi` every cycle (call before
+/// jack_activate). Returns 0 when a port cannot be registered (the rack runs without MIDI).
+int rack_jack_enable_midi(rack_jack_t *c, void *midi, rack_midi_fn fn);
+/// MIDI input events dropped because a cycle had more than RACK_MIDI_EVENTS_PER_CYCLE, and
+/// feedback messages the output buffer had no room for.
+uint64_t rack_jack_midi_dropped(const rack_jack_t *c);
 
 /// Sets JACK metadata pretty names on the ports ("rack input L" …) and the client.
 /// Returns the number of properties that could not be set (0 when all went through).

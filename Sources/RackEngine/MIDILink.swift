@@ -1,0 +1,93 @@
+/// The control thread's side of MIDI: owns the render thread's `MIDIRouter`, hands it new maps
+/// through a one-slot lock-free mailbox (a table is allocated here, swapped in by the render
+/// thread at the start of a cycle, and freed here once the render thread has let go of it), and
+/// collects what the render thread saw: program changes and the last controller moved (learn).
+///
+/// Not thread-safe: one control thread uses it. The router must outlive every process cycle
+/// that can run it (free the link only after the JACK client is closed).
+public final class MIDILink: @unchecked Sendable {
+    /// The router the process callback runs.
+    public let router: UnsafeMutablePointer<MIDIRouter>
+    /// The map in force (or about to be: see `isPending`).
+    public private(set) var map: MIDIMap
+    /// Only this channel (1…16) is obeyed; 0: omni.
+    public let channelFilter: Int
+    /// A table made but not yet handed over (the mailbox was busy).
+    private var waiting: MIDITable?
+    /// The moved-controller word at the last look (learn compares against it).
+    private var lastMoved = 0
+
+    /// A link with `map`, obeying `channelFilter` (1…16, 0 = omni). Allocates.
+    public init(map: MIDIMap, channelFilter: Int) {
+        self.map = map
+        self.channelFilter = channelFilter
+        router = .allocate(capacity: 1)
+        router.initialize(to: MIDIRouter())
+        router.pointee.table = map.table(channelFilter: channelFilter)   // no cycle runs it yet
+    }
+
+    deinit {
+        if let t = router.pointee.table { t.deallocate() }
+        collectRetired()
+        if router.pointee.shared[0].load(ordering: .acquiring) != 0 { router.pointee.tableHeaders[0]?.deallocate() }
+        waiting?.deallocate()
+        router.pointee.deallocate()
+        router.deinitialize(count: 1)
+        router.deallocate()
+    }
+
+    /// Replaces the map (the render thread takes it at the start of a cycle).
+    public func set(_ newMap: MIDIMap) {
+        map = newMap
+        waiting?.deallocate()
+        waiting = newMap.table(channelFilter: channelFilter)
+        handOver()
+    }
+
+    /// Control-thread housekeeping, call often: frees the table the render thread let go of and
+    /// hands over a waiting one.
+    public func poll() {
+        collectRetired()
+        handOver()
+    }
+
+    /// True while a map waits to be handed over or taken.
+    public var isPending: Bool { waiting != nil || router.pointee.shared[0].load(ordering: .acquiring) != 0 }
+
+    private func collectRetired() {
+        guard router.pointee.shared[1].load(ordering: .acquiring) != 0 else { return }
+        router.pointee.tableHeaders[1]?.deallocate()
+        router.pointee.tableHeaders[1] = nil
+        router.pointee.shared[1].store(0, ordering: .releasing)
+    }
+
+    private func handOver() {
+        guard let w = waiting, router.pointee.shared[0].load(ordering: .acquiring) == 0 else { return }
+        router.pointee.tableHeaders[0] = w
+        router.pointee.shared[0].store(Int(bitPattern: w.slots), ordering: .releasing)
+        waiting = nil
+    }
+
+    /// Program changes received since the last call (program numbers 0…127, oldest first).
+    public func takeProgramChanges() -> [Int] {
+        var out: [Int] = []
+        while let e = router.pointee.programs.pop() { out.append(Int(e.value)) }
+        return out
+    }
+
+    /// The controller moved since the last call to `startWatching` or this, if any:
+    /// (channel 1…16, controller 0…127).
+    public func takeMovedController() -> (channel: Int, controller: Int)? {
+        let word = router.pointee.shared[2].load(ordering: .acquiring)
+        guard word != lastMoved else { return nil }
+        lastMoved = word
+        return (((word >> 8) & 0x0F) + 1, word & 0x7F)
+    }
+
+    /// Forgets controllers moved so far (MIDI learn starts now).
+    public func startWatching() { lastMoved = router.pointee.shared[2].load(ordering: .acquiring) }
+
+    /// MIDI messages the render thread parsed, and events it could not schedule (full lists).
+    public var messagesReceived: Int { router.pointee.shared[3].load(ordering: .relaxed) }
+    public var eventsDropped: Int { router.pointee.shared[4].load(ordering: .relaxed) }
+}

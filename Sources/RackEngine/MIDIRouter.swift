@@ -1,0 +1,193 @@
+import RackDSP
+import Synchronization
+
+extension EngineEvent {
+    /// The `rampFrames` of a CC change the render thread scheduled from MIDI: the parameter's
+    /// default ramp (any value ≤ 0 but `jump` is), and a sign for the control side that the
+    /// echo is a new target it did not post.
+    public static var fromMIDI: Int64 { @_noLocks @inline(__always) get { -2 } }
+}
+
+/// The render thread's MIDI stage, run once per process cycle before `rackRender`:
+///
+/// 1. **Map**: take a new `MIDITable` from the control thread's mailbox, if one waits.
+/// 2. **Feedback**: every mapped parameter whose target changed since the last cycle other than
+///    by MIDI is sent out as a CC (at frame 0 of this cycle): a change MIDI made is never echoed
+///    back to MIDI.
+/// 3. **Input**: the cycle's MIDI bytes go through `MIDIParser`; each CC of a bound controller
+///    becomes a parameter event at its own frame (engine sample time + frame offset), inserted
+///    in the engine's pending list, the path a timetagged OSC bundle takes, so the output does
+///    not depend on the block size. The control thread's queue is drained first, so MIDI only
+///    takes scheduled-list room the control side has not counted on (a full list drops the
+///    MIDI event and counts it). Each step ramps over the parameter's default ramp (20 ms),
+///    which smooths 7-bit steps. A program change goes to the control thread (a preset recall
+///    needs it), applied at its next pass.
+///
+/// Plain values and pointers allocated by `MIDILink`, which owns and frees them.
+/// - Realtime: safe
+public struct MIDIRouter {
+    var parser = MIDIParser()
+    /// The table in use (render thread), nil before the first one arrives.
+    var table: MIDITable?
+    /// [0] = a table waiting for the render thread (its slot pointer's bits, 0: none),
+    /// [1] = the table it let go of (for the control thread to free, 0: none),
+    /// [2] = the last controller moved: (count << 12) | (channel << 8) | controller,
+    /// [3] = MIDI messages received, [4] = events that could not be scheduled.
+    let shared: UnsafeMutablePointer<Atomic<Int>>
+    /// The tables behind the pointers in `shared` (same index as the slots pointer bits).
+    let tableHeaders: UnsafeMutablePointer<MIDITable?>
+    /// Last MSB per channel and controller (−1: none yet), for the 14-bit LSB.
+    let msbs: UnsafeMutablePointer<Int16>
+    /// The target each parameter had after the last cycle, as MIDI or feedback last knew it.
+    let known: UnsafeMutablePointer<Double>
+    var primed = false
+    /// Render → control: program changes (`.marker` events, value = program number).
+    public let programs: EventQueue
+    var movedCount = 0
+
+    static let sharedSlots = 5
+
+    init() {
+        shared = .allocate(capacity: Self.sharedSlots)
+        for i in 0..<Self.sharedSlots { (shared + i).initialize(to: Atomic(0)) }
+        tableHeaders = .allocate(capacity: 2)
+        tableHeaders.initialize(repeating: nil, count: 2)
+        msbs = .allocate(capacity: 16 * 128)
+        msbs.initialize(repeating: -1, count: 16 * 128)
+        known = .allocate(capacity: ParameterID.allCases.count)
+        known.initialize(repeating: 0, count: ParameterID.allCases.count)
+        programs = EventQueue(minimumCapacity: 64)
+    }
+
+    func deallocate() {
+        shared.deinitialize(count: Self.sharedSlots)
+        shared.deallocate()
+        tableHeaders.deallocate()
+        msbs.deallocate()
+        known.deallocate()
+        programs.deallocate()
+    }
+
+    /// Stages 1 and 2: a new table, and the feedback CCs into `out` (3 bytes each, at most
+    /// `capacity` messages). Returns how many messages were written.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func beginCycle(_ core: UnsafeMutablePointer<EngineCore>, out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
+        takeTable()
+        // The control thread's events join the lists first: MIDI then only takes room in the
+        // scheduled list that is left over, never room the control side counted on.
+        core.pointee.drainQueue()
+        let n = core.pointee.rampCount
+        if !primed {
+            for p in 0..<n { known[p] = core.pointee.ramps[p].target }
+            primed = true
+            return 0
+        }
+        guard let table else {
+            for p in 0..<n { known[p] = core.pointee.ramps[p].target }
+            return 0
+        }
+        var written = 0
+        for p in 0..<n {
+            let target = core.pointee.ramps[p].target
+            if target == known[p] { continue }
+            known[p] = target
+            for cc in 0..<128 {
+                let slot = table.slots[cc]
+                guard Int(slot.parameter) == p, slot.msb < 0, written < capacity else { continue }
+                let channel = slot.channel != 0 ? slot.channel : (table.channelFilter != 0 ? table.channelFilter : 1)
+                out[3 * written] = 0xB0 | ((channel - 1) & 0x0F)
+                out[3 * written + 1] = UInt8(cc)
+                out[3 * written + 2] = MIDITable.controllerValue(slot, value: target)
+                written += 1
+            }
+        }
+        return written
+    }
+
+    /// Stage 1: swaps in the table the control thread left in the mailbox, once the control
+    /// thread has collected the one before.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func takeTable() {
+        guard shared[0].load(ordering: .acquiring) != 0, shared[1].load(ordering: .acquiring) == 0 else { return }
+        // The control thread writes the header only while the mailbox is empty: read it
+        // before emptying the mailbox.
+        let incoming = tableHeaders[0]
+        if let old = table {
+            tableHeaders[1] = old
+            shared[1].store(Int(bitPattern: old.slots), ordering: .releasing)
+        }
+        table = incoming
+        shared[0].store(0, ordering: .releasing)
+    }
+
+    /// Stage 3: the bytes of one JACK MIDI event at `frame` of the cycle (the cycle starts at
+    /// the engine's current sample time).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func receive(_ bytes: UnsafePointer<UInt8>, count: Int, frame: Int, core: UnsafeMutablePointer<EngineCore>) {
+        for i in 0..<count {
+            guard let m = parser.feed(bytes[i]) else { continue }
+            shared[3].wrappingAdd(1, ordering: .relaxed)
+            let t = core.pointee.sampleTime + Int64(max(frame, 0))
+            switch m {
+            case let .controlChange(channel, controller, value):
+                controlChange(channel: channel, controller: controller, value: value, at: t, core: core)
+            case let .programChange(channel, program):
+                guard let table, table.channelFilter == 0 || table.channelFilter == channel + 1 else { continue }
+                if !programs.push(EngineEvent(sampleTime: t, kind: .marker, value: Double(program))) {
+                    shared[4].wrappingAdd(1, ordering: .relaxed)
+                }
+            }
+        }
+        parser.endEvent()
+    }
+
+    /// A CC: noted for MIDI learn, then, if bound on this channel, a parameter event at `t`.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func controlChange(channel: UInt8, controller: UInt8, value: UInt8, at t: Int64,
+                                core: UnsafeMutablePointer<EngineCore>) {
+        guard let table, table.channelFilter == 0 || table.channelFilter == channel + 1 else { return }
+        let slot = table.slots[Int(controller)]
+        if slot.msb < 0 {   // learn sees the MSB of a 14-bit pair, never its LSB
+            movedCount &+= 1
+            shared[2].store((movedCount << 12) | (Int(channel) << 8) | Int(controller), ordering: .releasing)
+        }
+        guard slot.parameter >= 0, slot.channel == 0 || slot.channel == channel + 1 else { return }
+        let position: Double
+        if slot.msb >= 0 {
+            let msb = msbs[Int(channel) * 128 + Int(slot.msb)]
+            guard msb >= 0 else { return }             // an LSB with no MSB to refine
+            position = Double(Int(msb) * 128 + Int(value)) / 16_383
+        } else {
+            msbs[Int(channel) * 128 + Int(controller)] = Int16(value)
+            position = Double(value) / 127
+        }
+        let p = Int(slot.parameter)
+        let v = MIDITable.value(slot, position: position)
+        known[p] = v
+        // Not counted as scheduled by the control side; its echo (marked by `rampFrames`) makes
+        // it the target there.
+        let e = EngineEvent(sampleTime: t, kind: .parameter, parameter: Self.parameter(p), value: v,
+                            rampFrames: EngineEvent.fromMIDI)
+        if core.pointee.pending.scheduledCount >= core.pointee.pending.scheduled.capacity {
+            shared[4].wrappingAdd(1, ordering: .relaxed)
+            return
+        }
+        core.pointee.pending.insert(e)
+    }
+
+    /// The parameter of table index `p` (a continuous one).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func parameter(_ p: Int) -> ParameterID {
+        switch p {
+        case 0: return .cutoff
+        case 1: return .resonance
+        case 2: return .mix
+        default: return .gain
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import RackEngine
+
+/// MIDI on the control thread: the map (its file and the link that hands it to the render
+/// thread), MIDI learn, and the program changes the render thread forwarded.
+public final class MIDIControl {
+    public let link: MIDILink
+    /// Where the map is saved on every change.
+    public let path: String
+    /// The parameter MIDI learn binds the next CC that moves to, and who asked.
+    var learning: (parameter: ParameterID, requester: OSCEndpoint)?
+
+    public init(link: MIDILink, path: String) {
+        self.link = link
+        self.path = path
+    }
+}
+
+/// `/rack/midi/learn [s:param]`, `/rack/midi/map`, `/rack/midi/unmap i:cc`, and the MIDI pass of
+/// the control loop (`pollMIDI`).
+extension RackController {
+    /// `/rack/midi/learn PARAM` binds the next CC that moves to PARAM (on the channel it came
+    /// on); with no argument, cancels. When it binds, the requester gets `/rack/midi/map` for it.
+    func midiLearn(_ r: Request) throws(Reason) {
+        guard r.arguments.count <= 1, r.arguments.first.map({ $0.string != nil }) ?? true else {
+            throw Reason("expects an optional string: a parameter name")
+        }
+        guard let midi else { throw Self.midiOff }
+        guard let name = r.arguments.first?.string else {
+            midi.learning = nil
+            return
+        }
+        guard let spec = Parameters.named(name) else { throw Reason("unknown parameter \(name)") }
+        guard spec.taper != .choice else { throw Reason("\(name) is a choice, not a range a controller can sweep") }
+        midi.link.startWatching()
+        midi.learning = (spec.id, r.from)
+    }
+
+    /// `/rack/midi/map`: one `/rack/midi/map i:channel(0 = any) i:cc s:param` per binding.
+    func midiMap(_ r: Request) throws(Reason) {
+        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
+        guard let midi else { throw Self.midiOff }
+        for b in midi.link.map.bindings { reply(Self.bindingMessage(b), to: r.from) }
+    }
+
+    /// `/rack/midi/unmap CC`: removes the binding of controller CC.
+    func midiUnmap(_ r: Request) throws(Reason) {
+        guard r.arguments.count == 1, let n = r.arguments[0].number, n == n.rounded(), (0...127).contains(n) else {
+            throw Reason("expects one controller number 0…127")
+        }
+        guard let midi else { throw Self.midiOff }
+        var map = midi.link.map
+        guard map.unbind(controller: Int(n)) else { throw Reason("CC \(Int(n)) is not mapped") }
+        try storeMIDIMap(map)
+    }
+
+    /// The control loop's MIDI pass: frees retired tables, recalls the presets program changes
+    /// asked for (in order, at this pass: a recall needs the control thread), and completes a
+    /// MIDI learn when a controller moved.
+    public func pollMIDI() {
+        guard let midi else { return }
+        midi.link.poll()
+        for program in midi.link.takeProgramChanges() {
+            let request = Request(message: OSCMessage("/rack/preset", [.int(Int32(program))]), timeTag: .immediately,
+                                  from: OSCEndpoint(host: "127.0.0.1", port: 0)!)
+            do throws(Reason) { try recallPreset(request) } catch {
+                log("MIDI program change \(program): \(error.text)")
+            }
+        }
+        if let moved = midi.link.takeMovedController(), let learning = midi.learning {
+            midi.learning = nil
+            var map = midi.link.map
+            let b = MIDIMap.Binding(channel: moved.channel, controller: moved.controller, parameter: learning.parameter)
+            map.bind(b)
+            do throws(Reason) {
+                try storeMIDIMap(map)
+                reply(Self.bindingMessage(b), to: learning.requester)
+            } catch {
+                replyError(to: learning.requester, address: "/rack/midi/learn", reason: error.text)
+            }
+        }
+    }
+
+    /// Hands `map` to the render thread and saves it.
+    private func storeMIDIMap(_ map: MIDIMap) throws(Reason) {
+        guard let midi else { return }
+        midi.link.set(map)
+        do { try MIDIMapFile.save(map, path: midi.path) } catch { throw Reason(error.message) }
+    }
+
+    static let midiOff = Reason("MIDI is off (--no-midi)")
+
+    static func bindingMessage(_ b: MIDIMap.Binding) -> OSCMessage {
+        OSCMessage("/rack/midi/map", [.int(Int32(b.channel)), .int(Int32(b.controller)), .string(Parameters[b.parameter].name)])
+    }
+}
