@@ -15,15 +15,18 @@ public struct LowPass: Sendable {
     private var ic2eq = SIMD2<Float>.zero
     public private(set) var sampleRate: Double = 48_000
 
-    /// Highest cutoff the filter will run at: a little below Nyquist so tan() stays finite.
-    public private(set) var maximumCutoffHz: Double = 20_000
+    /// Highest cutoff the filter will run at, in Hz: the caller's cap (the parameter table's
+    /// maximum), lowered to a little below Nyquist so tan() stays finite.
+    public private(set) var maximumCutoffHz: Double = LowPassTuning.highestCutoffRatio * 48_000
 
     public init() {}
 
-    /// Sets the rate; clears the state. Allocates nothing.
-    public mutating func prepare(sampleRate: Double, maxFrames: Int) {
+    /// Sets the rate and the highest cutoff in Hz (`maximumCutoffHz`, the caller's parameter
+    /// range; capped at `LowPassTuning.highestCutoffRatio · sampleRate`); clears the state.
+    /// Allocates nothing.
+    public mutating func prepare(sampleRate: Double, maxFrames: Int, maximumCutoffHz: Double) {
         self.sampleRate = sampleRate
-        maximumCutoffHz = min(20_000, LowPassTuning.highestCutoffRatio * sampleRate)
+        self.maximumCutoffHz = min(maximumCutoffHz, LowPassTuning.highestCutoffRatio * sampleRate)
         reset()
     }
 

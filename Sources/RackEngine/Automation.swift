@@ -101,10 +101,9 @@ public struct Automation: Sendable {
             }
 
             var action: AutomationAction?
-            let parts = address.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            if parts.count >= 3 && parts[0] == "" && parts[1] == "rack", let spec = Parameters.named(parts[2]),
-               parts.count == 3 || (parts.count == 4 && parts[3] == "norm" && spec.taper != .choice) {
-                let isNorm = parts.count == 4
+            if let parameter = ParameterAddress(parsing: address) {
+                let spec = parameter.spec
+                let isNorm = parameter.isNormalized
                 if spec.taper == .choice {
                     guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a room name and an optional crossfade time"); continue }
                     guard let room = Room(name: args[0]) else {

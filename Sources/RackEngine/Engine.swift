@@ -57,7 +57,7 @@ public final class Engine: @unchecked Sendable {
 
     /// Owner's thread, between render calls: adds an event straight to the time-ordered
     /// pending list (the offline driver's path; no queue hop).
-    public func schedule(_ event: EngineEvent) { core.pointee.insertPending(event) }
+    public func schedule(_ event: EngineEvent) { core.pointee.pending.insert(event) }
 
     /// Renders `frames` frames. Input buffers may be nil (silence).
     public func render(frames: Int, inputLeft: UnsafePointer<Float>?, inputRight: UnsafePointer<Float>?,

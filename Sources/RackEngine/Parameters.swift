@@ -92,12 +92,13 @@ public struct ParameterSpec: Sendable {
         return (v, v != raw ? v : nil)
     }
 
-    /// Why `seconds` is not a usable ramp time, or nil when it is (finite, 0…3600; 0 means the
-    /// default ramp).
+    /// Why `seconds` is not a usable ramp time, or nil when it is (finite, 0 through
+    /// `Parameters.longestRampSeconds`; 0 means the default ramp).
     public static func rampProblem(_ seconds: Double) -> String? {
         if !seconds.isFinite { return "ramp time must be finite" }
         if seconds < 0 { return "ramp time must not be negative" }
-        if seconds > 3600 { return "ramp time must be at most 3600 s" }
+        let limit = Parameters.longestRampSeconds
+        if seconds > limit { return "ramp time must be at most \(formatNumber(limit)) s" }
         return nil
     }
 
@@ -116,19 +117,22 @@ public func formatNumber(_ value: Double) -> String {
 
 /// The parameter table.
 public enum Parameters {
+    /// Longest ramp of a continuous parameter, in seconds: one hour (the contract's limit).
+    private static let hourRampSeconds = 3600.0
+
     /// Every parameter, in `ParameterID` order.
     public static let all: [ParameterSpec] = [
         ParameterSpec(id: .cutoff, name: "cutoff", unit: "Hz", minimum: 12, maximum: 20_000, defaultValue: 20_000,
-                      taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .exponential,
+                      taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .exponential,
                       summary: "low-pass cutoff frequency (2-pole, 12 dB/octave)", choices: []),
         ParameterSpec(id: .resonance, name: "resonance", unit: "dB", minimum: -20, maximum: 20, defaultValue: 0,
-                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .linear,
+                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "gain at the cutoff frequency; Q = 10^(dB/20)", choices: []),
         ParameterSpec(id: .mix, name: "mix", unit: "%", minimum: 0, maximum: 100, defaultValue: 50,
-                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .linear,
+                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "reverb wet/dry mix (0 = dry)", choices: []),
         ParameterSpec(id: .gain, name: "gain", unit: "dB", minimum: -60, maximum: 12, defaultValue: 0,
-                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: 3600, rampShape: .linear,
+                      taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "output gain", choices: []),
         ParameterSpec(id: .room, name: "room", unit: "name", minimum: 0, maximum: Double(Room.allCases.count - 1),
                       defaultValue: Double(Room.mediumHall.rawValue),
@@ -141,6 +145,10 @@ public enum Parameters {
 
     /// Looks a parameter up by name.
     public static func named(_ name: String) -> ParameterSpec? { all.first { $0.name == name } }
+
+    /// The longest ramp time any parameter takes, in seconds: the limit on a ramp time a
+    /// user gives (a parameter with a shorter cap, `room`'s crossfade, shortens it to that).
+    public static let longestRampSeconds = all.map(\.maximumRampSeconds).max() ?? 0
 
     /// Every parameter's default, indexed by `ParameterID.rawValue`.
     public static var defaults: [Double] { all.map(\.defaultValue) }

@@ -15,7 +15,7 @@ public struct RackState: Sendable, Equatable {
     }
 
     public var room: Room {
-        get { Room(rawValue: Int(values[ParameterID.room.rawValue])) ?? .mediumHall }
+        get { Room(rawValue: Int(values[ParameterID.room.rawValue])) ?? Room.allCases[Int(Parameters[.room].defaultValue)] }
         set { values[ParameterID.room.rawValue] = Double(newValue.rawValue) }
     }
 

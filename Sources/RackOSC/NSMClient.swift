@@ -58,7 +58,7 @@ public struct SessionState: Sendable, Equatable {
 /// state. Headless: no optional GUI capability.
 public final class NSMClient {
     public let server: OSCEndpoint
-    public private(set) var sessionPath: String?
+    public internal(set) var sessionPath: String?
     public private(set) var clientID: String?
     public private(set) var displayName: String?
     /// Where the state lives: `<session path>/state.json`.
@@ -113,7 +113,7 @@ public final class NSMClient {
     }
 
     /// Tells the server the open went well (or not).
-    public func replyOpen(socket: UDPSocket, error: String?) {
+    public func replyOpen(socket: Replier, error: String?) {
         if let error {
             socket.send(OSCMessage("/error", [.string("/nsm/client/open"), .int(-1), .string(error)]).encoded(), to: server)
         } else {
@@ -122,7 +122,7 @@ public final class NSMClient {
     }
 
     /// Saves `state` in the session directory and answers the server.
-    public func save(_ state: SessionState, socket: UDPSocket) {
+    public func save(_ state: SessionState, socket: Replier) {
         guard let dir = sessionPath, let file = stateFile else { return }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -136,7 +136,7 @@ public final class NSMClient {
     }
 
     /// Tells the server, once, that there are unsaved changes.
-    public func markDirty(socket: UDPSocket) {
+    public func markDirty(socket: Replier) {
         guard !isDirty else { return }
         isDirty = true
         socket.send(OSCMessage("/nsm/client/is_dirty").encoded(), to: server)

@@ -21,14 +21,14 @@ public enum FilterResponse {
     /// The kernel's (g, k) for these settings.
     static func coefficients(cutoff: Double, resonance: Double, sampleRate: Double) -> SIMD2<Double> {
         var filter = LowPass()
-        filter.prepare(sampleRate: sampleRate, maxFrames: 1)
+        filter.prepare(sampleRate: sampleRate, maxFrames: 1, maximumCutoffHz: Parameters[.cutoff].maximum)
         return filter.coefficients(cutoffHz: cutoff, resonanceDecibels: resonance)
     }
 
     /// The highest cutoff the kernel runs at for `sampleRate`.
     public static func maximumCutoff(sampleRate: Double) -> Double {
         var filter = LowPass()
-        filter.prepare(sampleRate: sampleRate, maxFrames: 1)
+        filter.prepare(sampleRate: sampleRate, maxFrames: 1, maximumCutoffHz: Parameters[.cutoff].maximum)
         return filter.maximumCutoffHz
     }
 }

@@ -6,9 +6,6 @@ import RackEngine
 /// Sample rates, in Hz, that `rack render --rate` and `rack plot --rate` accept.
 let supportedSampleRates: ClosedRange<Double> = 8000...384_000
 
-/// The UDP port `rack run` serves OSC on, and `rack send` sends to, unless told otherwise.
-let defaultOSCPort: UInt16 = 8000
-
 /// Refuses a `--rate` outside `supportedSampleRates` (usage error, 64).
 func validateSampleRate(_ rate: Double) throws {
     guard supportedSampleRates.contains(rate) else {

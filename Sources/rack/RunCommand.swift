@@ -26,9 +26,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "JACK client name (JACK renames it if taken; the real name is printed).")
     var name = "rack"
     @Option(name: .customLong("osc-port"), help: "UDP port for OSC (0: the system chooses; the port is printed).")
-    var oscPort: UInt16 = defaultOSCPort
+    var oscPort: UInt16 = OSCDefaults.port
     @Option(name: .customLong("osc-host"), help: "Address to bind OSC to. Anything but loopback exposes the rack to the network.")
-    var oscHost = "127.0.0.1"
+    var oscHost = OSCDefaults.host
     @Option(name: .customLong("allow"), help: ArgumentHelp("Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).", valueName: "ADDR"))
     var allow: [String] = []
     @Option(help: "Audio file to play (wav, flac, ogg; resampled to the JACK rate).")

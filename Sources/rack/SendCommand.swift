@@ -12,7 +12,7 @@ struct SendCommand: ParsableCommand {
     @Argument(help: "Automation file.")
     var file: String
     @Option(help: "Where the rack listens (HOST:PORT).")
-    var to = "127.0.0.1:\(defaultOSCPort)"
+    var to = "\(OSCDefaults.host):\(OSCDefaults.port)"
     @Option(help: "How far ahead of its time each bundle is sent, in seconds.")
     var lead = 0.2
 

@@ -12,7 +12,7 @@ final class LowPassTests: XCTestCase {
     /// over whole periods.
     func magnitude(at frequency: Double, cutoff: Double, resonance: Double) -> Double {
         var f = LowPass()
-        f.prepare(sampleRate: rate, maxFrames: 4096)
+        f.prepare(sampleRate: rate, maxFrames: 4096, maximumCutoffHz: 20_000)
         let c = f.coefficients(cutoffHz: cutoff, resonanceDecibels: resonance)
         let settle = Int(rate * max(0.5, 20 / cutoff)) // many time constants, even at low cutoff
         let periods = max(1, Int(frequency * 0.2))
@@ -79,7 +79,7 @@ final class LowPassTests: XCTestCase {
 
     func testStableUnderAudioRateCutoffModulation() {
         var f = LowPass()
-        f.prepare(sampleRate: rate, maxFrames: 64)
+        f.prepare(sampleRate: rate, maxFrames: 64, maximumCutoffHz: 20_000)
         var l = [Float](repeating: 0, count: 64), r = l
         var maxAbs: Float = 0
         var n = 0
@@ -103,7 +103,7 @@ final class LowPassTests: XCTestCase {
         let input = (0..<512).map { _ in Float.random(in: -1...1) }
         func run(_ splits: [Int]) -> [Float] {
             var f = LowPass()
-            f.prepare(sampleRate: rate, maxFrames: 512)
+            f.prepare(sampleRate: rate, maxFrames: 512, maximumCutoffHz: 20_000)
             let a = f.coefficients(cutoffHz: 200, resonanceDecibels: 6)
             let b = f.coefficients(cutoffHz: 5000, resonanceDecibels: -6)
             var l = input, r = input
@@ -121,7 +121,7 @@ final class LowPassTests: XCTestCase {
 
     func testSilentTailNeverGoesSubnormal() {
         var f = LowPass()
-        f.prepare(sampleRate: rate, maxFrames: 1024)
+        f.prepare(sampleRate: rate, maxFrames: 1024, maximumCutoffHz: 20_000)
         let c = f.coefficients(cutoffHz: 30, resonanceDecibels: 20)
         var l = [Float](repeating: 0, count: 1024), r = l
         l[0] = 1; r[0] = 1

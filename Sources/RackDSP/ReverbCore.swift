@@ -1,0 +1,255 @@
+/// One FDN: eight delay lines with their diffusers and filters, running one room (the kernel of
+/// `Reverb`, which owns the input history and crossfades two of these on a room change).
+///
+/// Signal flow (the eight lines side by side):
+///
+///     in L/R ─► history ─┬─► early taps, 4 per side ────────────────────────────────────┐
+///                        └─► pre-delay ─► smoothing ─► inject ─┐                         │
+///          ┌────────────────────────────────────►(+)─► allpass diffuser ─┬─► output mix ─(+)─► out L/R
+///          │                                                             ▼
+///          └── Hadamard ◄── HF damping ◄── low shelf · g ◄── delay line ◄┘
+///
+/// - Lines: loop delay τ_i = diffuser delay + plain delay, 16 distinct primes per room (Schroeder).
+/// - Absorption per line (Jot & Chaigne 1991): mid-band gain g_i = 10^(−3·τ_i/T60mid); a one-pole
+///   low shelf lifts the gain below the crossover to 10^(−3·τ_i/T60low) (zita-rev1's rtlow/rtmid
+///   split); a one-pole low-pass with pole b_i makes the gain at the damping frequency g_i², i.e.
+///   T60 there is half the mid-band T60 (zita-rev1's "fdamp"). Every line's filter is derived from
+///   its own τ_i, so at any frequency all modes decay at the same rate.
+/// - Feedback matrix: 8×8 Sylvester–Hadamard / √8 (orthogonal, lossless), three butterfly stages;
+///   the 1/√8 is folded into the line gains.
+/// - Diffuser: Schroeder allpass in each line, w[n] = f[n] + g·w[n−M], v[n] = w[n−M] − g·w[n].
+/// - Input bandwidth: the late reverb's input is smoothed by a short triangular FIR (¼, ½, ¼ at
+///   48 kHz; `ReverbTuning.inputSmoothingSeconds`), after Dattorro's plate ("Effect Design", 1997).
+/// - Early reflections: four taps per output side on the input history (`ReverbTuning`).
+/// - Injection and outputs: fixed ±1 patterns over the lines (written out in `ReverbCore.render`):
+///   the left input feeds lines 0, 2, 4, 6 with signs (+ − + −), the right input lines 1, 3, 5, 7
+///   with (− + − +); out L = (+ − + − − + − +)·v, out R = (+ + − − − − + +)·v. As vectors:
+///   in_L = (h2 + h3)/2, in_R = (h3 − h2)/2, out_L = h5, out_R = h6 (h_k: rows of the Hadamard
+///   matrix), all mutually orthogonal: the outputs are uncorrelated mixes of the lines and a mono
+///   input has no path from the diffusers' feed-forward term straight to the outputs. The outputs
+///   are scaled per room to a common energy gain (`ReverbTuning.lateEnergy`), so rooms are about
+///   equally loud.
+///
+/// Vectorisation: the network runs in groups of 8 samples. Every delay in the network (lines,
+/// diffusers, pre-delay, early taps) is at least 8 samples, so a group reads only data written
+/// before it: each line's 8 samples are one contiguous vector load, the diffusers, injection,
+/// Hadamard, outputs and stores all work on such per-line vectors, and only the two recursive
+/// one-pole filters run sample by sample — with the 8 lines across a `SIMD8<Float>`, between two
+/// 8×8 transposes. A group's output is computed when its first input sample arrives (it does not
+/// depend on that group's input) and handed out sample by sample, so the result does not depend
+/// on how the caller splits its blocks, and there is no added latency.
+///
+/// Denormals: an offset of ±`ReverbTuning.antiDenormal` (1e-20), alternating in sign from sample
+/// to sample, is added to every line's input, so the network settles on a ~1e-20 floor (−400 dB)
+/// instead of decaying into the subnormal range; input samples below 1e-30 in magnitude are
+/// flushed to 0. Every state and output value is therefore 0 or a normal float.
+///
+/// Realtime: `render`, `load`, `clearAll` and `clearWindow` are `@_noLocks`; the buffers are
+/// made by `init(lineLength:diffuserLength:)` (from `Reverb.prepare`).
+struct ReverbCore {
+    /// Eight delay rings of `lineMask + 1` floats plus an 8-float mirror of their start (so any
+    /// 8 consecutive samples are contiguous), line i at i·`lineStride`.
+    var lines: UnsafeMutablePointer<Float>? = nil
+    /// The same for the eight diffuser delays.
+    var diffusers: UnsafeMutablePointer<Float>? = nil
+    var lineMask = 0
+    var lineStride = 0
+    var diffuserMask = 0
+    var diffuserStride = 0
+    /// Write position of the next group in the line rings (a multiple of 8); the diffusers use
+    /// its low bits.
+    var position = 0
+    /// Crossover low-pass and HF damping low-pass states, one lane per line.
+    var lowState = SIMD8<Float>(repeating: 0)
+    var dampState = SIMD8<Float>(repeating: 0)
+    /// The room's coefficients (a copy from the table).
+    var k = ReverbCoefficients()
+    var room: Room = .default
+
+    init() {}
+
+    init(lineLength: Int, diffuserLength: Int) {
+        lineMask = lineLength - 1
+        lineStride = lineLength + 8
+        diffuserMask = diffuserLength - 1
+        diffuserStride = diffuserLength + 8
+        let l = UnsafeMutablePointer<Float>.allocate(capacity: 8 * lineStride)
+        l.initialize(repeating: 0, count: 8 * lineStride)
+        let d = UnsafeMutablePointer<Float>.allocate(capacity: 8 * diffuserStride)
+        d.initialize(repeating: 0, count: 8 * diffuserStride)
+        lines = l
+        diffusers = d
+    }
+
+    mutating func deallocate() {
+        lines?.deallocate()
+        diffusers?.deallocate()
+        lines = nil
+        diffusers = nil
+    }
+
+    func forEachStateValue(_ body: (Float) -> Void) {
+        if let lines { for i in 0..<(8 * lineStride) { body(lines[i]) } }
+        if let diffusers { for i in 0..<(8 * diffuserStride) { body(diffusers[i]) } }
+        for v in [lowState, dampState] { for i in 0..<8 { body(v[i]) } }
+    }
+
+    @_noLocks @inline(__always)
+    mutating func load(_ coefficients: ReverbCoefficients, room: Room) {
+        k = coefficients
+        self.room = room
+    }
+
+    /// Silence: every buffer and filter state to 0.
+    @_noLocks @inline(__always)
+    mutating func clearAll() {
+        lines?.update(repeating: 0, count: 8 * lineStride)
+        diffusers?.update(repeating: 0, count: 8 * diffuserStride)
+        lowState = .zero
+        dampState = .zero
+    }
+
+    /// Silence for the current room, touching only what its delays will read before it is
+    /// overwritten: the `delay` samples behind the write position of each line and diffuser.
+    @_noLocks @inline(__always)
+    mutating func clearWindow() {
+        guard let lines, let diffusers else { return }
+        for i in 0..<8 {
+            Self.clearBehind(lines + i * lineStride, lineMask, position, Int(k.lineDelay[i]))
+            Self.clearBehind(diffusers + i * diffuserStride, diffuserMask,
+                             position & diffuserMask, Int(k.diffuserDelay[i]))
+        }
+        lowState = .zero
+        dampState = .zero
+    }
+
+    /// Zeroes the `count` slots before `position` in a ring of `mask + 1` floats followed by its
+    /// 8-float mirror, and refreshes the mirror.
+    @inline(__always)
+    static func clearBehind(_ ring: UnsafeMutablePointer<Float>, _ mask: Int, _ position: Int,
+                            _ count: Int) {
+        let start = (position - count) & mask
+        let first = min(count, mask + 1 - start)
+        (ring + start).update(repeating: 0, count: first)
+        if count > first { ring.update(repeating: 0, count: count - first) }
+        store(load(ring), ring + mask + 1)
+    }
+
+    @_noLocks @inline(__always)
+    static func load(_ p: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    @_noLocks @inline(__always)
+    static func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+    }
+
+    /// One 8-sample group: returns the (left, right) output of the group that starts at the
+    /// history's write index. Needs every delay ≥ 8 (guaranteed by `ReverbCoefficients`).
+    @_noLocks @inline(__always)
+    mutating func render(_ h: HistoryView) -> (SIMD8<Float>, SIMD8<Float>) {
+        guard let lines, let diffusers else { return (.zero, .zero) }
+        let p = position
+        let ls = lineStride, lm = lineMask
+        let d = k.lineDelay
+
+        // Delay-line outputs for the group, one vector per line (older than the group), turned
+        // to one vector per sample (the 8 lines across the lanes).
+        let u = Block8 { i in Self.load(lines + (i &* ls &+ ((p &- Int(d[i])) & lm))) }
+            .transposed()
+
+        // Absorption, sample by sample: low shelf and mid-band gain, then HF damping.
+        let absorber = Absorber(crossover: SIMD8(repeating: k.lowCoefficient), gain: k.dampedGain,
+                                shelf: k.dampedShelf, pole: k.damping)
+        var low = lowState, damped = dampState
+        let s = Block8 { j in absorber.process(u[j], low: &low, damped: &damped) }
+        lowState = low
+        dampState = damped
+
+        // Back to one vector per line; the Hadamard feedback across the lines.
+        let feedback = hadamard8(s.transposed())
+
+        // Pre-delayed input, smoothed (input bandwidth: a triangle of 2B − 1 taps with weights
+        // (B − |j − B + 1|)/B², B = `smoothLength`), plus the alternating anti-denormal offset.
+        let pd = k.preDelay, bl = k.smoothLength
+        var xl: SIMD8<Float>, xr: SIMD8<Float>
+        if bl == 2 {                                     // (¼, ½, ¼), 44.1/48 kHz
+            xl = 0.25 * (h.load(delay: pd, channel: 0) + h.load(delay: pd &+ 2, channel: 0))
+                + 0.5 * h.load(delay: pd &+ 1, channel: 0)
+            xr = 0.25 * (h.load(delay: pd, channel: 1) + h.load(delay: pd &+ 2, channel: 1))
+                + 0.5 * h.load(delay: pd &+ 1, channel: 1)
+        } else {
+            xl = .zero
+            xr = .zero
+            let scale = 1 / Float(bl &* bl)
+            var j = 0
+            while j < 2 &* bl &- 1 {
+                let wj = Float(bl &- abs(j &- bl &+ 1)) * scale
+                xl += wj * h.load(delay: pd &+ j, channel: 0)
+                xr += wj * h.load(delay: pd &+ j, channel: 1)
+                j &+= 1
+            }
+        }
+        xl += k.antiDenormal
+        xr += k.antiDenormal
+
+        // Injection: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as − + − + (the Hadamard
+        // rows (h2 + h3)/2 and (h3 − h2)/2). Output taps, per line: L = (+ − + − − + − +),
+        // R = (+ + − − − − + +) (rows h5 and h6). Multiplying by ±1 and adding is exactly
+        // adding or subtracting.
+        let injection = Block8(xl, -xr, -xl, xr, xl, -xr, -xl, xr)
+        let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
+        let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
+
+        // Each line through its diffuser, with the writes; then the output sums, accumulated
+        // in Hadamard pairs (lines 0 4 1 5 2 6 3 7).
+        let diffuser = Diffuser(coefficient: SIMD8(repeating: k.diffusion))
+        let ad = k.diffuserDelay
+        let ds = diffuserStride, dm = diffuserMask
+        let dp = p & dm
+        let dw = diffusers + dp, lw = lines + p
+        let v = Block8 { i in
+            let delayed = Self.load(diffusers + (i &* ds &+ ((dp &- Int(ad[i])) & dm)))
+            let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
+            Self.store(ring, dw + i &* ds)
+            Self.store(output, lw + i &* ls)
+            return output
+        }
+        var left = v.v0, right = v.v0
+        for step in 1..<8 {
+            let i = (step &>> 1) | ((step & 1) &<< 2)
+            left += leftTap[i] * v[i]
+            right += rightTap[i] * v[i]
+        }
+        left *= k.outputScale
+        right *= k.outputScale
+
+        // The rings' first 8 floats are mirrored after their end, so that 8 consecutive samples
+        // are always contiguous: refresh the mirrors when this group wrote the first 8 (no
+        // read of this group touches them: every delay is ≥ 8).
+        if p == 0 {
+            for i in 0..<8 {
+                let line = lines + i &* ls
+                Self.store(Self.load(line), line + (lm &+ 1))
+            }
+        }
+        if dp == 0 {
+            for i in 0..<8 {
+                let ring = diffusers + i &* ds
+                Self.store(Self.load(ring), ring + (dm &+ 1))
+            }
+        }
+        position = (p &+ 8) & lm
+
+        // Early reflections: taps 0…3 to the left output, 4…7 to the right.
+        let ed = k.earlyDelay, ec = k.earlyChannel, eg = k.earlyGain
+        for i in 0..<4 {
+            left += eg[i] * h.load(delay: Int(ed[i]), channel: Int(ec[i]))
+        }
+        for i in 4..<8 {
+            right += eg[i] * h.load(delay: Int(ed[i]), channel: Int(ec[i]))
+        }
+        return (left, right)
+    }
+}

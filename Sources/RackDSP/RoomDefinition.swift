@@ -1,0 +1,38 @@
+/// Everything known about one reverb room: its name, the decay it is tuned to and the character
+/// the reverb's design (`ReverbCoefficients`) turns into a network at the running sample rate.
+/// Times in s, frequencies in Hz, the rest dimensionless. The rooms are the rows of
+/// `RoomDefinition.table` (RoomTable.swift); the network constants they scale are in `ReverbTuning`.
+struct RoomDefinition: Sendable {
+    /// The name used on the command line, in OSC, presets and automation files.
+    var name: String
+    /// Target broadband RT60 (s) of the impulse response at 100 % wet (the contract's table).
+    var targetDecaySeconds: Double
+    /// Scales `ReverbTuning.loopDelaySeconds` and `diffuserDelaySeconds` (room size).
+    var size: Double
+    /// Allpass coefficient of the in-loop diffusers (0.5…0.75): higher is denser.
+    var diffusion: Double
+    /// Delay of the late reverb's input (s).
+    var preDelay: Double
+    /// Scales `ReverbTuning.earlyTapSeconds`.
+    var earlyTimeScale: Double
+    /// Linear gain of the early taps (0: none). Set so that the early energy
+    /// (2 · level² · Σ earlyTapGain² ≈ 3.6·level²) is ~35 % of `ReverbTuning.lateEnergy` in the
+    /// small rooms, ~25 % in chambers and ~15–20 % in the halls and the largest room.
+    var earlyLevel: Double
+    /// T60 below the crossover divided by the mid-band T60 (zita-rev1's rtlow/rtmid).
+    var lowRatio: Double
+    /// Low/mid crossover (Hz) of the in-loop low shelf.
+    var crossover: Double
+    /// Frequency (Hz) at which T60 is half the mid-band T60 (zita-rev1's "fdamp").
+    var damping: Double
+    /// Mid-band T60 divided by `targetDecaySeconds` (dimensionless, > 1). The contract's T60 is
+    /// the broadband decay of a white impulse response (Schroeder integration); since T60 falls
+    /// above the damping frequency and most of a white signal's energy lies up there, the
+    /// broadband decay is shorter than the mid-band one. Values measured at 48 kHz with
+    /// `ImpulseResponseAnalysis` (scratch harness, iterated to convergence) so that √(T20·T30)
+    /// equals the target: T20 comes out 1–5 % short and T30 1–5 % long (the decay curve bends
+    /// because HF dies first). Re-measure after changing any other constant of the room or of
+    /// `ReverbTuning` (the procedure: render the impulse response, multiply this by
+    /// target/√(T20·T30), repeat until it settles).
+    var calibration: Double
+}

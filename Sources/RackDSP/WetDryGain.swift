@@ -1,0 +1,149 @@
+/// The rack's output stage: a linear wet/dry crossfade followed by an output gain, with the
+/// output meter (peak and energy per channel) taken in the same pass. JUCE keeps the two as
+/// processors of their own (`dsp::DryWetMixer`, `dsp::Gain`); here they share one loop so the
+/// output is written and read once.
+///
+/// Per sample and channel: `y = (dry + (wet − dry)·mix)·gain`, mix a wet fraction (0 = dry,
+/// 1 = wet) and gain a linear factor. Both move linearly across a control segment (see
+/// `Segment`). Within a render call the caller first lists the call's segments with `append`,
+/// while it runs the stages before the reverb, then `process` mixes the whole call.
+public struct WetDryGain {
+    /// A stretch of one render call over which mix and gain share one linear interpolation.
+    /// Sample `i` of the call (start ≤ i < end) sits at `x = (offset + i − start)/length` of
+    /// its control segment and takes `mix = mixFrom + (mixTo − mixFrom)·x`, likewise `gain`.
+    public struct Segment: Sendable {
+        /// First frame (offset in the render call) and one past the last.
+        public var start: Int, end: Int
+        /// Offset of `start` inside its control segment, and that segment's length in frames.
+        public var offset: Int, length: Int
+        /// Wet fraction (0…1) at the control segment's start and end.
+        public var mixFrom: Float, mixTo: Float
+        /// Linear output gain at the control segment's start and end.
+        public var gainFrom: Float, gainTo: Float
+
+        /// - Realtime: safe
+        @_noLocks
+        public init(start: Int, end: Int, offset: Int, length: Int,
+                    mixFrom: Float, mixTo: Float, gainFrom: Float, gainTo: Float) {
+            self.start = start; self.end = end
+            self.offset = offset; self.length = length
+            self.mixFrom = mixFrom; self.mixTo = mixTo
+            self.gainFrom = gainFrom; self.gainTo = gainTo
+        }
+    }
+
+    /// The output meter: peaks of the current window and running sums of squares.
+    public struct Meter: Sendable {
+        /// Largest |output| per channel since the last `resetPeaks` (linear).
+        public var peakLeft: Float = 0, peakRight: Float = 0
+        /// Running sums of squared output samples per channel since `prepare`; take
+        /// differences over any window for RMS.
+        public var sumSquaresLeft = 0.0, sumSquaresRight = 0.0
+        /// Frames the sums cover.
+        public var frames = 0
+    }
+
+    /// The meter after the last `process`.
+    public private(set) var meter = Meter()
+    /// The segments of the current render call (`maxFrames + 1` slots, allocated in `prepare`).
+    private var segments: UnsafeMutablePointer<Segment>?
+    private var segmentCount = 0
+
+    public init() {}
+
+    /// Allocates room for the segments of a call of up to `maxFrames` frames (at most one a
+    /// frame) and clears the meter. Not realtime.
+    public mutating func prepare(sampleRate: Double, maxFrames: Int) {
+        deallocate()
+        segments = .allocate(capacity: maxFrames + 1)
+        reset()
+    }
+
+    /// Frees the segment storage (the owner calls it once, or `prepare` again).
+    public mutating func deallocate() {
+        segments?.deallocate()
+        segments = nil
+    }
+
+    /// Forgets listed segments and clears the meter.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func reset() {
+        segmentCount = 0
+        meter = Meter()
+    }
+
+    /// Starts a new peak window.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func resetPeaks() {
+        meter.peakLeft = 0
+        meter.peakRight = 0
+    }
+
+    /// Lists the next segment of the current render call (segments come in frame order).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func append(_ segment: Segment) {
+        guard let segments else { return }
+        segments[segmentCount] = segment
+        segmentCount += 1
+    }
+
+    /// Mixes the listed segments: `output = (dry + (wet − dry)·mix)·gain` per channel, then
+    /// adds the call's peaks and energy to the meter (`frames` frames) and forgets the segments.
+    /// Outputs may not alias the inputs.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func process(dryLeft: UnsafeMutablePointer<Float>, dryRight: UnsafeMutablePointer<Float>,
+                                 wetLeft: UnsafeMutablePointer<Float>, wetRight: UnsafeMutablePointer<Float>,
+                                 outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>,
+                                 frames: Int) {
+        var peak = SIMD2<Float>(meter.peakLeft, meter.peakRight)
+        var energy = SIMD2<Float>.zero
+        if let segments {
+            for k in 0..<segmentCount {
+                let left = Self.mixChannel(segments[k], dry: dryLeft, wet: wetLeft, output: outputLeft)
+                let right = Self.mixChannel(segments[k], dry: dryRight, wet: wetRight, output: outputRight)
+                peak = pointwiseMax(peak, SIMD2(left.peak, right.peak))
+                energy += SIMD2(left.energy, right.energy)
+            }
+        }
+        segmentCount = 0
+        meter.peakLeft = peak.x
+        meter.peakRight = peak.y
+        meter.sumSquaresLeft += Double(energy.x)
+        meter.sumSquaresRight += Double(energy.y)
+        meter.frames &+= frames
+    }
+
+    /// One channel of one segment; returns its peak |y| and its energy Σy². A plain loop over
+    /// floats, so the compiler vectorises it across samples.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func mixChannel(_ seg: Segment, dry: UnsafeMutablePointer<Float>, wet: UnsafeMutablePointer<Float>,
+                           output: UnsafeMutablePointer<Float>) -> (peak: Float, energy: Float) {
+        let dm = seg.mixTo - seg.mixFrom, dg = seg.gainTo - seg.gainFrom
+        var peak: Float = 0, energy: Float = 0
+        if dm == 0 && dg == 0 {
+            // Steady: the same arithmetic with x·0 = 0.
+            let m = seg.mixFrom, g = seg.gainFrom
+            for i in seg.start..<seg.end {
+                let y = (dry[i] + (wet[i] - dry[i]) * m) * g
+                output[i] = y
+                peak = max(peak, y.magnitude)
+                energy += y * y
+            }
+            return (peak, energy)
+        }
+        let inv = 1 / Float(seg.length)
+        for i in seg.start..<seg.end {
+            let x = Float(seg.offset + i - seg.start) * inv
+            let y = (dry[i] + (wet[i] - dry[i]) * (seg.mixFrom + dm * x)) * (seg.gainFrom + dg * x)
+            output[i] = y
+            peak = max(peak, y.magnitude)
+            energy += y * y
+        }
+        return (peak, energy)
+    }
+}

@@ -1,0 +1,239 @@
+import RackDSP
+
+/// The outcome of one render call, as AVAudioEngine's manual rendering reports it.
+public enum RenderStatus: Sendable, Equatable {
+    /// Every frame was rendered.
+    case success
+    /// The input node had nothing to give (rendered as silence); every other source was rendered.
+    case insufficientDataFromInputNode
+    /// Nothing was rendered now; try again on the next pass (the engine is being reconfigured).
+    case cannotDoInCurrentContext
+    /// Nothing was rendered: the request itself was wrong (more frames than the engine's maximum).
+    case error
+}
+
+/// The one render function: every driver (JACK's process callback, the offline renderer)
+/// calls this. Renders `frames` frames of the graph
+/// (player + input → low-pass → reverb wet/dry → gain) into `outputLeft/Right`, applying every
+/// event at its sample. Inputs may be nil (silence; reported as insufficient input).
+///
+/// The pipeline: drain the control thread's events → split the block into control segments
+/// (at ticks, ramp ends and events) → per segment: due events, player, low-pass, the segment's
+/// mix and gain → reverb over the whole block (split where the room changes) → wet/dry and
+/// gain with the meters → publish the counters.
+///
+/// Block-size invariance: parameters are evaluated at control segments bounded by absolute
+/// ticks (every `controlPeriod` samples), event times and ramp ends, never by the block edges,
+/// so any split of the same timeline into calls gives the same samples.
+///
+/// - Realtime: safe (no allocation, no locks, no I/O; checked by the compiler).
+@_noLocks
+public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
+                       inputLeft: UnsafePointer<Float>?, inputRight: UnsafePointer<Float>?,
+                       outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>) -> RenderStatus {
+    guard frames >= 0 && frames <= core.pointee.maxFrames else { return .error }
+    if frames == 0 { return .success }
+
+    core.pointee.drainQueue()
+    let status = core.pointee.loadInput(left: inputLeft, right: inputRight, frames: frames)
+
+    let start = core.pointee.sampleTime
+    let end = start + Int64(frames)
+    var t = start
+    var roomChangeCount = 0
+    while t < end {
+        let offset = Int(t - start)
+        let due = core.pointee.applyDueEvents(at: t, offset: offset, roomChangeCount: &roomChangeCount)
+        let stretch = core.pointee.controlSegment(at: t, eventsApplied: due, blockEnd: end)
+        core.pointee.renderPlayer(stretch, offset: offset)
+        core.pointee.renderFilter(stretch, offset: offset)
+        core.pointee.scheduleMix(stretch, offset: offset)
+        t = stretch.stop
+    }
+
+    core.pointee.renderReverb(frames: frames, roomChangeCount: roomChangeCount)
+    core.pointee.renderMix(outputLeft: outputLeft, outputRight: outputRight, frames: frames)
+    core.pointee.sampleTime = end
+    core.pointee.publishCounters()
+    return status
+}
+
+/// The part of a control segment that one step of `rackRender` renders: samples
+/// [from, stop) of the segment [start, end).
+struct SegmentStretch {
+    /// The control segment; `end` is `Int64.max` for a steady segment that runs to the next
+    /// event.
+    var start: Int64, end: Int64
+    /// The stretch: its first sample and one past its last (at most the end of the block).
+    var from: Int64, stop: Int64
+
+    /// - Realtime: safe
+    var frames: Int { @_noLocks get { Int(stop - from) } }
+    /// Offset of `from` inside the control segment.
+    /// - Realtime: safe
+    var offsetInSegment: Int { @_noLocks get { Int(from - start) } }
+    /// Length to interpolate over. A steady segment may be open-ended: interpolate over its
+    /// part in this block (the values are constant, so the length does not matter).
+    /// - Realtime: safe
+    var length: Int { @_noLocks get { end == Int64.max ? Int(stop - start) : Int(end - start) } }
+    /// Sample at which the segment's end values are taken.
+    /// - Realtime: safe
+    var endSample: Int64 { @_noLocks get { end == Int64.max ? start : end } }
+}
+
+/// The stages of `rackRender`, in pipeline order.
+extension EngineCore {
+    /// Events posted by the control thread join the time-ordered pending list.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func drainQueue() {
+        while let e = queue.pop() { pending.insert(e) }
+    }
+
+    /// Copies the input into the dry sum (silence when there is none).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func loadInput(left: UnsafePointer<Float>?, right: UnsafePointer<Float>?, frames: Int) -> RenderStatus {
+        let sumL = sumLeft, sumR = sumRight
+        if let left, let right {
+            for i in 0..<frames {
+                sumL[i] = left[i]
+                sumR[i] = right[i]
+            }
+            return .success
+        }
+        for i in 0..<frames {
+            sumL[i] = 0
+            sumR[i] = 0
+        }
+        return .insufficientDataFromInputNode
+    }
+
+    /// Applies every event that is due at `t` (late events apply now); returns how many.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func applyDueEvents(at t: Int64, offset: Int, roomChangeCount: inout Int) -> Int {
+        var due = 0
+        while let e = pending.peek(), e.sampleTime <= t {
+            _ = pending.pop()
+            apply(e, at: t, offset: offset, roomChangeCount: &roomChangeCount)
+            due += 1
+        }
+        return due
+    }
+
+    /// The control segment holding `t`: a new one starts at a boundary or after an event.
+    /// While a ramp moves, segments end at control ticks and ramp ends; when nothing moves
+    /// the values are constant, a segment runs to the next event, and splitting it anywhere
+    /// would give the same samples (constant interpolation is exact).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func controlSegment(at t: Int64, eventsApplied due: Int, blockEnd: Int64) -> SegmentStretch {
+        if due > 0 || t >= segmentEnd || t < segmentStart {
+            var e = Int64.max
+            for p in 0..<rampCount {
+                let rampEnd = ramps[p].endSample
+                if rampEnd > t {
+                    e = min(min(e, rampEnd), (t / controlPeriod + 1) * controlPeriod)
+                }
+            }
+            segmentStart = t
+            segmentEnd = e
+        }
+        if let next = pending.peek()?.sampleTime, next > t && next < segmentEnd { segmentEnd = next }
+        return SegmentStretch(start: segmentStart, end: segmentEnd, from: t, stop: min(segmentEnd, blockEnd))
+    }
+
+    /// The player adds its file into the dry sum. A ring it let go of goes back to the
+    /// control thread, which frees it.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func renderPlayer(_ stretch: SegmentStretch, offset: Int) {
+        player.process(left: sumLeft + offset, right: sumRight + offset,
+                       scratchLeft: scratchLeft, scratchRight: scratchRight, frames: stretch.frames)
+        if !applied.isFull, let r = player.takeReleased() {
+            _ = applied.push(EngineEvent(sampleTime: stretch.from, kind: .releasedRing, ring: r))
+        }
+    }
+
+    /// The low-pass filters the dry sum in place, its coefficients interpolated across the
+    /// control segment.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func renderFilter(_ stretch: SegmentStretch, offset: Int) {
+        let from = coefficients(cutoffHz: ramp(.cutoff).value(at: stretch.start),
+                                resonanceDecibels: ramp(.resonance).value(at: stretch.start))
+        let to = coefficients(cutoffHz: ramp(.cutoff).value(at: stretch.endSample),
+                              resonanceDecibels: ramp(.resonance).value(at: stretch.endSample))
+        filter.process(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames,
+                       from: from, to: to, offset: stretch.offsetInSegment, length: stretch.length)
+    }
+
+    /// Lists the stretch's mix (percent → wet fraction) and gain (dB → linear) for the mix
+    /// stage, which runs after the reverb.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func scheduleMix(_ stretch: SegmentStretch, offset: Int) {
+        mixer.append(WetDryGain.Segment(
+            start: offset, end: offset + stretch.frames, offset: stretch.offsetInSegment, length: stretch.length,
+            mixFrom: Float(ramp(.mix).value(at: stretch.start) / 100),
+            mixTo: Float(ramp(.mix).value(at: stretch.endSample) / 100),
+            gainFrom: linearGain(decibels: ramp(.gain).value(at: stretch.start)),
+            gainTo: linearGain(decibels: ramp(.gain).value(at: stretch.endSample))))
+    }
+
+    /// The reverb runs over the whole block, split only where the room changes.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func renderReverb(frames: Int, roomChangeCount: Int) {
+        var done = 0
+        for c in 0..<roomChangeCount {
+            let change = roomChanges[c]
+            if change.offset > done {
+                runReverb(from: done, frames: change.offset - done)
+                done = change.offset
+            }
+            reverb.setRoom(change.room, crossfadeFrames: change.crossfadeFrames)
+        }
+        if frames > done { runReverb(from: done, frames: frames - done) }
+    }
+
+    /// The reverb from the dry sum into the wet buffers, frames [from, from + frames).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func runReverb(from offset: Int, frames: Int) {
+        reverb.process(inputLeft: sumLeft + offset, inputRight: sumRight + offset,
+                       outputLeft: wetLeft + offset, outputRight: wetRight + offset, frames: frames)
+    }
+
+    /// Wet/dry and output gain over the listed segments into the outputs, metered in the same
+    /// pass (a new peak window first when the control thread asked for one).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func renderMix(outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>, frames: Int) {
+        if monitor.read(.peakReset) != 0 {
+            monitor.set(.peakReset, 0)
+            mixer.resetPeaks()
+        }
+        mixer.process(dryLeft: sumLeft, dryRight: sumRight, wetLeft: wetLeft, wetRight: wetRight,
+                      outputLeft: outputLeft, outputRight: outputRight, frames: frames)
+    }
+
+    /// Publishes the meters, the transport and the counters for the control thread.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func publishCounters() {
+        let meter = mixer.meter
+        monitor.set(.peakLeft, Int(meter.peakLeft.bitPattern))
+        monitor.set(.peakRight, Int(meter.peakRight.bitPattern))
+        monitor.set(.sumSquaresLeft, Int(Int64(bitPattern: meter.sumSquaresLeft.bitPattern)))
+        monitor.set(.sumSquaresRight, Int(Int64(bitPattern: meter.sumSquaresRight.bitPattern)))
+        monitor.set(.meteredFrames, meter.frames)
+        monitor.set(.ramping, isRamping ? 1 : 0)
+        monitor.set(.sampleTime, Int(sampleTime))
+        monitor.set(.playerFrames, Int(player.framesPlayed))
+        monitor.set(.playerUnderruns, player.underrunFrames)
+        monitor.set(.playing, player.isPlaying ? 1 : 0)
+        monitor.set(.droppedEvents, droppedEvents)
+    }
+}

@@ -1,0 +1,38 @@
+import RackEngine
+
+/// What a controller can ask about the rack: `/ping`, `/rack/version`, `/rack/status`,
+/// `/rack/stats`, `/rack/params`.
+extension RackController {
+    func ping(_ r: Request) { reply(OSCMessage("/pong"), to: r.from) }
+
+    func version(_ r: Request) { reply(OSCMessage("/rack/version", [.string(Self.namespaceVersion)]), to: r.from) }
+
+    /// `/rack/status i:rate i:period i:xruns f:dsp_load f:player_seconds s:state`.
+    func status(_ r: Request) throws(Reason) {
+        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
+        reply(OSCMessage("/rack/status", [
+            .int(Int32(sampleRate)), .int(Int32(host.bufferSize)), .int(Int32(clamping: host.xruns)),
+            .float(Float(host.dspLoadPercent)), .float(Float(playerSeconds)), .string(host.stateName),
+        ]), to: r.from)
+    }
+
+    /// `/rack/stats i:cycles f:median_us f:p99_us f:max_us f:period_us i:xruns` since the last ask.
+    func stats(_ r: Request) {
+        let s = host.takeCycleStats()
+        let period = Double(host.bufferSize) / sampleRate * 1e6
+        reply(OSCMessage("/rack/stats", [
+            .int(Int32(clamping: s.cycles)), .float(Float(s.medianMicroseconds)), .float(Float(s.p99Microseconds)),
+            .float(Float(s.maxMicroseconds)), .float(Float(period)), .int(Int32(clamping: host.xruns)),
+        ]), to: r.from)
+    }
+
+    /// One `/rack/params s:name s:unit f:min f:max f:default s:taper` per parameter.
+    func params(_ r: Request) {
+        for spec in Parameters.all {
+            reply(OSCMessage("/rack/params", [
+                .string(spec.name), .string(spec.unit), .float(Float(spec.minimum)), .float(Float(spec.maximum)),
+                .float(Float(spec.defaultValue)), .string(spec.taper.rawValue),
+            ]), to: r.from)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import RackEngine
+
+/// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
+/// `/rack/get`, `/rack/dump`.
+extension RackController {
+    /// The one place that looks up a choice (a room) by name, with the error text users see.
+    static func choiceValue(_ name: String, of spec: ParameterSpec) throws(Reason) -> Double {
+        guard let i = spec.choices.firstIndex(of: name) else {
+            throw Reason("unknown \(spec.name) '\(name)' (one of \(spec.choices.joined(separator: ", ")))")
+        }
+        return Double(i)
+    }
+
+    /// `/rack/PARAMETER value [ramp]`: a value out of range is clamped, applied and reported.
+    func setParameter(_ spec: ParameterSpec, normalized: Bool, _ r: Request) throws(Reason) {
+        let args = r.arguments
+        guard args.count == 1 || args.count == 2 else {
+            throw Reason(spec.taper == .choice ? "expects a room name and an optional crossfade time" : "expects a value and an optional ramp time")
+        }
+        let ramp = try rampFrames(args, at: 1)
+        var value: Double
+        if spec.taper == .choice {
+            guard let name = args[0].string else { throw Reason("expects a room name (s)") }
+            value = try Self.choiceValue(name, of: spec)
+        } else {
+            guard let raw = args[0].number else { throw Reason("expects a number (f or i), got \(args[0])") }
+            guard raw.isFinite else { throw Reason("value must be finite") }
+            let accepted = spec.accept(raw, normalized: normalized)
+            value = accepted.value
+            if let clamped = accepted.clamped {
+                report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
+            }
+        }
+        var event = EngineEvent(sampleTime: sample(for: r.timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
+        event.isScheduled = event.sampleTime != EngineEvent.immediately
+        // An immediate change is the target from now on; a scheduled one becomes the target
+        // when the render thread applies it (its echo), so get/dump never run ahead of the sound.
+        try post(event)
+        if !event.isScheduled { targets[spec.id] = value }
+    }
+
+    /// Parses an optional ramp-time argument: 0 (the default ramp) when absent.
+    func rampFrames(_ args: [OSCValue], at index: Int) throws(Reason) -> Int64 {
+        guard args.count > index else { return 0 }
+        guard let r = args[index].number else { throw Reason("ramp time must be a number of seconds") }
+        if let problem = ParameterSpec.rampProblem(r) { throw Reason(problem) }
+        return Int64((r * sampleRate).rounded())
+    }
+
+    /// `/rack/get NAME`: the parameter's target, as `/rack/NAME`.
+    func get(_ r: Request) throws(Reason) {
+        guard r.arguments.count == 1, let name = r.arguments[0].string else { throw Reason("expects one string: a parameter name") }
+        guard let spec = Parameters.named(name) else { throw Reason("unknown parameter '\(name)'") }
+        reply(Self.valueMessage(spec, targets[spec.id]), to: r.from)
+    }
+
+    /// `/rack/dump`: every target in table order, then `/rack/preset` with the last preset.
+    func dump(_ r: Request) {
+        for spec in Parameters.all { reply(Self.valueMessage(spec, targets[spec.id]), to: r.from) }
+        reply(OSCMessage("/rack/preset", [.string(lastPreset)]), to: r.from)
+    }
+
+    /// A parameter's value as rack reports it (get, dump, feedback): a number, or a room name.
+    static func valueMessage(_ spec: ParameterSpec, _ value: Double) -> OSCMessage {
+        OSCMessage(spec.address, [spec.taper == .choice ? .string(spec.format(value)) : .float(Float(value))])
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import RackEngine
+import RackIO
+
+/// The player over OSC (`/rack/player/...`) and for the driver (adopt, engine replaced).
+extension RackController {
+    /// `/rack/player/load PATH`: plays the file from its start.
+    func playerLoad(_ r: Request) throws(Reason) {
+        guard r.arguments.count == 1, let path = r.arguments[0].string else { throw Reason("expects one string: a file path") }
+        loadPlayer(path: path, startSeconds: 0, from: r.from, address: r.address)
+    }
+
+    /// `/rack/player/play`, `/rack/player/stop`: at the message's time.
+    func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
+        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
+        player.playing = playing
+        try post(EngineEvent(sampleTime: sample(for: r.timeTag), kind: playing ? .play : .stop))
+    }
+
+    /// `/rack/player/loop 0|1`.
+    func playerLoop(_ r: Request) throws(Reason) {
+        guard r.arguments.count == 1, let v = r.arguments[0].number, v == 0 || v == 1 else { throw Reason("expects 0 or 1") }
+        player.loop = v == 1
+    }
+
+    /// `/rack/player/seek SECONDS`: reloads the file from there (a time outside the file is
+    /// clamped, applied and reported).
+    func playerSeek(_ r: Request) throws(Reason) {
+        guard r.arguments.count == 1, let s = r.arguments[0].number else { throw Reason("expects seconds") }
+        guard s.isFinite else { throw Reason("seconds must be finite") }
+        guard let current = player.stream else { throw Reason("no file is loaded") }
+        // A seek goes to the newest file asked for (a load may still be waiting its turn).
+        let path = player.newestPath ?? current.path
+        let duration = path == current.path ? current.durationSeconds : .infinity
+        if s < 0 || s > duration {
+            report(r, "seek \(formatNumber(s)) s clamped to \(formatNumber(min(max(s, 0), duration))) s")
+        }
+        loadPlayer(path: path, startSeconds: min(max(s, 0), duration), from: r.from, address: r.address)
+    }
+
+    /// Opens `path` (the previous file keeps playing if this fails) and hands its ring to the
+    /// engine, which crossfades to it. Failures go to `from` as `/rack/error address …`, or to
+    /// the log when `from` is nil.
+    public func loadPlayer(path: String, startSeconds: Double, from: OSCEndpoint?, address: String) {
+        run(PlayerLoad(path: path, startSeconds: startSeconds, from: from, address: address))
+    }
+
+    /// Runs (or defers) `load` and reports its failure.
+    func run(_ load: PlayerLoad) {
+        guard let engine else { return }
+        switch player.load(load, into: engine) {
+        case .loaded, .deferred:
+            break
+        case .busy:
+            if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
+        case let .failed(error):
+            let reason = error.description.replacingOccurrences(of: "rack: ", with: "")
+            if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log("rack: \(reason)") }
+        }
+    }
+
+    /// The driver replaced the engine (a server came back at another sample rate): the streams
+    /// fed the old engine, which is gone with its rings' users; drop them and play the same file
+    /// from the same place through the new one. Targets carry over (the new engine starts from
+    /// them); events still in flight to the old engine are lost.
+    public func engineReplaced() {
+        let previous = player.dropAll()
+        forgetInFlight()
+        if let previous { loadPlayer(path: previous.path, startSeconds: previous.seconds, from: nil, address: "") }
+    }
+
+    /// Takes over a stream the driver attached to the engine before it started.
+    public func adoptPlayer(_ s: PlayerStream) { player.adopt(s) }
+
+    /// Whether the player loops (`/rack/player/loop`).
+    public var loop: Bool { player.loop }
+
+    /// Position of the player in the file, in seconds.
+    public var playerSeconds: Double { player.seconds(in: engine) }
+
+    /// The file playing, if any.
+    public var playerPath: String? { player.stream?.path }
+}

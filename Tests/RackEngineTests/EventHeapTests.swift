@@ -1,0 +1,42 @@
+import XCTest
+@testable import RackEngine
+
+final class EventHeapTests: XCTestCase {
+    func event(_ t: Int64, _ value: Double) -> EngineEvent {
+        EngineEvent(sampleTime: t, kind: .parameter, parameter: .mix, value: value)
+    }
+
+    func testOrdersBySampleTimeThenArrival() {
+        var heap = EventHeap(capacity: 64)
+        defer { heap.deallocate() }
+        // Deterministic shuffle of times with repeats; the value records the arrival order.
+        var x: UInt64 = 7
+        var inserted: [(Int64, Double)] = []
+        for i in 0..<50 {
+            x = x &* 6364136223846793005 &+ 1442695040888963407
+            let t = Int64(x >> 59)          // 0…31: many ties
+            heap.insert(event(t, Double(i)))
+            inserted.append((t, Double(i)))
+        }
+        XCTAssertEqual(heap.count, 50)
+        XCTAssertEqual(heap.peek()?.sampleTime, inserted.map(\.0).min())
+        var popped: [(Int64, Double)] = []
+        while let e = heap.pop() { popped.append((e.sampleTime, e.value)) }
+        let expected = inserted.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+        XCTAssertEqual(popped.map(\.0), expected.map(\.0))
+        XCTAssertEqual(popped.map(\.1), expected.map(\.1))
+        XCTAssertNil(heap.peek())
+        XCTAssertEqual(heap.count, 0)
+    }
+
+    func testDropsAndCountsWhenFull() {
+        var heap = EventHeap(capacity: 3)
+        defer { heap.deallocate() }
+        for i in 0..<5 { heap.insert(event(Int64(10 - i), Double(i))) }
+        XCTAssertEqual(heap.count, 3)
+        XCTAssertEqual(heap.droppedEvents, 2)
+        // The first three stay; the later ones were dropped.
+        XCTAssertEqual([heap.pop(), heap.pop(), heap.pop()].map { $0?.value }, [2, 1, 0])
+        XCTAssertNil(heap.pop())
+    }
+}

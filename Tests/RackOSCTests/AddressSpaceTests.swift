@@ -1,0 +1,187 @@
+import Foundation
+import XCTest
+import RackEngine
+@testable import RackOSC
+
+/// The table as a whole, the information commands, and what happens to any packet before a
+/// handler sees it (decoding, the allow list, the error budget).
+final class AddressSpaceTests: XCTestCase {
+    /// For each command that checks its arguments: arguments it refuses, and the reason.
+    static let refusals: [String: (args: [OSCValue], reason: String)] = [
+        "/rack/status": ([.int(1)], "takes no arguments"),
+        "/rack/get": ([], "expects one string: a parameter name"),
+        "/rack/preset": ([], "expects a preset name or index and an optional ramp time"),
+        "/rack/preset/save": ([.int(1)], "expects one string: the preset name"),
+        "/rack/preset/delete": ([], "expects one string: the preset name"),
+        "/rack/subscribe": ([.string("x")], "port must be an integer 1…65535"),
+        "/rack/unsubscribe": ([.int(1), .int(2)], "expects an optional integer port"),
+        "/rack/meter": ([.int(70_000)], "port must be an integer 1…65535"),
+        "/rack/player/load": ([.float(1)], "expects one string: a file path"),
+        "/rack/player/play": ([.int(1)], "takes no arguments"),
+        "/rack/player/stop": ([.string("now")], "takes no arguments"),
+        "/rack/player/loop": ([.int(2)], "expects 0 or 1"),
+        "/rack/player/seek": ([.string("x")], "expects seconds"),
+    ]
+
+    func testEveryCommandThatTakesArgumentsRefusesWrongOnesAndChangesNothing() {
+        let rig = Rig()
+        let checked = Set(RackController.commandTable.filter { $0.arguments != "*" && !$0.sessionManagerOnly }.map(\.address))
+        XCTAssertEqual(checked, Set(Self.refusals.keys), "a command of the table without a refusal test, or the reverse")
+        for (address, bad) in Self.refusals.sorted(by: { $0.key < $1.key }) {
+            rig.send(address, bad.args)
+            XCTAssertEqual(rig.replies(), [rig.error(address, bad.reason)], address)
+        }
+        XCTAssertEqual(rig.controller.targets, RackState())
+        XCTAssertEqual(rig.outbox.sent.count, 0, "nothing went to anyone else")
+    }
+
+    func testTheTableHasOneEntryPerAddress() {
+        let addresses = RackController.commandTable.map(\.address)
+        XCTAssertEqual(addresses.count, Set(addresses).count)
+        XCTAssertEqual(RackController.commands.count, addresses.count)
+        for spec in Parameters.all {
+            XCTAssertNil(RackController.commands[spec.address], "a parameter address is not a command")
+        }
+    }
+
+    func testDefaults() {
+        XCTAssertEqual(OSCDefaults.port, 8000, "the documented default of rack run --osc-port and rack send --to")
+        XCTAssertEqual(OSCDefaults.host, "127.0.0.1", "loopback unless told otherwise")
+    }
+
+    func testUnknownAddresses() {
+        let rig = Rig()
+        for address in ["/rack/nowhere", "/nope", "/rack/room/norm", "/rack/cutoff/", "/rack/cutoff/norm/x", "//rack/cutoff",
+                        "/nsm/client/save", "/reply"] {
+            rig.send(address, [.float(1)])
+            XCTAssertEqual(rig.replies(), [rig.error(address, "unknown address")], address)
+        }
+    }
+
+    func testPing() {
+        let rig = Rig()
+        rig.send("/ping")
+        rig.send("/ping", [.int(1)])   // arguments are ignored
+        XCTAssertEqual(rig.replies(), [OSCMessage("/pong"), OSCMessage("/pong")])
+    }
+
+    func testVersion() {
+        let rig = Rig()
+        rig.send("/rack/version")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.0.0")])])
+    }
+
+    func testStatus() {
+        let rig = Rig()
+        rig.send("/rack/status")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/status", [.int(48_000), .int(256), .int(3), .float(12.5), .float(0), .string("running")])])
+    }
+
+    func testStats() {
+        let rig = Rig()
+        rig.send("/rack/stats", [.int(7)])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/stats", [.int(0), .float(0), .float(0), .float(0),
+                                                                  .float(Float(256.0 / 48_000 * 1e6)), .int(3)])])
+    }
+
+    func testParams() {
+        let rig = Rig()
+        rig.send("/rack/params")
+        let rows = rig.replies()
+        XCTAssertEqual(rows.count, Parameters.all.count)
+        XCTAssertEqual(rows.first, OSCMessage("/rack/params", [.string("cutoff"), .string("Hz"), .float(12), .float(20_000),
+                                                               .float(20_000), .string(Taper.logarithmic.rawValue)]))
+        XCTAssertEqual(rows.map { $0.arguments[0] }, Parameters.all.map { .string($0.name) })
+    }
+
+    func testMalformedPacketsGetAnErrorWithoutAnAddress() {
+        let rig = Rig()
+        rig.send([UInt8](repeating: 0x41, count: 8))
+        rig.send([0x2f, 0, 0])
+        XCTAssertEqual(rig.replies(), [rig.error("", "not an OSC message (address must start with '/')"),
+                                       rig.error("", "packet size 3 is not a positive multiple of 4")])
+        XCTAssertEqual(rig.controller.packetsReceived, 2)
+    }
+
+    func testBundleMessagesAreHandledInOrder() {
+        let rig = Rig()
+        rig.send(OSCPacket.bundle([OSCMessage("/ping"), OSCMessage("/rack/nowhere"), OSCMessage("/rack/version")], timeTag: .immediately))
+        XCTAssertEqual(rig.replies().map(\.address), ["/pong", "/rack/error", "/rack/version"])
+    }
+
+    func testErrorRepliesAreRateLimitedPerSecond() {
+        let rig = Rig()
+        let budget = ControllerTuning.errorRepliesPerSecond
+        for _ in 0..<(budget + 300) { rig.controller.handle(OSCMessage("/rack/nowhere"), timeTag: .immediately, from: rig.client) }
+        XCTAssertEqual(rig.replies().count, budget)
+        XCTAssertEqual(rig.controller.droppedErrorReplies, 300)
+        rig.now += 0.999
+        rig.send("/rack/nowhere")
+        XCTAssertEqual(rig.replies(), [], "still the same second")
+        rig.now += 0.001
+        rig.send("/rack/nowhere")
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/nowhere", "unknown address")], "a new second, a new budget")
+        XCTAssertEqual(rig.controller.droppedErrorReplies, 301)
+        rig.send("/ping")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/pong")], "other replies are not limited")
+    }
+
+    func testAllowListDropsOthersSilently() {
+        let rig = Rig(allow: [AddressRange("10.0.0.0/8")!])
+        rig.send("/ping")
+        rig.send("/rack/cutoff", [.float(800)])
+        XCTAssertEqual(rig.outbox.sent.count, 0)
+        XCTAssertEqual(rig.controller.targets[.cutoff], 20_000)
+        XCTAssertEqual(rig.controller.packetsReceived, 2)
+        let inside = OSCEndpoint(host: "10.1.2.3", port: 5000)!
+        rig.send("/ping", from: inside)
+        XCTAssertEqual(rig.outbox.take(for: inside), [OSCMessage("/pong")])
+        // The session manager is obeyed wherever it is.
+        let nsm = NSMClient(url: "osc.udp://127.0.0.1:7777/")!
+        rig.controller.nsm = nsm
+        rig.send("/ping", from: nsm.server)
+        XCTAssertEqual(rig.outbox.take(for: nsm.server), [OSCMessage("/pong")])
+        XCTAssertTrue(AddressRange("127.0.0.1")!.contains(OSCEndpoint(host: "127.0.0.1", port: 1)!))
+        XCTAssertFalse(AddressRange("192.168.1.0/24")!.contains(OSCEndpoint(host: "192.168.2.1", port: 1)!))
+    }
+
+    /// Bounded, seeded fuzz: random bytes, mutated valid packets, wrong types, huge strings.
+    /// The controller never crashes, the engine's output stays finite, and it still answers.
+    func testFuzzedPacketsNeverHurt() {
+        let rig = Rig()
+        var rng = SplitMix(seed: 20261122)
+        let valid: [[UInt8]] = [
+            OSCMessage("/rack/cutoff", [.float(1000)]).encoded(),
+            OSCMessage("/rack/preset", [.string("Warm"), .float(0.1)]).encoded(),
+            OSCMessage("/rack/room", [.string("plate")]).encoded(),
+            OSCMessage("/rack/player/load", [.string("/dev/zero")]).encoded(),
+            OSCPacket.bundle([OSCMessage("/rack/mix", [.float(20)]), OSCMessage("/rack/gain", [.int(-3)])], timeTag: .immediately),
+        ]
+        for i in 0..<3000 {
+            var p: [UInt8]
+            switch rng.next() % 4 {
+            case 0: p = (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            case 1:
+                p = valid[Int(rng.next() % UInt64(valid.count))]
+                for _ in 0..<(1 + rng.next() % 4) where !p.isEmpty { p[Int(rng.next() % UInt64(p.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+            case 2:
+                p = valid[Int(rng.next() % UInt64(valid.count))]
+                p = Array(p.prefix(Int(rng.next() % UInt64(p.count + 1))))
+            default:
+                let s = String(repeating: "x", count: Int(rng.next() % 5000))
+                let args: [OSCValue] = [.string(s), .int(Int32(truncatingIfNeeded: rng.next())), .float(Float(bitPattern: UInt32(truncatingIfNeeded: rng.next())))]
+                p = OSCMessage(["/rack/cutoff", "/rack/preset/save", "/rack/get", "/rack/room", "/rack/subscribe"][i % 5], Array(args.shuffled(using: &rng).prefix(Int(rng.next() % 3)))).encoded()
+            }
+            rig.send(p)
+            XCTAssertTrue(rig.left.allSatisfy(\.isFinite) && rig.right.allSatisfy(\.isFinite), "packet \(i)")
+            if i % 100 == 0 { rig.now += 1 }
+        }
+        _ = rig.replies()
+        rig.now += 1
+        rig.send("/ping")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/pong")])
+        // Nothing was written but valid preset names.
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: rig.userDir)) ?? []
+        for f in files { XCTAssertNil(PresetStore.problem(withName: String(f.dropLast(5))), f) }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+import RackDSP
+import RackEngine
+import RackIO
+@testable import RackOSC
+
+/// The in-memory end of the controller: every datagram it sent, decoded as the wire would
+/// carry it. No socket, no waiting (swift-nio's `EmbeddedChannel` idea).
+final class Outbox: Replier {
+    private(set) var sent: [(message: OSCMessage, to: OSCEndpoint)] = []
+
+    func send(_ datagram: [UInt8], to endpoint: OSCEndpoint) -> Bool {
+        let decoded = datagram.withUnsafeBytes { try? OSCPacket.decode($0) }
+        guard let decoded else {
+            XCTFail("the controller sent an undecodable datagram of \(datagram.count) bytes")
+            return false
+        }
+        sent += decoded.map { ($0.0, endpoint) }
+        return true
+    }
+
+    /// The messages sent to `endpoint` since the last take, oldest first; forgets them.
+    func take(for endpoint: OSCEndpoint) -> [OSCMessage] {
+        let mine = sent.filter { $0.to == endpoint }.map(\.message)
+        sent.removeAll { $0.to == endpoint }
+        return mine
+    }
+
+    /// Forgets everything sent.
+    func clear() { sent.removeAll() }
+}
+
+/// A host without JACK: the test renders the engine itself.
+final class FakeHost: RackHost {
+    var engine: Engine?
+    init(engine: Engine) { self.engine = engine }
+    var bufferSize: Int { 256 }
+    var xruns: Int { 3 }
+    var dspLoadPercent: Double { 12.5 }
+    var stateName: String { "running" }
+    func engineSample(secondsFromNow: Double) -> Int64? { (engine?.sampleTime ?? 0) + Int64(secondsFromNow * 48_000) }
+    func takeCycleStats() -> CycleStats { CycleStats() }
+}
+
+/// A controller fed by hand, an outbox for what it sends, and an engine rendered by hand.
+final class Rig {
+    let engine: Engine
+    let host: FakeHost
+    let outbox = Outbox()
+    let controller: RackController
+    let userDir: String
+    /// The sender of `send` (any endpoint: nothing is bound).
+    let client = OSCEndpoint(host: "127.0.0.1", port: 9000)!
+    /// The controller's clock, moved by the test.
+    var now = 1000.0
+    var left = [Float](repeating: 0, count: 256), right = [Float](repeating: 0, count: 256)
+
+    init(queueCapacity: Int = 4096, allow: [AddressRange] = [], recordPath: String? = nil) {
+        engine = Engine(sampleRate: 48_000, maxFrames: 256, queueCapacity: queueCapacity)
+        host = FakeHost(engine: engine)
+        userDir = NSTemporaryDirectory() + "rack-osc-" + UUID().uuidString + "/presets"
+        let factory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Presets").path
+        controller = RackController(replier: outbox, host: host, presets: PresetStore(factoryDirectory: factory, userDirectory: userDir),
+                                    initial: RackState(), allow: allow, recordPath: recordPath)
+        controller.clock = { [unowned self] in now }
+    }
+
+    /// Hands raw bytes to the controller as a datagram from `from` (the client by default),
+    /// then renders a block.
+    func send(_ bytes: [UInt8], from: OSCEndpoint? = nil) {
+        bytes.withUnsafeBytes { controller.handle(datagram: $0, from: from ?? client) }
+        render()
+    }
+
+    func send(_ address: String, _ args: [OSCValue] = [], from: OSCEndpoint? = nil) {
+        send(OSCMessage(address, args).encoded(), from: from)
+    }
+
+    func render(blocks: Int = 1) {
+        for _ in 0..<blocks {
+            _ = engine.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &left, outputRight: &right)
+        }
+    }
+
+    /// Renders, then lets the controller relay what the render thread applied.
+    func settle(blocks: Int = 2) {
+        render(blocks: blocks)
+        controller.serveOnce()
+    }
+
+    /// Everything sent to the client since the last call.
+    func replies() -> [OSCMessage] { outbox.take(for: client) }
+
+    /// The one reply expected: `/rack/error ADDRESS REASON`.
+    func error(_ address: String, _ reason: String) -> OSCMessage {
+        OSCMessage("/rack/error", [.string(address), .string(reason)])
+    }
+
+    /// A temporary directory for files of the test.
+    func temporaryDirectory() -> String {
+        let dir = NSTemporaryDirectory() + "rack-osc-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A stereo sine of `seconds` at 48 kHz, as a float WAV.
+    func writeTone(seconds: Double, name: String = "tone.wav") throws -> String {
+        let path = temporaryDirectory() + "/" + name
+        let n = Int(seconds * 48_000)
+        let l = (0..<n).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+        let w = try AudioFileWriter(path: path, sampleRate: 48_000, format: .float)
+        try l.withUnsafeBufferPointer { p in try w.write(left: p.baseAddress!, right: p.baseAddress!, frames: n) }
+        try w.commit(durable: false)
+        return path
+    }
+}
+
+/// A small seeded generator (SplitMix64).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

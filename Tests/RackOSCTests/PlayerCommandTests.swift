@@ -1,0 +1,146 @@
+import Foundation
+import XCTest
+import RackEngine
+import RackIO
+@testable import RackOSC
+
+/// `/rack/player/...`, and the player slot behind them (one swap in flight at a time).
+final class PlayerCommandTests: XCTestCase {
+    func testLoadPlayAndStop() throws {
+        let rig = Rig()
+        let tone = try rig.writeTone(seconds: 2)
+        rig.send("/rack/player/load", [.string(tone)])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.playerPath, tone)
+        rig.render(blocks: 9)   // 10 blocks of 256 frames in all
+        XCTAssertEqual(rig.controller.playerSeconds, 2560 / 48_000, accuracy: 1e-9)
+        rig.send("/rack/player/stop")
+        let stopped = rig.controller.playerSeconds
+        rig.render(blocks: 4)
+        XCTAssertEqual(rig.controller.playerSeconds, stopped, "stopped")
+        rig.send("/rack/player/play")
+        rig.render(blocks: 4)
+        XCTAssertGreaterThan(rig.controller.playerSeconds, stopped, "playing again")
+        XCTAssertEqual(rig.replies(), [])
+        rig.controller.shutDown()
+    }
+
+    func testAFileThatDoesNotOpenIsRefusedAndTheOldOneKeepsPlaying() throws {
+        let rig = Rig()
+        let tone = try rig.writeTone(seconds: 2)
+        rig.send("/rack/player/load", [.string(tone)])
+        let missing = rig.temporaryDirectory() + "/missing.wav"
+        rig.send("/rack/player/load", [.string(missing)])
+        let reply = rig.replies()
+        XCTAssertEqual(reply.count, 1)
+        XCTAssertEqual(reply.first?.address, "/rack/error")
+        XCTAssertEqual(reply.first?.arguments.first, .string("/rack/player/load"))
+        let reason = try XCTUnwrap(reply.first?.arguments.last?.string)
+        XCTAssertTrue(reason.contains("missing.wav") && !reason.hasPrefix("rack: "), reason)
+        XCTAssertEqual(rig.controller.playerPath, tone)
+        rig.controller.shutDown()
+    }
+
+    func testLoop() throws {
+        let rig = Rig()
+        XCTAssertTrue(rig.controller.loop)
+        rig.send("/rack/player/load", [.string(try rig.writeTone(seconds: 1))])
+        rig.send("/rack/player/loop", [.int(0)])
+        XCTAssertFalse(rig.controller.loop)
+        XCTAssertEqual(rig.controller.player.stream?.loop, false, "passed on to the stream playing")
+        rig.send("/rack/player/loop", [.float(1)])
+        XCTAssertTrue(rig.controller.loop)
+        XCTAssertEqual(rig.controller.player.stream?.loop, true)
+        for bad: OSCValue in [.float(0.5), .string("on"), .int(-1)] {
+            rig.send("/rack/player/loop", [bad])
+            XCTAssertEqual(rig.replies(), [rig.error("/rack/player/loop", "expects 0 or 1")], "\(bad)")
+        }
+        rig.controller.shutDown()
+    }
+
+    func testSeek() throws {
+        let rig = Rig()
+        rig.send("/rack/player/seek", [.float(1)])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/player/seek", "no file is loaded")])
+        rig.send("/rack/player/load", [.string(try rig.writeTone(seconds: 2))])
+        rig.send("/rack/player/seek", [.float(.infinity)])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/player/seek", "seconds must be finite")])
+        rig.send("/rack/player/seek", [.float(1.5)])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.player.stream?.startSeconds, 1.5)
+        // The swap before is still crossfading: these wait, and only the latest is kept.
+        rig.send("/rack/player/seek", [.float(99)])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/player/seek", "seek 99 s clamped to 2 s")])
+        rig.send("/rack/player/seek", [.int(-1)])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/player/seek", "seek -1 s clamped to 0 s")])
+        rig.send("/rack/player/seek", [.float(0.25)])
+        XCTAssertEqual(rig.controller.player.stream?.startSeconds, 1.5, "deferred")
+        XCTAssertEqual(rig.controller.player.deferred?.startSeconds, 0.25)
+        for _ in 0..<100 where rig.controller.player.deferred != nil { rig.settle(blocks: 1) }
+        XCTAssertNil(rig.controller.player.deferred, "run once the engine let go of the old ring")
+        XCTAssertEqual(rig.controller.player.stream?.startSeconds, 0.25)
+        XCTAssertEqual(rig.replies(), [])
+        rig.controller.shutDown()
+    }
+
+    func testASeekGoesToTheNewestFileAskedFor() throws {
+        let rig = Rig()
+        let first = try rig.writeTone(seconds: 1, name: "first.wav"), second = try rig.writeTone(seconds: 3, name: "second.wav")
+        rig.send("/rack/player/load", [.string(first)])
+        rig.send("/rack/player/seek", [.float(0.5)])          // a swap in flight
+        rig.send("/rack/player/load", [.string(second)])      // waits for it
+        rig.send("/rack/player/seek", [.float(2.5)])          // in the second file: not clamped to the first's 1 s
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.player.deferred?.path, second)
+        XCTAssertEqual(rig.controller.player.deferred?.startSeconds, 2.5)
+        for _ in 0..<100 where rig.controller.player.deferred != nil { rig.settle(blocks: 1) }
+        XCTAssertEqual(rig.controller.playerPath, second)
+        XCTAssertEqual(rig.controller.player.stream?.startSeconds, 2.5)
+        rig.controller.shutDown()
+    }
+
+    func testABusyQueueRefusesTransport() {
+        // (A load refused as busy is not tested here: the stream it opened is dropped at once,
+        // before its reader thread has started, which the stream does not survive yet.)
+        let rig = Rig(queueCapacity: 4)
+        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .marker)) {}
+        rig.controller.handle(OSCMessage("/rack/player/stop"), timeTag: .immediately, from: rig.client)
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/player/stop", "busy: the render thread's queue is full")])
+    }
+
+    func testANewEngineGetsTheSameFileFromTheSamePlace() throws {
+        let rig = Rig()
+        let tone = try rig.writeTone(seconds: 2)
+        rig.send("/rack/player/load", [.string(tone)])
+        rig.render(blocks: 19)
+        rig.controller.tick(now: 1000)   // notes the position
+        let position = rig.controller.player.lastSeconds
+        XCTAssertEqual(position, 20 * 256 / 48_000, accuracy: 1e-9)
+        rig.host.engine = Engine(sampleRate: 44_100, maxFrames: 256)
+        rig.controller.engineReplaced()
+        XCTAssertEqual(rig.controller.playerPath, tone)
+        XCTAssertEqual(rig.controller.player.stream?.startSeconds, position)
+        XCTAssertEqual(rig.controller.player.stream?.sampleRate, 44_100)
+        rig.controller.shutDown()
+    }
+
+    func testAFailedReloadWithoutASenderGoesToTheLog() throws {
+        let rig = Rig()
+        var lines: [String] = []
+        rig.controller.log = { lines.append($0) }
+        rig.controller.loadPlayer(path: rig.temporaryDirectory() + "/gone.wav", startSeconds: 0, from: nil, address: "")
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertTrue(lines[0].hasPrefix("rack: ") && lines[0].contains("gone.wav"), "\(lines)")
+        XCTAssertEqual(rig.outbox.sent.count, 0)
+    }
+
+    func testAnAdoptedStreamLoopsAsTheControllerSays() throws {
+        let rig = Rig()
+        rig.send("/rack/player/loop", [.int(0)])
+        let stream = try PlayerStream(path: try rig.writeTone(seconds: 1), sampleRate: 48_000, loop: true)
+        rig.controller.adoptPlayer(stream)
+        XCTAssertFalse(stream.loop)
+        XCTAssertEqual(rig.controller.playerPath, stream.path)
+        rig.controller.shutDown()
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import XCTest
+import RackDSP
+import RackEngine
+@testable import RackOSC
+
+/// `/rack/preset`, `/rack/preset/save`, `/rack/preset/delete`, `/rack/preset/list`.
+final class PresetCommandTests: XCTestCase {
+    func testPresetsOverOSC() throws {
+        let rig = Rig()
+        rig.send("/rack/preset", [.string("Warm"), .float(0.5)])
+        XCTAssertEqual(rig.replies(), [], "a recall gets no reply")
+        rig.send("/rack/dump")
+        let dump = rig.replies()
+        XCTAssertEqual(dump.map(\.address), ["/rack/cutoff", "/rack/resonance", "/rack/mix", "/rack/gain", "/rack/room", "/rack/preset"])
+        XCTAssertEqual(dump[0].arguments, [.float(384)])
+        XCTAssertEqual(dump[5].arguments, [.string("Warm")])
+        rig.send("/rack/preset/save", [.string("Night Set")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: rig.userDir + "/Night Set.json"))
+        for bad in ["../x", "/tmp/x", "a/b", "", String(repeating: "n", count: 65), ".hidden"] {
+            rig.send("/rack/preset/save", [.string(bad)])
+            let reply = rig.replies()
+            XCTAssertEqual(reply.map(\.address), ["/rack/error"], bad)
+            XCTAssertEqual(reply.first?.arguments.first, .string("/rack/preset/save"), bad)
+            XCTAssertEqual(reply.first?.arguments.last?.string?.hasPrefix("preset name "), true, "no 'rack: ' prefix: \(reply)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir), ["Night Set.json"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: rig.userDir + "/../x.json"))
+        rig.send("/rack/preset/list")
+        let list = try XCTUnwrap(rig.replies().first)
+        XCTAssertEqual(list.arguments, rig.controller.presets.all.map { .string($0.name) })
+        XCTAssertTrue(list.arguments.contains(.string("Night Set")) && list.arguments.contains(.string("Warm")))
+        rig.send("/rack/preset", [.int(-1)])   // user presets count down from −1
+        rig.send("/rack/dump")
+        XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("Night Set")]))
+        rig.send("/rack/preset/delete", [.string("Night Set")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: rig.userDir + "/Night Set.json"))
+    }
+
+    func testRecallByIndexAndItsRefusals() throws {
+        let rig = Rig()
+        let names = rig.controller.presets.all.map(\.name)
+        let bright = try XCTUnwrap(names.firstIndex(of: "Bright"))
+        rig.send("/rack/preset", [.int(Int32(bright))])
+        XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Bright")?.state)
+        XCTAssertEqual(rig.replies(), [])
+        let cases: [([OSCValue], String)] = [
+            ([.int(-1)], "unknown preset i:-1"),
+            ([.int(Int32(names.count))], "unknown preset i:\(names.count)"),
+            ([.string("No Such Preset")], "unknown preset s:No Such Preset"),
+            ([.float(1.5)], "expects a preset name or index"),
+            ([.float(.nan)], "expects a preset name or index"),
+            ([.bool(true)], "expects a preset name or index"),
+            ([.string("Warm"), .float(-2)], "ramp time must not be negative"),
+            ([.string("Warm"), .float(1), .float(1)], "expects a preset name or index and an optional ramp time"),
+        ]
+        for (args, reason) in cases {
+            rig.send("/rack/preset", args)
+            XCTAssertEqual(rig.replies(), [rig.error("/rack/preset", reason)], "\(args)")
+        }
+        XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Bright")?.state, "nothing changed")
+    }
+
+    func testDeletingWhatIsNotAUserPresetIsAnError() {
+        let rig = Rig()
+        rig.send("/rack/preset/delete", [.string("Never Saved")])
+        let reply = rig.replies()
+        XCTAssertEqual(reply.map(\.address), ["/rack/error"])
+        XCTAssertEqual(reply.first?.arguments.first, .string("/rack/preset/delete"))
+    }
+
+    func testARecallIsAllOrNothing() {
+        let rig = Rig(queueCapacity: 4)
+        rig.send("/rack/preset", [.string("Warm")])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/preset", "busy: the render thread's queue is full")])
+        XCTAssertEqual(rig.controller.targets, RackState())
+        rig.settle()
+        XCTAssertTrue(rig.controller.lastApplied.isEmpty, "not half-applied")
+    }
+
+    func testAPresetKeepingTheRoomStillEchoesEveryParameter() {
+        // Warm's room is the default room: its recall must still come back as five applied
+        // parameters, or the next change would be taken for part of the recall.
+        let rig = Rig()
+        rig.send("/rack/preset", [.string("Warm")])
+        rig.send("/rack/room", [.string("plate")])
+        rig.settle()
+        XCTAssertEqual(rig.controller.lastApplied.map(\.parameter), [.cutoff, .resonance, .mix, .gain, .room, .room])
+        XCTAssertEqual(rig.controller.lastApplied.last?.value, Double(Room.plate.rawValue))
+    }
+
+    func testAScheduledRecallBecomesTheTargetWhenApplied() {
+        let rig = Rig()
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: OSCTimeTag.now().adding(seconds: 0.05)))
+        rig.send("/rack/dump")
+        XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("")]), "not yet")
+        XCTAssertEqual(rig.controller.targets, RackState())
+        rig.settle(blocks: 20)
+        rig.send("/rack/dump")
+        let dump = rig.replies()
+        XCTAssertEqual(dump.first, OSCMessage("/rack/cutoff", [.float(384)]))
+        XCTAssertEqual(dump.last, OSCMessage("/rack/preset", [.string("Warm")]))
+    }
+}
