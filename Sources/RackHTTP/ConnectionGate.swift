@@ -27,7 +27,7 @@ final class ConnectionBudget: Sendable {
         guard allow(peer) else { return false }
         return counts.withLock { c in
             let mine = c.perAddress[peer.address, default: 0]
-            guard c.total < maximumTotal, peer.isLoopback || mine < maximumPerAddress else { return false }
+            guard c.total < maximumTotal, peer.isLocal || mine < maximumPerAddress else { return false }
             c.total += 1
             c.perAddress[peer.address] = mine + 1
             return true

@@ -4,8 +4,8 @@ public enum HTTPLimits {
     /// and a few OSCQuery browsers need a handful; beyond this, new connections are closed at
     /// once (the listening socket keeps accepting, so nothing queues behind them).
     public static let maximumConnections = 256
-    /// Connections open at once from one non-loopback address; loopback (the user's own
-    /// programs) is bounded only by `maximumConnections`.
+    /// Connections open at once from one address other than 127.0.0.1; 127.0.0.1 (the user's
+    /// own programs) is bounded only by `maximumConnections`.
     public static let maximumConnectionsPerAddress = 16
     /// An HTTP connection that sends no complete request for this long is closed (a WebSocket is
     /// kept alive by its own pings instead).

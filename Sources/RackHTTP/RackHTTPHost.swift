@@ -9,6 +9,10 @@ public protocol RackHTTPHost: AnyObject, Sendable {
     /// thread: it must not block. Returns false when the control side's inbox is full (the
     /// datagram is dropped, as the kernel drops UDP datagrams when the socket buffer is full).
     func submit(datagram: [UInt8], from peer: HTTPPeer, reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool
+
+    /// The WebSocket of `peer` closed: replies to it have nowhere to go, and what it subscribed
+    /// to over OSC ends.
+    func disconnected(_ peer: HTTPPeer)
 }
 
 /// The remote end of an HTTP or WebSocket connection (IPv4: rack binds IPv4 addresses only).
@@ -26,8 +30,9 @@ public struct HTTPPeer: Sendable, Hashable, CustomStringConvertible {
     /// The address in host byte order.
     public var hostOrderAddress: UInt32 { UInt32(bigEndian: address) }
 
-    /// True for 127.0.0.0/8.
-    public var isLoopback: Bool { hostOrderAddress >> 24 == 127 }
+    /// True for 127.0.0.1, the one address rack treats as local (every other one, other
+    /// loopback addresses included, is bounded as remote).
+    public var isLocal: Bool { hostOrderAddress == 0x7f00_0001 }
 
     public var description: String {
         let a = hostOrderAddress

@@ -19,6 +19,7 @@ struct WebSocketSession: Sendable {
         defer {
             state.removeListener(id)
             queue.finish()
+            host.disconnected(peer)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
