@@ -1,3 +1,5 @@
+import HummingbirdCore
+import Logging
 import NIOCore
 import Synchronization
 
@@ -50,35 +52,82 @@ final class ConnectionBudget: Sendable {
     func allows(_ peer: HTTPPeer) -> Bool { allow(peer) }
 }
 
-/// The first handler every connection meets after the HTTP decoder: closes it before anything
-/// is answered when its address is not allowed or the budget is spent, and otherwise gives its
-/// place back when it closes (whatever protocol it has switched to by then).
-final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Any
+/// Every connection passes here as it is accepted, before a byte is read: it is closed at once
+/// when its address is not allowed or the budget is spent; otherwise it gives its place back
+/// when it closes (whatever protocol it has switched to by then), and it must finish the head
+/// of its first request within `HTTPLimits.firstRequestSeconds` (after that, Hummingbird's idle
+/// timeout and the WebSocket's pings take over).
+struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
 
-    private let budget: ConnectionBudget
-    private var decided = false
+    /// Why a connection was closed at once.
+    struct Refused: Error {}
 
-    init(budget: ConnectionBudget) { self.budget = budget }
+    let inner: Inner
+    let budget: ConnectionBudget
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { decide(context) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        decide(context)
-        context.fireChannelActive()
-    }
-
-    private func decide(_ context: ChannelHandlerContext) {
-        guard !decided else { return }
-        decided = true
-        guard let peer = context.channel.remoteAddress.flatMap(HTTPPeer.init), budget.admit(peer) else {
-            context.close(promise: nil)
-            return
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        guard let peer = channel.remoteAddress.flatMap(HTTPPeer.init), budget.admit(peer) else {
+            // (A failed setup alone leaves the socket open: close it.)
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(Refused())
         }
         let budget = self.budget
-        context.channel.closeFuture.whenComplete { _ in budget.release(peer) }
+        channel.closeFuture.whenComplete { _ in budget.release(peer) }
+        do {
+            try channel.pipeline.syncOperations.addHandler(FirstRequestDeadline(), position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return inner.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+/// Closes a connection that has not sent the whole head of its first request (up to the empty
+/// line) within `HTTPLimits.firstRequestSeconds`, however slowly it drips bytes; then steps
+/// out of the pipeline.
+final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private var deadline: Scheduled<Void>?
+    /// The last bytes seen, to find "\r\n\r\n" across reads.
+    private var tail: [UInt8] = []
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: .seconds(HTTPLimits.firstRequestSeconds)) {
+            channel.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        tail += buffer.readableBytesView
+        let found = Self.containsHeadEnd(tail)
+        if tail.count > 3 { tail.removeFirst(tail.count - 3) }
+        context.fireChannelRead(data)
+        if found {
+            deadline?.cancel()
+            deadline = nil
+            context.pipeline.syncOperations.removeHandler(self, promise: nil)
+        }
+    }
+
+    static func containsHeadEnd(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
+            return true
+        }
+        return false
     }
 }
 

@@ -62,7 +62,6 @@ public final class LiveState: Sendable {
         var values: [String: [LiveValue]] = [:]
         for spec in Parameters.all {
             values[spec.address] = [Self.value(spec, spec.defaultValue)]
-            if spec.taper != .choice { values[spec.address + "/norm"] = [.float(spec.normalized(spec.defaultValue))] }
         }
         values["/rack/preset"] = [.string("")]
         inner = Mutex(Inner(snapshot: Snapshot(values: values, presetNames: [])))
@@ -74,22 +73,15 @@ public final class LiveState: Sendable {
     }
 
     /// Records the value of the node at `address` and pushes it, as an OSC message, to every
-    /// WebSocket client listening to it. A parameter's `/norm` node follows its parameter.
+    /// WebSocket client listening to it.
     public func publish(_ address: String, _ values: [LiveValue]) {
-        var changes = [(address, values)]
-        if let spec = Parameters.all.first(where: { $0.address == address }), spec.taper != .choice,
-           values.count == 1, case let .float(v) = values[0] {
-            changes.append((address + "/norm", [.float(spec.normalized(v))]))
+        let queues = inner.withLock { s -> [AsyncStream<Outgoing>.Continuation] in
+            s.snapshot.values[address] = values
+            return s.listeners.values.filter { $0.paths.contains(address) }.map(\.queue)
         }
-        for (a, v) in changes {
-            let queues = inner.withLock { s -> [AsyncStream<Outgoing>.Continuation] in
-                s.snapshot.values[a] = v
-                return s.listeners.values.filter { $0.paths.contains(a) }.map(\.queue)
-            }
-            guard !queues.isEmpty else { continue }
-            let bytes = OSCWire.message(a, v.map(\.osc))
-            for q in queues { q.yield(.binary(bytes)) }
-        }
+        guard !queues.isEmpty else { return }
+        let bytes = OSCWire.message(address, values.map(\.osc))
+        for q in queues { q.yield(.binary(bytes)) }
     }
 
     /// Publishes a parameter's value by its table row.

@@ -25,29 +25,29 @@ enum OSCQueryNamespace {
         return OSCQueryNode(name: "", path: "/", access: 0, description: "rack", children: [rack, ping])
     }
 
-    /// A parameter: its value, range, unit and clipping from the table, and for numbers a
-    /// `/norm` child (the 0…1 control position through the taper).
+    /// A parameter: its value, range, unit and clipping from the table; its taper as a tag
+    /// (`logarithmic`, `linear`, `choice`), so a client can lay out a fader the way rack maps
+    /// `/rack/<param>/norm`. (The `/norm` addresses are not listed: a node is either a method or
+    /// a container here, as OSC 1.0 and strict OSCQuery clients have it.)
     static func parameter(_ spec: ParameterSpec) -> OSCQueryNode {
         let ramp = "optional second argument: ramp seconds (default \(formatNumber(spec.defaultRampSeconds * 1000)) ms)"
         if spec.taper == .choice {
             return OSCQueryNode(name: spec.name, path: spec.address, type: "s", access: 3,
                                 range: [.object([("VALS", .array(spec.choices.map(JSON.string)))])],
-                                unit: [unit(for: spec.unit)], clipMode: ["both"],
+                                unit: [unit(for: spec.unit)], clipMode: ["both"], tags: [spec.taper.rawValue],
                                 description: "\(spec.summary); \(ramp.replacingOccurrences(of: "ramp", with: "crossfade"))")
         }
-        let norm = OSCQueryNode(name: "norm", path: spec.address + "/norm", type: "f", access: 3,
-                                range: [.object([("MIN", .number(0)), ("MAX", .number(1))])], clipMode: ["both"],
-                                description: "\(spec.name) as a 0…1 control position (\(spec.taper.rawValue)); \(ramp)")
         return OSCQueryNode(name: spec.name, path: spec.address, type: "f", access: 3,
                             range: [.object([("MIN", .number(spec.minimum)), ("MAX", .number(spec.maximum))])],
-                            unit: [unit(for: spec.unit)], clipMode: ["both"],
-                            description: "\(spec.summary) (\(spec.unit), \(spec.taper.rawValue)); \(ramp)", children: [norm])
+                            unit: [unit(for: spec.unit)], clipMode: ["both"], tags: [spec.taper.rawValue],
+                            description: "\(spec.summary) (\(spec.unit), \(spec.taper.rawValue)); \(ramp); "
+                                + "\(spec.address)/norm takes a 0…1 control position instead")
     }
 
     static func preset(_ names: [String]) -> OSCQueryNode {
-        OSCQueryNode(name: "preset", path: "/rack/preset", type: "s", access: 3,
+        OSCQueryNode(name: "preset", path: "/rack/preset", type: "s", access: 0,
                      range: [.object([("VALS", .array(names.map(JSON.string)))])],
-                     description: "recall a preset by name (every parameter ramps); the value is the last one recalled",
+                     description: "recall a preset by name (every parameter ramps); LISTEN here for each recall",
                      children: [
                         method("/rack/preset/save", type: "s", description: "save the current targets as a user preset"),
                         method("/rack/preset/delete", type: "s", description: "delete a user preset"),
@@ -60,10 +60,10 @@ enum OSCQueryNamespace {
             method("/rack/player/load", type: "s", description: "stream a file (crossfades from the previous one)"),
             method("/rack/player/play", description: "start (5 ms fade)"),
             method("/rack/player/stop", description: "stop (5 ms fade)"),
-            OSCQueryNode(name: "loop", path: "/rack/player/loop", type: "i", access: 2,
+            OSCQueryNode(name: "loop", path: "/rack/player/loop", type: "i", access: 0,
                          range: [.object([("MIN", .number(0)), ("MAX", .number(1))])], clipMode: ["none"],
                          description: "loop the file: 1 on (default), 0 off"),
-            OSCQueryNode(name: "seek", path: "/rack/player/seek", type: "f", access: 2,
+            OSCQueryNode(name: "seek", path: "/rack/player/seek", type: "f", access: 0,
                          range: [.object([("MIN", .number(0))])], unit: ["time.second"], clipMode: ["both"],
                          description: "jump to a position in the file, crossfading"),
         ])
@@ -92,9 +92,10 @@ enum OSCQueryNamespace {
         ]
     }
 
-    /// A write-only method (`type` nil: it takes no arguments, ACCESS 0).
+    /// A method that holds no value (`ACCESS` 0): it acts, or replies to the sender; `type` nil
+    /// when it takes no arguments.
     static func method(_ path: String, type: String? = nil, description: String, range: [JSON]? = nil) -> OSCQueryNode {
         OSCQueryNode(name: String(path.split(separator: "/").last ?? ""), path: path, type: type,
-                     access: type == nil ? 0 : 2, range: range, description: description)
+                     access: 0, range: range, description: description)
     }
 }

@@ -16,6 +16,8 @@ struct OSCQueryNode: Sendable {
     var unit: [String]?
     /// `CLIPMODE`: one entry per type tag ("none", "low", "high", "both").
     var clipMode: [String]?
+    /// `TAGS` (rack tags a parameter with its taper).
+    var tags: [String]? = nil
     /// `DESCRIPTION`.
     var description: String
     /// `CONTENTS`, in order.
@@ -23,7 +25,7 @@ struct OSCQueryNode: Sendable {
 
     /// The attributes the proposal defines, as `?ATTRIBUTE` queries take them.
     static let attributes: Set<String> = [
-        "FULL_PATH", "CONTENTS", "TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "DESCRIPTION",
+        "FULL_PATH", "CONTENTS", "TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "TAGS", "DESCRIPTION",
     ]
 
     /// True when the node has a value a client may read.
@@ -44,7 +46,7 @@ struct OSCQueryNode: Sendable {
     /// The node as JSON, with its whole subtree, values taken from `values`.
     func json(values: [String: [LiveValue]]) -> JSON {
         var m: [(String, JSON)] = [("FULL_PATH", .string(path))]
-        for key in ["TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "DESCRIPTION"] {
+        for key in ["TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "TAGS", "DESCRIPTION"] {
             if let v = attribute(key, values: values) { m.append((key, v)) }
         }
         if !children.isEmpty { m.append(("CONTENTS", .object(children.map { ($0.name, $0.json(values: values)) }))) }
@@ -63,6 +65,7 @@ struct OSCQueryNode: Sendable {
         case "RANGE": return range.map(JSON.array)
         case "UNIT": return unit.map { .array($0.map(JSON.string)) }
         case "CLIPMODE": return clipMode.map { .array($0.map(JSON.string)) }
+        case "TAGS": return tags.map { .array($0.map(JSON.string)) }
         case "DESCRIPTION": return .string(description)
         case "CONTENTS":
             return children.isEmpty ? nil : .object(children.map { ($0.name, $0.json(values: values)) })

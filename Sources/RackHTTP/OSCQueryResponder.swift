@@ -99,8 +99,8 @@ struct HostInfo: Sendable {
     var httpPort: Int
 
     var json: JSON {
-        let yes = ["ACCESS", "VALUE", "RANGE", "DESCRIPTION", "UNIT", "CLIPMODE", "LISTEN"]
-        let no = ["TAGS", "EXTENDED_TYPE", "CRITICAL", "HTML", "PATH_CHANGED", "PATH_RENAMED", "PATH_ADDED", "PATH_REMOVED"]
+        let yes = ["ACCESS", "VALUE", "RANGE", "DESCRIPTION", "TAGS", "UNIT", "CLIPMODE", "LISTEN"]
+        let no = ["EXTENDED_TYPE", "CRITICAL", "HTML", "PATH_CHANGED", "PATH_RENAMED", "PATH_ADDED", "PATH_REMOVED"]
         return .object([
             ("NAME", .string(name)),
             ("OSC_IP", .string(oscHost)),

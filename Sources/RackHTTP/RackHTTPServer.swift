@@ -70,7 +70,6 @@ public final class RackHTTPServer: Sendable {
         var logger = Logger(label: "rack.http")
         logger.logLevel = .critical
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGate(budget: budget)],
             idleTimeout: .seconds(HTTPLimits.idleTimeoutSeconds),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: HTTPLimits.maximumHeaderFieldBytes,
                                             maxHeaderListSize: HTTPLimits.maximumHeaderListBytes,
@@ -79,13 +78,17 @@ public final class RackHTTPServer: Sendable {
                                               autoPing: .enabled(timePeriod: .seconds(HTTPLimits.webSocketPingSeconds)))
         let app = Application(
             responder: responder,
-            server: .http1WebSocketUpgrade(configuration: .init(http1: http1, ws: ws)) { request, channel, _ in
-                guard let peer = channel.remoteAddress.flatMap(HTTPPeer.init), budget.allows(peer),
-                      rules.acceptsHost(request.authority),
-                      rules.acceptsOrigin(request.headerFields[.origin], authority: request.authority)
-                else { return .dontUpgrade }
-                let session = WebSocketSession(state: state, host: host, peer: peer)
-                return .upgrade([:]) { inbound, outbound, _ in try await session.run(inbound: inbound, outbound: outbound) }
+            server: HTTPServerBuilder { responder in
+                GatedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) {
+                    request, channel, _ in
+                    // A refused upgrade is answered 400 by the WebSocket library.
+                    guard let peer = channel.remoteAddress.flatMap(HTTPPeer.init), budget.allows(peer),
+                          rules.acceptsHost(request.authority),
+                          rules.acceptsOrigin(request.headerFields[.origin], authority: request.authority)
+                    else { return .dontUpgrade }
+                    let session = WebSocketSession(state: state, host: host, peer: peer)
+                    return .upgrade([:]) { inbound, outbound, _ in try await session.run(inbound: inbound, outbound: outbound) }
+                }, budget: budget)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { [self] channel in
@@ -118,8 +121,9 @@ public final class RackHTTPServer: Sendable {
             await task.value
             done.signal()
         }
-        _ = done.wait(timeout: .now() + timeoutSeconds)
-        try? group.syncShutdownGracefully()
+        // The event loop is shut down only once the server has let go of it; otherwise the process
+        // is about to exit anyway, and the loop goes with it.
+        if done.wait(timeout: .now() + timeoutSeconds) == .success { try? group.syncShutdownGracefully() }
     }
 }
 

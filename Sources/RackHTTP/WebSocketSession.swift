@@ -55,7 +55,7 @@ struct WebSocketSession: Sendable {
         switch parsed.command {
         case "LISTEN":
             state.setListening(id, path: node.path, true)
-            if let v = snapshot.values[node.path], node.isReadable {
+            if let v = snapshot.values[node.path] {
                 queue.yield(.binary(OSCWire.message(node.path, v.map(\.osc))))
             }
         case "IGNORE":

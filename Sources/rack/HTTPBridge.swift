@@ -105,8 +105,12 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     /// Status pushes per second (the page's position and JACK state).
     static let statusHz = 15.0
 
-    /// The values a fresh page sees before the first change.
-    func publishInitial(controller: RackController, preset: String) {
+    /// The values a fresh page sees before the first change (the meters and the status too,
+    /// so every readable node has a value from the first request on).
+    func publishInitial(controller: RackController, preset: String, driver: JackDriverStatus) {
+        state.publish("/rack/meter", [.float(-120), .float(-120), .float(-120), .float(-120), .float(0), .int(0), .int(0)])
+        publishPeriodic(now: .infinity, controller: controller, driver: driver)
+        lastPeriodic = 0
         for spec in Parameters.all { state.publish(spec, value: controller.targets[spec.id]) }
         state.publish("/rack/preset", [.string(preset)])
         state.publish("/rack/version", [.string(RackController.namespaceVersion)])

@@ -40,8 +40,8 @@ struct RunCommand: ParsableCommand {
     var connect = false
     @Option(help: "Write every applied change to this automation file.")
     var record: String?
-    @Option(name: .customLong("http-port"), help: "TCP port for OSCQuery, its WebSocket and the web page at /ui/ (0: the system chooses; the URL is printed).")
-    var httpPort: UInt16 = HTTPDefaults.port
+    @Option(name: .customLong("http-port"), help: "TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0: the system chooses; the URL is printed).")
+    var httpPort: UInt16?
     @Option(name: .customLong("http-host"), help: "Address to bind HTTP to. Anything but loopback exposes the rack to the network.")
     var httpHost = OSCDefaults.host
     @Option(name: .customLong("media-dir"), help: ArgumentHelp("Senders other than 127.0.0.1 may load files from this directory only (repeatable).", valueName: "DIR"))
@@ -150,7 +150,7 @@ struct RunCommand: ParsableCommand {
             if let firstStream { c.adoptPlayer(firstStream) }
             nsm?.replyOpen(socket: socket, error: nil)
             if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
-            let http = try startHTTP(bridge: bridge, controller: c, preset: presetName, clientName: driver.clientName, osc: socket.local)
+            let http = try startHTTP(bridge: bridge, controller: c, driver: driver, preset: presetName, osc: socket.local)
             say("rack: OSCQuery on http://\(httpHost):\(http.port)/ (web page: http://\(httpHost):\(http.port)/ui/)")
             say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")
             if oscHost != "127.0.0.1" && allow.isEmpty {

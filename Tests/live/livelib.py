@@ -30,6 +30,7 @@ JACK_SERVER_SCRIPT = REPO / "scripts" / "jack-server"
 
 READY_JOINED = re.compile(r"^rack: joined JACK server as '(.+)' \((\d+) Hz, (\d+) frames\)\s*$")
 READY_OSC = re.compile(r"^rack: OSC on osc\.udp://([^:/]+):(\d+)/\s*$")
+READY_HTTP = re.compile(r"^rack: OSCQuery on http://([^:/]+):(\d+)/")
 
 
 def rack_bin() -> Path:
@@ -160,6 +161,9 @@ class RackProcess:
     """`rack run ...` with its stdout/stderr collected by threads; stop() is always safe."""
 
     def __init__(self, args: list[str], env: dict, binary: Path | None = None):
+        # Every rack in the tests serves HTTP on a port of its own (the default, 8001, is for users).
+        if "--http-port" not in args:
+            args = [*args, "--http-port", "0"]
         self.args = [str(binary or rack_bin()), "run", *args]
         self.env = env
         self.stdout: list[str] = []
@@ -169,6 +173,8 @@ class RackProcess:
         self.period: int | None = None
         self.osc_host: str | None = None
         self.osc_port: int | None = None
+        self.http_host: str | None = None
+        self.http_port: int | None = None
         self.ready_at: float | None = None
         self._cond = threading.Condition()
         self.started_at = time.monotonic()
@@ -192,6 +198,9 @@ class RackProcess:
                 m = READY_JOINED.match(line)
                 if m and sink is self.stdout:
                     self.client_name, self.rate, self.period = m.group(1), int(m.group(2)), int(m.group(3))
+                m = READY_HTTP.match(line)
+                if m and sink is self.stdout:
+                    self.http_host, self.http_port = m.group(1), int(m.group(2))
                 m = READY_OSC.match(line)
                 if m and sink is self.stdout:
                     self.osc_host, self.osc_port = m.group(1), int(m.group(2))

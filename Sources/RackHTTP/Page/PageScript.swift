@@ -28,12 +28,22 @@ function format(value, unit) {
   return text.replace("-", "−");
 }
 
+/** A fader's 0…1 position for a value, and back, through the parameter's taper (rack tags
+    each parameter with it: a logarithmic cutoff moves by equal ratios per step). */
+function position(f, value) {
+  const t = f.log ? Math.log(value / f.min) / Math.log(f.max / f.min) : (value - f.min) / (f.max - f.min);
+  return Math.min(1, Math.max(0, t));
+}
+function valueAt(f, t) {
+  return f.log ? f.min * Math.pow(f.max / f.min, t) : f.min + (f.max - f.min) * t;
+}
+
 /** One fader per numeric parameter of the namespace: range, unit and taper from rack. */
 function buildFaders(rack) {
   const box = $("faders");
   box.textContent = "";
   for (const [name, node] of Object.entries(rack.CONTENTS)) {
-    if (node.TYPE !== "f" || !node.CONTENTS || !node.CONTENTS.norm) continue;
+    if (node.TYPE !== "f" || node.ACCESS !== 3 || !node.RANGE) continue;
     const unit = (node.UNIT && node.UNIT[0] || "").replace("time.hz", "Hz").replace("gain.db", "dB");
     const row = document.createElement("div");
     row.className = "fader";
@@ -50,33 +60,30 @@ function buildFaders(rack) {
     out.id = "value-" + name;
     row.append(label, input, out);
     box.append(row);
-    const f = { name, unit, input, out, heldUntil: 0, pending: null };
+    const f = { name, unit, input, out, heldUntil: 0, pending: null, min: node.RANGE[0].MIN, max: node.RANGE[0].MAX,
+                log: (node.TAGS || []).includes("logarithmic") };
     faders[name] = f;
     input.addEventListener("input", () => {
       f.heldUntil = performance.now() + HOLD_MS;
-      f.pending = input.value / STEPS;
+      f.pending = valueAt(f, input.value / STEPS);
+      showValue(name, f.pending, true);
       requestAnimationFrame(() => {
         if (f.pending === null) return;
-        send(node.FULL_PATH + "/norm", ["f", f.pending]);
+        send(node.FULL_PATH, ["f", f.pending]);
         f.pending = null;
       });
     });
-    showValue(name, node.VALUE ? node.VALUE[0] : null);
-    if (node.CONTENTS.norm.VALUE) showPosition(name, node.CONTENTS.norm.VALUE[0]);
+    if (node.VALUE) showValue(name, node.VALUE[0]);
   }
 }
 
-function showValue(name, value) {
+/** Shows a parameter's value; moves the knob too unless the user is holding it. */
+function showValue(name, value, fromUser) {
   const f = faders[name];
-  if (f && typeof value === "number") {
-    f.out.value = format(value, f.unit);
-    f.input.setAttribute("aria-valuetext", f.out.value);
-  }
-}
-
-function showPosition(name, x) {
-  const f = faders[name];
-  if (f && performance.now() >= f.heldUntil) f.input.value = Math.round(x * STEPS);
+  if (!f || typeof value !== "number") return;
+  f.out.value = format(value, f.unit);
+  f.input.setAttribute("aria-valuetext", f.out.value);
+  if (!fromUser && performance.now() >= f.heldUntil) f.input.value = Math.round(position(f, value) * STEPS);
 }
 
 function fillSelect(select, values, current) {
@@ -94,7 +101,7 @@ async function loadPresets() {
   const r = await fetch("/rack/preset", { cache: "no-store" });
   if (!r.ok) return;
   const node = await r.json();
-  fillSelect($("preset"), node.RANGE[0].VALS, node.VALUE ? node.VALUE[0] : undefined);
+  fillSelect($("preset"), node.RANGE[0].VALS);
 }
 
 function showMeter(id, db) {
@@ -106,9 +113,8 @@ function showMeter(id, db) {
 function received(message) {
   const { address, args } = message;
   const parts = address.split("/");
-  if (parts[1] === "rack" && faders[parts[2]]) {
-    if (parts.length === 3) showValue(parts[2], args[0]);
-    else if (parts[3] === "norm") showPosition(parts[2], args[0]);
+  if (parts.length === 3 && parts[1] === "rack" && faders[parts[2]]) {
+    showValue(parts[2], args[0]);
     return;
   }
   switch (address) {
@@ -134,10 +140,7 @@ function connect() {
   socket.addEventListener("open", () => {
     $("connection").textContent = "connected";
     $("connection").className = "live";
-    for (const name of Object.keys(faders)) {
-      listen("/rack/" + name);
-      listen("/rack/" + name + "/norm");
-    }
+    for (const name of Object.keys(faders)) listen("/rack/" + name);
     for (const path of ["/rack/room", "/rack/preset", "/rack/meter", "/rack/status"]) listen(path);
   });
   socket.addEventListener("message", event => {
@@ -161,7 +164,7 @@ async function start() {
   document.title = info.NAME || "rack";
   buildFaders(rack);
   fillSelect($("room"), rack.CONTENTS.room.RANGE[0].VALS, rack.CONTENTS.room.VALUE[0]);
-  fillSelect($("preset"), rack.CONTENTS.preset.RANGE[0].VALS, rack.CONTENTS.preset.VALUE[0]);
+  fillSelect($("preset"), rack.CONTENTS.preset.RANGE[0].VALS);
   $("room").addEventListener("change", () => send("/rack/room", ["s", $("room").value]));
   $("recall").addEventListener("click", () => { if ($("preset").value) send("/rack/preset", ["s", $("preset").value]); });
   $("save").addEventListener("click", () => {
