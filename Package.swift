@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine"]),
         .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO", "RackDSP"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO"]),
+        .testTarget(name: "RackHTTPTests", dependencies: ["RackHTTP", "RackEngine"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),
     ]
 )
