@@ -44,13 +44,20 @@ struct OSCQueryResponder: HTTPResponder {
             return Self.page(asset, authority: authority ?? "")
         }
         if path == "/ui" { return Response(status: .movedPermanently, headers: [.location: "/ui/"]) }
-        return namespaceAnswer(path: path, query: request.uri.query)
+        return namespaceAnswer(path: path, query: request.uri.query, authority: authority ?? "")
     }
 
     /// `GET PATH`, `GET PATH?ATTRIBUTE`, `GET /?HOST_INFO`.
-    func namespaceAnswer(path: String, query: String?) -> Response {
+    func namespaceAnswer(path: String, query: String?, authority: String) -> Response {
         let snapshot = state.snapshot()
-        if query == "HOST_INFO" { return Self.json(info.info.json) }
+        if query == "HOST_INFO" {
+            // Bound to every address (0.0.0.0): tell the client the address it reached rack by.
+            var host = info.info
+            let reached = ExposureRules.hostPart(authority)
+            if host.oscHost == "0.0.0.0" { host.oscHost = reached }
+            if host.httpHost == "0.0.0.0" { host.httpHost = reached }
+            return Self.json(host.json)
+        }
         let root = OSCQueryNamespace.root(presetNames: snapshot.presetNames)
         guard path.hasPrefix("/"), let node = root.find(path) else { return Self.error(.notFound, "no such node") }
         guard let query, !query.isEmpty else { return Self.json(node.json(values: snapshot.values)) }
