@@ -8,6 +8,7 @@
 #include <time.h>
 #include <signal.h>
 #include <string.h>
+#include <stdio.h>
 
 jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t options,
                                      jack_status_t *status, const char *server_name) {
@@ -32,10 +33,18 @@ struct rack_jack {
     _Atomic int freewheeling;
     _Atomic uint32_t buffer_size;
     _Atomic int connections_changed;
+    _Atomic int ports_registered;   // a port of any client appeared (connect wanted peers)
+    _Atomic uint32_t sample_rate;   // from the sample-rate callback
+    // Engine hold: while `hold` is set the process callback outputs silence and leaves the
+    // engine alone; it acknowledges with `held` from a cycle that did not render, so once the
+    // control thread sees `held` it may replace the engine (and `rendered`) before releasing.
+    _Atomic int hold;
+    _Atomic int held;
     // Seqlock: the process thread publishes (cycle frame, engine time) pairs.
     _Atomic uint32_t seq;
     _Atomic uint32_t cycle_frame;
     _Atomic int64_t engine_time;
+    _Atomic int mapping_valid;      // 0 after an engine swap until the next cycle publishes
     // DSP time per cycle, ns: single producer (process thread), single consumer.
     uint32_t timings[TIMING_SLOTS];
     _Atomic uint64_t timing_write;
@@ -45,6 +54,14 @@ struct rack_jack {
 static int process(jack_nframes_t nframes, void *arg) {
     struct rack_jack *c = arg;
     struct timespec t0, t1;
+    if (atomic_load_explicit(&c->hold, memory_order_acquire)) {
+        float *ol = jack_port_get_buffer(c->ports[2], nframes);
+        float *orr = jack_port_get_buffer(c->ports[3], nframes);
+        if (ol) memset(ol, 0, sizeof(float) * nframes);
+        if (orr) memset(orr, 0, sizeof(float) * nframes);
+        atomic_store_explicit(&c->held, 1, memory_order_release);
+        return 0;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rack_probe_enter) rack_probe_enter();
 
@@ -59,6 +76,7 @@ static int process(jack_nframes_t nframes, void *arg) {
     atomic_store_explicit(&c->cycle_frame, jack_last_frame_time(c->client), memory_order_relaxed);
     atomic_store_explicit(&c->engine_time, c->rendered, memory_order_relaxed);
     atomic_store_explicit(&c->seq, s + 2, memory_order_release);
+    atomic_store_explicit(&c->mapping_valid, 1, memory_order_release);
 
     uint32_t done = 0;
     while (done < nframes) {
@@ -89,6 +107,24 @@ static void on_shutdown(jack_status_t code, const char *reason, void *arg) {
     (void)code; (void)reason;
     struct rack_jack *c = arg;
     atomic_store(&c->shut_down, 1);
+}
+
+/// PipeWire's JACK (0.3.65) calls only the plain shutdown callback; jackd2 calls both.
+static void on_plain_shutdown(void *arg) {
+    struct rack_jack *c = arg;
+    atomic_store(&c->shut_down, 1);
+}
+
+static int on_sample_rate(jack_nframes_t rate, void *arg) {
+    struct rack_jack *c = arg;
+    atomic_store(&c->sample_rate, rate);
+    return 0;
+}
+
+static void on_port_registration(jack_port_id_t port, int registered, void *arg) {
+    (void)port;
+    struct rack_jack *c = arg;
+    if (registered) atomic_store(&c->ports_registered, 1);
 }
 
 static int on_buffer_size(jack_nframes_t nframes, void *arg) {
@@ -128,9 +164,13 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
         }
     }
     atomic_store(&c->buffer_size, jack_get_buffer_size(client));
+    atomic_store(&c->sample_rate, jack_get_sample_rate(client));
     jack_set_process_callback(client, process, c);
     jack_set_xrun_callback(client, on_xrun, c);
+    jack_on_shutdown(client, on_plain_shutdown, c);
     jack_on_info_shutdown(client, on_shutdown, c);
+    jack_set_sample_rate_callback(client, on_sample_rate, c);
+    jack_set_port_registration_callback(client, on_port_registration, c);
     jack_set_buffer_size_callback(client, on_buffer_size, c);
     jack_set_freewheel_callback(client, on_freewheel, c);
     jack_set_port_connect_callback(client, on_port_connect, c);
@@ -142,6 +182,29 @@ void rack_jack_destroy(rack_jack_t *c) { free(c); }
 jack_port_t *rack_jack_port(rack_jack_t *c, int index) { return (index >= 0 && index < 4) ? c->ports[index] : NULL; }
 uint64_t rack_jack_xruns(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->xruns); }
 int rack_jack_take_connections_changed(rack_jack_t *c) { return atomic_exchange(&c->connections_changed, 0); }
+int rack_jack_take_ports_registered(rack_jack_t *c) { return atomic_exchange(&c->ports_registered, 0); }
+uint32_t rack_jack_sample_rate(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->sample_rate); }
+
+void rack_jack_hold(rack_jack_t *c) {
+    atomic_store(&c->held, 0);
+    atomic_store(&c->hold, 1);
+}
+int rack_jack_is_held(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->held); }
+int rack_jack_holding(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->hold); }
+void rack_jack_replace_engine(rack_jack_t *c, void *engine, uint32_t max_frames, int64_t start_time) {
+    // Only while held: the process thread does not touch these now, and reads them after it
+    // sees the release below.
+    c->engine = engine;
+    c->max_frames = max_frames;
+    c->rendered = start_time;
+    // The published (frame, engine time) pair belongs to the old engine.
+    atomic_store(&c->mapping_valid, 0);
+}
+void rack_jack_release(rack_jack_t *c) {
+    atomic_store(&c->held, 0);
+    atomic_store_explicit(&c->hold, 0, memory_order_release);
+}
+
 uint64_t rack_jack_cycles(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->cycles); }
 int rack_jack_is_shut_down(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->shut_down); }
 int rack_jack_is_freewheeling(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->freewheeling); }
@@ -149,7 +212,7 @@ uint32_t rack_jack_buffer_size(const rack_jack_t *c) { return atomic_load(&((str
 
 int rack_jack_time_mapping(const rack_jack_t *cc, uint32_t *cycle_frame, int64_t *engine_time) {
     struct rack_jack *c = (struct rack_jack *)cc;
-    if (atomic_load(&c->cycles) == 0) return 0;
+    if (atomic_load(&c->cycles) == 0 || !atomic_load_explicit(&c->mapping_valid, memory_order_acquire)) return 0;
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
         if (s1 & 1) continue;
@@ -200,6 +263,32 @@ void rack_jack_remove_pretty_names(rack_jack_t *c) {
         jack_free(uuid_text);
     }
 }
+
+int rack_jack_real_client_name(rack_jack_t *c, char *buf, size_t size) {
+    if (size == 0) return 0;
+    buf[0] = 0;
+    // What the server calls us. PipeWire 0.3.65 renames a taken name (rack → rack-49) for
+    // everyone else but keeps the requested one in jack_get_client_name and even in its own
+    // port names; the server's name for our uuid is the one others see.
+    char *uuid = jack_client_get_uuid(c->client);
+    if (uuid) {
+        char *name = jack_get_client_name_by_uuid(c->client, uuid);
+        if (name) {
+            snprintf(buf, size, "%s", name);
+            jack_free(name);
+        }
+        jack_free(uuid);
+    }
+    if (!buf[0]) {
+        const char *port = jack_port_name(c->ports[0]);
+        const char *colon = port ? strchr(port, ':') : NULL;
+        if (colon) snprintf(buf, size, "%.*s", (int)(colon - port), port);
+    }
+    if (!buf[0]) snprintf(buf, size, "%s", jack_get_client_name(c->client));
+    return buf[0] != 0;
+}
+
+const char *rack_jack_library_version(void) { return jack_get_version_string(); }
 
 static volatile sig_atomic_t stop_requested = 0;
 

@@ -1,7 +1,8 @@
 /// Stereo resonant 2-pole (12 dB/octave) low-pass: the trapezoidal-integrated state-variable
 /// filter of A. Simper, "Linear Trapezoidal Integrated SVF" (Cytomic technical paper, 2013),
 /// a topology-preserving transform (V. Zavalishin, "The Art of VA Filter Design", ch. 4).
-/// Its state is energy-based, so it stays stable when `g` and `k` move at audio rate.
+/// Its state is energy-based, so it stays stable when `g` and `k` move at audio rate. A state
+/// that goes non-finite (a NaN or ±Inf got in) resets itself at the end of that call.
 ///
 /// Resonance follows the AUv3 filter sample: the gain at the cutoff equals the resonance in dB,
 /// so Q = 10^(resonanceDecibels/20) and the damping is `k = 1/Q`. The bilinear prewarp
@@ -14,6 +15,8 @@ public struct LowPass: Sendable {
     private var ic1eq = SIMD2<Float>.zero
     private var ic2eq = SIMD2<Float>.zero
     public private(set) var sampleRate: Double = 48_000
+    /// Times the state went non-finite (a NaN or ±Inf got in) and the filter reset itself.
+    public private(set) var faultResets = 0
 
     /// Highest cutoff the filter will run at, in Hz: the caller's cap (the parameter table's
     /// maximum), lowered to a little below Nyquist so tan() stays finite.
@@ -32,6 +35,7 @@ public struct LowPass: Sendable {
 
     /// Clears the integrators.
     /// - Realtime: safe
+    @_noLocks
     public mutating func reset() {
         ic1eq = .zero
         ic2eq = .zero
@@ -79,6 +83,20 @@ public struct LowPass: Sendable {
         }
         ic1eq = s1
         ic2eq = s2
+        if Self.isNonFinite(s1, s2) { recover(left: left, right: right, frames: frames) }
+    }
+
+    /// A non-finite state would stay non-finite for ever: clear it, count it, and silence this
+    /// call's non-finite outputs. From the next sample on, the filter is a fresh one.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func recover(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        reset()
+        faultResets &+= 1
+        for i in 0..<frames {
+            if !left[i].isFinite { left[i] = 0 }
+            if !right[i].isFinite { right[i] = 0 }
+        }
     }
 }
 
@@ -89,6 +107,13 @@ extension LowPass {
         let a1 = 1 / (1 + g * (g + k))
         let a2 = g * a1
         return SIMD3(a1, a2, g * a2)
+    }
+
+    /// True when either state holds a NaN or ±Inf (x − x is 0 for every finite x).
+    @_noLocks @inline(__always)
+    static func isNonFinite(_ s1: SIMD2<Float>, _ s2: SIMD2<Float>) -> Bool {
+        let probe = (s1 - s1) + (s2 - s2)
+        return probe.x != 0 || probe.y != 0     // NaN != 0 too
     }
 
     /// One sample of the SVF for both channels: returns the low-pass output v2 and updates the

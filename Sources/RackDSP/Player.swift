@@ -5,6 +5,11 @@
 /// two crossfade. A ring that runs dry while its reader has not marked the end is an
 /// underrun: the player outputs silence for the missing frames and counts them.
 ///
+/// The loop flag acts on what is heard: a ring that knows its pass ends (`PlayerPasses`)
+/// is read up to the end of the pass being heard; there the player plays on into the next
+/// pass if the ring says it loops, else it stops and waits at the end (not an underrun). Turning
+/// loop on while it waits there restarts from the file's first frame, fading in.
+///
 /// The player never frees a ring: one it lets go of is handed back through `takeReleased()`,
 /// and the owner frees it off the render thread.
 public struct Player: Sendable {
@@ -23,6 +28,12 @@ public struct Player: Sendable {
     public private(set) var underrunFrames = 0
     /// Frames taken from the current ring since it was attached, at the engine rate.
     public private(set) var framesPlayed: Int64 = 0
+    /// The pass of the current ring being heard (1 = the one it starts in) and the ring frame
+    /// where it ends (`Int64.max`: a ring without passes).
+    private var pass: Int64 = 1
+    private var passEnd: Int64 = .max
+    /// True while the player stands at the end of a pass with loop off.
+    public private(set) var isStoppedAtPassEnd = false
 
     public init() {}
 
@@ -45,6 +56,9 @@ public struct Player: Sendable {
         }
         ring = newRing
         framesPlayed = 0
+        pass = 1
+        passEnd = newRing?.passes?.end(ofPass: 1) ?? .max
+        isStoppedAtPassEnd = false
         if isPlaying { fade = 0 }
     }
 
@@ -69,7 +83,7 @@ public struct Player: Sendable {
     /// True when the reader has delivered its last frame and the player has played it.
     public var isAtEnd: Bool {
         guard let ring else { return true }
-        return ring.isFinished && ring.availableToRead == 0
+        return isStoppedAtPassEnd || (ring.isFinished && ring.availableToRead == 0)
     }
 
     /// Adds the player's output to `left`/`right` (`scratchLeft/Right` hold ≥ `frames` floats).
@@ -96,15 +110,15 @@ public struct Player: Sendable {
         }
         guard let ring else { return }
         if !isPlaying && fade == 0 { return }
-        let got = ring.read(left: scratchLeft, right: scratchRight, frames: frames)
-        if got < frames && !ring.isFinished { underrunFrames &+= frames - got }
-        framesPlayed &+= Int64(got)
+        let got = readWithinPasses(ring, left: scratchLeft, right: scratchRight, frames: frames)
+        if got < frames && !ring.isFinished && !isStoppedAtPassEnd { underrunFrames &+= frames - got }
         if isPlaying && fade == 1 {
             // Rolling: a plain sum (the fade below would multiply by 1).
             for i in 0..<got {
                 left[i] += scratchLeft[i]
                 right[i] += scratchRight[i]
             }
+            if isStoppedAtPassEnd { fade = 0 }
             return
         }
         for i in 0..<got {
@@ -113,6 +127,39 @@ public struct Player: Sendable {
             right[i] += scratchRight[i] * fade
         }
         if got < frames && !isPlaying { fade = 0 }
+        // Stopped at a pass end: whatever comes next (loop turned on) fades in.
+        if isStoppedAtPassEnd { fade = 0 }
+    }
+
+    /// Reads up to `frames` frames of `ring`, crossing pass ends while the ring loops and
+    /// stopping at one when it does not. Returns the frames read (counted in `framesPlayed`).
+    /// - Realtime: safe
+    @_noLocks
+    private mutating func readWithinPasses(_ ring: StereoRing, left: UnsafeMutablePointer<Float>,
+                                           right: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        var got = 0
+        // Each turn reads at least a frame or crosses a pass end; empty passes (a file of a few
+        // frames resampled far down) are bounded by the turn limit.
+        var turns = 2 * frames + 4
+        isStoppedAtPassEnd = false
+        while got < frames && turns > 0 {
+            turns -= 1
+            if framesPlayed >= passEnd {
+                guard ring.isLooping, let passes = ring.passes else {
+                    isStoppedAtPassEnd = true
+                    break
+                }
+                pass &+= 1
+                passEnd = passes.end(ofPass: pass)
+                continue
+            }
+            let want = Int(min(Int64(frames - got), passEnd &- framesPlayed))
+            let n = ring.read(left: left + got, right: right + got, frames: want)
+            got += n
+            framesPlayed &+= Int64(n)
+            if n < want { break }
+        }
+        return got
     }
 }
 

@@ -1,19 +1,30 @@
-/// Stereo reverb: an 8-line feedback delay network (FDN) in the style of zita-rev1, with
-/// crossfaded room changes. The public type the engine uses; the network itself is `ReverbCore`
+/// Stereo reverb: an 8-line feedback delay network (FDN) in the style of zita-rev1, with room
+/// changes that spill over. The public type the engine uses; the network itself is `ReverbCore`
 /// (its design maths: `ReverbCoefficients`; its constants: `ReverbTuning`; the rooms:
 /// `RoomDefinition.table`).
 ///
-/// Input and groups: the input goes into a stereo history ring that both cores read (pre-delay,
-/// input smoothing, early taps). The network runs in groups of 8 samples (see `ReverbCore`); a
-/// group's output is computed when its first input sample arrives (it does not depend on that
-/// group's input) and handed out sample by sample, so the result does not depend on how the
-/// caller splits its blocks, and there is no added latency. Input samples below
-/// `ReverbTuning.inputFlush` (1e-30) in magnitude are flushed to 0.
+/// Groups: the network runs in groups of 8 samples (see `ReverbCore`); a group's output is
+/// computed when its first input sample arrives (it does not depend on that group's input) and
+/// handed out sample by sample, so the result does not depend on how the caller splits its
+/// blocks, and there is no added latency. Input samples below `ReverbTuning.inputFlush` (1e-30)
+/// in magnitude are flushed to 0.
 ///
-/// Room changes: two FDN cores share the input history. `setRoom(_:crossfadeFrames:)` clears the
-/// idle core, gives it the new room and, from the next 8-sample group boundary, fades with an
-/// EQUAL-POWER law (g_old = cos(π/2·x), g_new = sin(π/2·x), x from 0 to 1 over the fade). Both
-/// cores receive the input during the fade, so the old room's tail keeps evolving as it fades.
+/// Room changes (spill-over, as hardware reverbs do): the reverb keeps three networks
+/// (`ReverbSlot`), each with its own input history. `setRoom(_:crossfadeFrames:)` crossfades the
+/// INPUT from the heard network to one holding the new room, with an equal-power law over the
+/// crossfade (g_new = sin(π/2·x), g_old = cos(π/2·x), x from 0 to 1, per sample from the
+/// change; `ReverbInputFade.swift`); both outputs are heard at full level, so the old room's
+/// tail rings out while the new one builds up. When the new room decays more slowly, the old
+/// tail takes its decay (as a running reverb's tail does when its decay time is turned up) and
+/// its input fades out within 10 ms: the tail then holds the wet level while the new, longer
+/// room fills, where an output crossfade from a new room started from silence lost ~4 dB for
+/// a few tenths of a second (`SpillOverTuning`). A tail ends when it is below −120 dBFS; a
+/// third room while two are sounding cuts the older tail over 20 ms. A request made during a
+/// running crossfade waits for it (the last request wins); going back to the room still
+/// ringing feeds that network again. Each change costs O(slots): networks are cleared in
+/// bounded steps per group (`clearStepFloats`), never whole at the change.
+///
+/// A network whose output goes non-finite (a NaN reached it) resets itself (`faultResets`).
 ///
 /// Realtime: `process`, `reset` and `setRoom` are `@_noLocks`; all buffers and every room's
 /// coefficients are made in `prepare`.
@@ -22,11 +33,12 @@
 /// them, so keep one owner, call `deallocate()` once when done, and never use it from two
 /// threads at once. (`@unchecked Sendable` so the owner can hand it to the audio thread.)
 public struct Reverb: @unchecked Sendable {
-    /// Input history: two planar rings (left, then right) of `historyLength + 8` floats each; the
-    /// last 8 mirror the first 8 so that any 8 consecutive samples are contiguous.
-    var history: UnsafeMutablePointer<Float>? = nil
+    /// The networks (`SpillOverTuning.slots`), each with its own input history.
+    var slots: UnsafeMutablePointer<ReverbSlot>? = nil
+    var slotCount = 0
+    /// Length of each history ring (a power of two); the rings all share the write index.
     var historyLength = 0
-    /// Index of the next input sample in the history ring (a multiple of 8 at group starts).
+    /// Index of the next input sample in the history rings (a multiple of 8 at group starts).
     var historyWrite = 0
     /// Position inside the current 8-sample group (0: the next sample starts a group).
     var phase = 0
@@ -38,18 +50,41 @@ public struct Reverb: @unchecked Sendable {
     /// Coefficients of every room at the prepared rate, indexed by `Room.index`.
     var table: UnsafeMutablePointer<ReverbCoefficients>? = nil
 
-    /// The core that is heard (fading out during a crossfade).
-    var active = ReverbCore()
-    /// The core fading in during a crossfade (idle otherwise).
-    var incoming = ReverbCore()
-    /// Length of the running crossfade (samples; 0: none) and how much of it is done.
+    /// The heard slot (the one getting the input; during a crossfade, the one fading in).
+    var live = 0
+    /// The slot whose input fades out during the running crossfade (−1: none).
+    var fadingOut = -1
+    /// Length of the running input crossfade (samples; 0: none) and how much of it is done.
     var fadeLength = 0
     var fadeDone = 0
-    /// A room requested while a fade was running; it starts when that fade ends.
+    /// Length of the old slot's input fade-out (samples, ≤ `fadeLength`): the whole crossfade,
+    /// or `SpillOverTuning.matchedFadeOutSeconds` when its tail takes a longer room's decay.
+    var fadeOutLength = 0
+    /// `SpillOverTuning.matchedFadeOutSeconds` in samples.
+    var matchedFadeOutFrames = 8
+    /// A room requested while a crossfade was running (or while no slot was free); it starts
+    /// at the first group boundary where it can.
     var pendingRoom: Room? = nil
     var pendingFrames = 0
     /// The room most recently asked for (what `room` reports).
     var requestedRoom: Room = .default
+    /// Counter giving each slot that stops being live its place in line.
+    var spillCount = 0
+    /// `SpillOverTuning` in samples, groups and floats at the prepared rate.
+    var cutFrames = 8
+    var quietGroupsToEnd = 1
+    var silenceLevel: Float = SpillOverTuning.silenceLevel
+    /// Floats a clearing slot zeroes per group: all of it within `SpillOverTuning.clearSeconds`.
+    var clearStepFloats = 8
+    /// Decay matching: at `from.index · rooms + to.index`, room `from`'s network with room
+    /// `to`'s decay and `from`'s loudness (filled where `to` decays more slowly).
+    var decayTable: UnsafeMutablePointer<ReverbCoefficients>? = nil
+    var roomCount = 0
+    /// Each room's target decay time (s), by `Room.index`.
+    var decayTimes: UnsafeMutablePointer<Double>? = nil
+
+    /// Times a network's state went non-finite and it reset itself.
+    public internal(set) var faultResets = 0
 
     /// The prepared sample rate (Hz) and largest block (frames); 0 before `prepare`.
     public private(set) var sampleRate: Double = 0
@@ -60,13 +95,16 @@ public struct Reverb: @unchecked Sendable {
     /// The room most recently set (during a crossfade: the room being faded to).
     public var room: Room { requestedRoom }
 
+    /// The heard network (tests).
+    var active: ReverbCore { slots?[live].core ?? ReverbCore() }
+
     // MARK: Setup (not realtime)
 
     /// Allocates every buffer for the largest room at this rate; precomputes every room's
     /// coefficients. The only place that allocates. `sampleRate` in Hz, within
     /// `SampleRates.supported`; `maxFrames` is the largest block `process` will get (recorded
-    /// only: the reverb needs no per-block scratch). Calling it again re-prepares (it frees the previous buffers first) and clears
-    /// all state; the room is kept.
+    /// only: the reverb needs no per-block scratch). Calling it again re-prepares (it frees the
+    /// previous buffers first) and clears all state; the room is kept.
     public mutating func prepare(sampleRate: Double, maxFrames: Int) {
         deallocate()
         precondition(SampleRates.supported.contains(sampleRate), "unsupported sample rate")
@@ -84,38 +122,69 @@ public struct Reverb: @unchecked Sendable {
             maxHistory = max(maxHistory, c.longestHistory)
         }
         self.table = table
+        roomCount = rooms.count
+        decayTable = Self.decayMatchingTable(table, sampleRate: sampleRate)
+        let times = UnsafeMutablePointer<Double>.allocate(capacity: rooms.count)
+        for room in rooms { times[room.index] = room.targetDecaySeconds }
+        decayTimes = times
 
         historyLength = Self.powerOfTwo(atLeast: maxHistory + 8)
-        let history = UnsafeMutablePointer<Float>.allocate(capacity: 2 * (historyLength + 8))
-        history.initialize(repeating: 0, count: 2 * (historyLength + 8))
-        self.history = history
+        let lineLength = Self.powerOfTwo(atLeast: maxLine)
+        let diffuserLength = Self.powerOfTwo(atLeast: maxDiffuser)
+        slotCount = SpillOverTuning.slots
+        let slots = UnsafeMutablePointer<ReverbSlot>.allocate(capacity: slotCount)
+        for s in 0..<slotCount {
+            var slot = ReverbSlot()
+            slot.core = ReverbCore(lineLength: lineLength, diffuserLength: diffuserLength)
+            let h = UnsafeMutablePointer<Float>.allocate(capacity: historyFloats)
+            h.initialize(repeating: 0, count: historyFloats)
+            slot.history = h
+            (slots + s).initialize(to: slot)
+        }
+        self.slots = slots
+
+        cutFrames = max(8, Int((SpillOverTuning.cutSeconds * sampleRate).rounded()))
+        matchedFadeOutFrames = max(1, Int((SpillOverTuning.matchedFadeOutSeconds * sampleRate).rounded()))
+        quietGroupsToEnd = max(1, Int((SpillOverTuning.silenceSeconds * sampleRate / 8).rounded()))
+        let groups = max(1, Int(SpillOverTuning.clearSeconds * sampleRate / 8))
+        let floats = slots[0].core.stateFloats + historyFloats
+        clearStepFloats = (floats + groups - 1) / groups
+
         historyWrite = 0
         phase = 0
         groupLeft = .zero
         groupRight = .zero
-
-        let lineLength = Self.powerOfTwo(atLeast: maxLine)
-        let diffuserLength = Self.powerOfTwo(atLeast: maxDiffuser)
-        active = ReverbCore(lineLength: lineLength, diffuserLength: diffuserLength)
-        incoming = ReverbCore(lineLength: lineLength, diffuserLength: diffuserLength)
-        active.load(table[requestedRoom.index], room: requestedRoom)
-        incoming.load(table[requestedRoom.index], room: requestedRoom)
+        live = 0
+        slots[0].phase = .live
+        slots[0].core.load(table[requestedRoom.index], room: requestedRoom)
         fadeLength = 0
         fadeDone = 0
+        fadingOut = -1
         pendingRoom = nil
     }
 
     /// Frees what `prepare` allocated. Safe to call more than once; afterwards `process`
     /// outputs silence until `prepare` is called again.
     public mutating func deallocate() {
-        active.deallocate()
-        incoming.deallocate()
-        history?.deallocate()
-        history = nil
+        if let slots {
+            for s in 0..<slotCount {
+                slots[s].core.deallocate()
+                slots[s].history?.deallocate()
+            }
+            slots.deinitialize(count: slotCount)
+            slots.deallocate()
+        }
+        slots = nil
+        slotCount = 0
         table?.deallocate()
         table = nil
+        decayTable?.deallocate()
+        decayTable = nil
+        decayTimes?.deallocate()
+        decayTimes = nil
         fadeLength = 0
         fadeDone = 0
+        fadingOut = -1
         pendingRoom = nil
         sampleRate = 0
     }
@@ -126,45 +195,50 @@ public struct Reverb: @unchecked Sendable {
         return p
     }
 
+    /// Floats of one slot's history: two planar rings with their 8-float mirrors.
+    var historyFloats: Int { @_noLocks get { 2 * (historyLength + 8) } }
+
     // MARK: Realtime control
 
-    /// Clears all state (silence), keeps the room; a running crossfade ends at once (on the
-    /// room being faded to) and a queued room change is dropped.
+    /// Clears all state (silence) at once, in the room most recently asked for; a running
+    /// crossfade and a queued room change are dropped. (Whole memories: for setup, not per
+    /// change.)
     /// - Realtime: safe
     @_noLocks public mutating func reset() {
-        guard let history else { return }
-        if fadeLength > 0 { finishFade() }
+        guard let slots, let table else { return }
+        for s in 0..<slotCount { clearAtOnce(s, slots) }
+        live = 0
+        slots[0].phase = .live
+        slots[0].core.load(table[requestedRoom.index], room: requestedRoom)
+        fadeLength = 0
+        fadeDone = 0
+        fadingOut = -1
         pendingRoom = nil
-        history.update(repeating: 0, count: 2 * (historyLength + 8))
         historyWrite = 0
         phase = 0
         groupLeft = .zero
         groupRight = .zero
-        active.clearAll()
-        incoming.clearAll()
     }
 
-    /// Switches room. With `crossfadeFrames > 0` the output crossfades, with an equal-power law,
-    /// from the old room (whose tail keeps evolving) to the new room over that many samples,
-    /// starting at the next 8-sample group boundary (≤ 7 samples later); the new room starts from
-    /// silence, fed from the shared input history. A request made during a running fade is
-    /// queued and starts when that fade ends (the last request wins).
-    /// `crossfadeFrames == 0` switches at once (for setup): the heard core is silenced and takes
-    /// the new room; a running fade and a queued request are dropped.
+    /// Switches room. With `crossfadeFrames > 0` the input crossfades, with an equal-power law
+    /// over that many samples starting at the next input sample, from the heard network to one
+    /// holding the new room, and the old room's tail rings out (see the type's notes). A request
+    /// made during a running crossfade is queued and starts when it ends (the last request
+    /// wins). Costs O(1): no memory is cleared here.
+    /// `crossfadeFrames == 0` switches at once (for setup): all state is cleared and the heard
+    /// network takes the new room; a running crossfade and a queued request are dropped.
     /// - Realtime: safe
     @_noLocks public mutating func setRoom(_ room: Room, crossfadeFrames: Int) {
         requestedRoom = room
-        guard let table else { return }
+        guard let slots, table != nil else { return }
         if crossfadeFrames <= 0 {
-            fadeLength = 0
-            fadeDone = 0
-            pendingRoom = nil
-            active.load(table[room.index], room: room)
-            active.clearWindow()
+            reset()
             return
         }
-        if fadeLength > 0 {
-            if room.index == incoming.room.index {
+        var queued = false
+        if case .some = pendingRoom { queued = true }
+        if fadeLength > 0 || queued {
+            if fadeLength > 0 && room.index == slots[live].core.room.index {
                 pendingRoom = nil
             } else {
                 pendingRoom = room
@@ -172,34 +246,10 @@ public struct Reverb: @unchecked Sendable {
             }
             return
         }
-        pendingRoom = nil
-        if room.index == active.room.index { return }
-        startFade(to: room, frames: crossfadeFrames, table: table)
-    }
-
-    @inline(__always)
-    mutating func startFade(to room: Room, frames: Int,
-                            table: UnsafeMutablePointer<ReverbCoefficients>) {
-        incoming.load(table[room.index], room: room)
-        incoming.clearWindow()
-        fadeLength = frames
-        fadeDone = 0
-    }
-
-    /// Ends the running fade: the incoming core becomes the heard one; a queued room starts its
-    /// own fade with the next group.
-    @inline(__always)
-    mutating func finishFade() {
-        let t = active
-        active = incoming
-        incoming = t
-        fadeLength = 0
-        fadeDone = 0
-        if let next = pendingRoom, let table {
-            pendingRoom = nil
-            if next.index != active.room.index {
-                startFade(to: next, frames: pendingFrames, table: table)
-            }
+        if room.index == slots[live].core.room.index { return }
+        if !startChange(to: room, frames: crossfadeFrames, slots) {
+            pendingRoom = room
+            pendingFrames = crossfadeFrames
         }
     }
 
@@ -215,7 +265,7 @@ public struct Reverb: @unchecked Sendable {
         frames: Int
     ) {
         guard frames > 0 else { return }
-        guard let history else {
+        guard let slots else {
             outputLeft.update(repeating: 0, count: frames)
             outputRight.update(repeating: 0, count: frames)
             return
@@ -223,7 +273,7 @@ public struct Reverb: @unchecked Sendable {
         var k = 0
         // Finish a group begun in an earlier call.
         while phase != 0 && k < frames {
-            pushInput(history, inputLeft[k], inputRight[k])
+            pushInput(inputLeft[k], inputRight[k], slots)
             outputLeft[k] = groupLeft[phase]
             outputRight[k] = groupRight[phase]
             phase = (phase + 1) & 7
@@ -231,18 +281,18 @@ public struct Reverb: @unchecked Sendable {
         }
         // Whole groups, straight to the output.
         while frames - k >= 8 {
-            let (l, r) = renderGroup(history)
-            pushGroup(history, UnsafeRawPointer(inputLeft + k).loadUnaligned(as: SIMD8<Float>.self),
-                      UnsafeRawPointer(inputRight + k).loadUnaligned(as: SIMD8<Float>.self))
+            let (l, r) = renderGroup(slots)
+            pushGroup(UnsafeRawPointer(inputLeft + k).loadUnaligned(as: SIMD8<Float>.self),
+                      UnsafeRawPointer(inputRight + k).loadUnaligned(as: SIMD8<Float>.self), slots)
             UnsafeMutableRawPointer(outputLeft + k).storeBytes(of: l, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(outputRight + k).storeBytes(of: r, as: SIMD8<Float>.self)
             k &+= 8
         }
         // Start a group that this call only partly covers.
         if k < frames {
-            (groupLeft, groupRight) = renderGroup(history)
+            (groupLeft, groupRight) = renderGroup(slots)
             while k < frames {
-                pushInput(history, inputLeft[k], inputRight[k])
+                pushInput(inputLeft[k], inputRight[k], slots)
                 outputLeft[k] = groupLeft[phase]
                 outputRight[k] = groupRight[phase]
                 phase += 1
@@ -251,88 +301,70 @@ public struct Reverb: @unchecked Sendable {
         }
     }
 
-    /// Stores one input frame into the history (flushing magnitudes below `inputFlush` to 0,
-    /// so no subnormal input reaches the taps) and advances the write index.
+    /// The output of the group starting at the history write index (a multiple of 8): the sum
+    /// of every sounding slot. Reads only history older than the group. First the slots'
+    /// housekeeping: a queued room change starts when it can, clearing slots take one step.
     @inline(__always)
-    mutating func pushInput(_ history: UnsafeMutablePointer<Float>, _ l: Float, _ r: Float) {
-        let i = historyWrite
-        let stride = historyLength + 8
-        let cl: Float = abs(l) < inputFlush ? 0 : l
-        let cr: Float = abs(r) < inputFlush ? 0 : r
-        history[i] = cl
-        history[stride + i] = cr
-        if i < 8 {
-            history[historyLength + i] = cl
-            history[stride + historyLength + i] = cr
+    mutating func renderGroup(_ slots: UnsafeMutablePointer<ReverbSlot>) -> (SIMD8<Float>, SIMD8<Float>) {
+        if let next = pendingRoom, fadeLength == 0 {
+            if next.index == slots[live].core.room.index || startChange(to: next, frames: pendingFrames, slots) {
+                pendingRoom = nil
+            }
         }
-        historyWrite = (i + 1) & (historyLength - 1)
-    }
-
-    /// `pushInput` for a whole group (the write index is a multiple of 8).
-    @inline(__always)
-    mutating func pushGroup(_ history: UnsafeMutablePointer<Float>, _ l: SIMD8<Float>, _ r: SIMD8<Float>) {
-        let i = historyWrite
-        let stride = historyLength &+ 8
-        let t = inputFlush
-        let cl = l.replacing(with: 0, where: (l .< t) .& (l .> -t))
-        let cr = r.replacing(with: 0, where: (r .< t) .& (r .> -t))
-        ReverbCore.store(cl, history + i)
-        ReverbCore.store(cr, history + (stride &+ i))
-        if i == 0 {
-            ReverbCore.store(cl, history + historyLength)
-            ReverbCore.store(cr, history + (stride &+ historyLength))
+        var left = SIMD8<Float>.zero, right = SIMD8<Float>.zero
+        for s in 0..<slotCount {
+            switch slots[s].phase {
+            case .clean: continue
+            case .clearing:
+                clearStep(s, slots)
+                continue
+            case .live, .spilling, .cutting:
+                break
+            }
+            guard let history = slots[s].history else { continue }
+            let h = HistoryView(base: history, stride: historyLength + 8, mask: historyLength - 1,
+                                write: historyWrite)
+            var (l, r) = slots[s].core.render(h)
+            let probe = (l - l) + (r - r)           // 0 unless a lane is NaN or ±Inf
+            if any(probe .!= SIMD8<Float>.zero) {
+                recover(s, slots)
+                continue
+            }
+            if slots[s].isIn(.cutting) {
+                let g = cutGains(slots[s].cutDone)
+                l *= g
+                r *= g
+                slots[s].cutDone += 8
+                if slots[s].cutDone >= cutFrames { startClearing(s, slots) }
+            } else if slots[s].isIn(.spilling) && s != fadingOut {
+                let loud = any(pointwiseMax(l * l, r * r) .>= silenceLevel * silenceLevel)
+                slots[s].quietGroups = loud ? 0 : slots[s].quietGroups + 1
+                if slots[s].quietGroups >= quietGroupsToEnd { startClearing(s, slots) }
+            }
+            left += l
+            right += r
         }
-        historyWrite = (i &+ 8) & (historyLength &- 1)
-    }
-
-    /// The output of the group starting at the history write index (which is a multiple of 8);
-    /// reads only history older than the group.
-    @inline(__always)
-    mutating func renderGroup(_ history: UnsafeMutablePointer<Float>) -> (SIMD8<Float>, SIMD8<Float>) {
-        let h = HistoryView(base: history, stride: historyLength + 8, mask: historyLength - 1,
-                            write: historyWrite)
-        if fadeLength == 0 {
-            return active.render(h)
-        }
-        let (al, ar) = active.render(h)
-        let (bl, br) = incoming.render(h)
-        // Fade position of each sample of the group: x = (done + j + 1)/length, clamped to 1.
-        let j = SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8)
-        let x = ((Float(fadeDone) + j) * (1 / Float(fadeLength)))
-            .replacing(with: 1, where: j .> Float(fadeLength - fadeDone))
-        let gIn = Self.quarterSine(x)
-        let gOut = Self.quarterSine(1 - x)
-        fadeDone += 8
-        if fadeDone >= fadeLength { finishFade() }
-        return (gOut * al + gIn * bl, gOut * ar + gIn * br)
+        return (left, right)
     }
 
     // MARK: Inspection (tests)
 
-    /// Calls `body` with every float of the state: the input history, both cores' delay lines,
+    /// Calls `body` with every float of the state: each slot's input history, delay lines,
     /// diffusers and filter states, and the current group's output. Not realtime.
     func forEachStateValue(_ body: (Float) -> Void) {
-        if let history {
-            for i in 0..<(2 * (historyLength + 8)) { body(history[i]) }
+        if let slots {
+            for s in 0..<slotCount {
+                if let h = slots[s].history { for i in 0..<historyFloats { body(h[i]) } }
+                slots[s].core.forEachStateValue(body)
+            }
         }
         for v in [groupLeft, groupRight] { for i in 0..<8 { body(v[i]) } }
-        active.forEachStateValue(body)
-        incoming.forEachStateValue(body)
     }
 
-    /// sin(π/2·x) for x in [0, 1], odd Taylor polynomial to θ¹¹ (|error| < 6e-8, float
-    /// resolution; exactly 0 at 0).
-    @inline(__always)
-    static func quarterSine(_ x: SIMD8<Float>) -> SIMD8<Float> {
-        let t = x * (Float.pi / 2)
-        let t2 = t * t
-        var p = SIMD8<Float>(repeating: -1.0 / 39_916_800)
-        p = p * t2 + (1.0 / 362_880)
-        p = p * t2 + (-1.0 / 5040)
-        p = p * t2 + (1.0 / 120)
-        p = p * t2 + (-1.0 / 6)
-        p = p * t2 + 1
-        return t * p
+    /// Writes NaN into every delay line of the heard network (tests of the self-reset).
+    mutating func corruptLiveStateForTesting() {
+        guard let slots, let lines = slots[live].core.lines else { return }
+        lines.update(repeating: .nan, count: 8 * slots[live].core.lineStride)
     }
 }
 

@@ -3,35 +3,47 @@
 ///
 /// Signal flow (the eight lines side by side):
 ///
-///     in L/R ─► history ─┬─► early taps, 4 per side ────────────────────────────────────┐
-///                        └─► pre-delay ─► smoothing ─► inject ─┐                         │
-///          ┌────────────────────────────────────►(+)─► allpass diffuser ─┬─► output mix ─(+)─► out L/R
-///          │                                                             ▼
-///          └── Hadamard ◄── HF damping ◄── low shelf · g ◄── delay line ◄┘
+///     in L/R ─► history ─┬─► early taps, 4 per side ─────────────────────────────────────┐
+///                        └─► pre-delay ─► smoothing ─► input diffusers ─► inject ─┐        │
+///          ┌───────────────────────────────────────────►(+)─► absorbent diffuser ─┬─► output taps ─(+)─► DC blocker ─► out L/R
+///          │                                                                      ▼   (at the line's input and part-way along)
+///          └── Hadamard ◄── HF damping ◄── low shelf · g ◄── delay line ◄─────────┘
 ///
-/// - Lines: loop delay τ_i = diffuser delay + plain delay, 16 distinct primes per room (Schroeder).
-/// - Absorption per line (Jot & Chaigne 1991): mid-band gain g_i = 10^(−3·τ_i/T60mid); a one-pole
-///   low shelf lifts the gain below the crossover to 10^(−3·τ_i/T60low) (zita-rev1's rtlow/rtmid
-///   split); a one-pole low-pass with pole b_i makes the gain at the damping frequency g_i², i.e.
-///   T60 there is half the mid-band T60 (zita-rev1's "fdamp"). Every line's filter is derived from
-///   its own τ_i, so at any frequency all modes decay at the same rate.
+/// - Lines: loop delay τ_i = diffuser delay + plain delay, distinct primes per room (Schroeder);
+///   the input diffusers' delays are distinct primes too.
+/// - Absorption per line (Jot & Chaigne 1991): the loop's mid-band gain is 10^(−3·τ_i/T60mid),
+///   taken partly inside the diffuser (a_i = 10^(−3·M_i/T60mid) over its own delay M_i: an
+///   absorbent allpass, so a sound that circulates inside the diffuser loses 60 dB per T60 like
+///   any other: no mode outlasts the rest) and the rest in the line; a one-pole low shelf lifts
+///   the loop below the crossover to 10^(−3·τ_i/T60low) (zita-rev1's rtlow/rtmid split); a
+///   one-pole low-pass with pole b_i makes the gain at the damping frequency the square of the
+///   mid-band gain, i.e. T60 there is half the mid-band T60 (zita-rev1's "fdamp").
 /// - Feedback matrix: 8×8 Sylvester–Hadamard / √8 (orthogonal, lossless), three butterfly stages;
 ///   the 1/√8 is folded into the line gains.
-/// - Diffuser: Schroeder allpass in each line, w[n] = f[n] + g·w[n−M], v[n] = w[n−M] − g·w[n].
+/// - Diffuser: absorbent Schroeder allpass in each line, d = a·w[n−M], w[n] = f[n] + g·d,
+///   v[n] = d − g·w[n].
 /// - Input bandwidth: the late reverb's input is smoothed by a short triangular FIR (¼, ½, ¼ at
 ///   48 kHz; `ReverbTuning.inputSmoothingSeconds`), after Dattorro's plate ("Effect Design", 1997).
+/// - Input diffusion: four lossless allpasses in series on each input channel
+///   (`ReverbTuning.inputDiffuserSeconds`, different on the two sides), so the lines are fed a
+///   dense burst and the echo density builds up within the first loop.
 /// - Early reflections: four taps per output side on the input history (`ReverbTuning`).
 /// - Injection and outputs: fixed ±1 patterns over the lines (written out in `ReverbCore.render`):
 ///   the left input feeds lines 0, 2, 4, 6 with signs (+ − + −), the right input lines 1, 3, 5, 7
 ///   with (− + − +); out L = (+ − + − − + − +)·v, out R = (+ + − − − − + +)·v. As vectors:
 ///   in_L = (h2 + h3)/2, in_R = (h3 − h2)/2, out_L = h5, out_R = h6 (h_k: rows of the Hadamard
 ///   matrix), all mutually orthogonal: the outputs are uncorrelated mixes of the lines and a mono
-///   input has no path from the diffusers' feed-forward term straight to the outputs. The outputs
-///   are scaled per room to a common energy gain (`ReverbTuning.lateEnergy`), so rooms are about
-///   equally loud.
+///   input has no path from the diffusers' feed-forward term straight to the outputs. A second
+///   tap reads every line `midTapDelay` behind its input (the same delay for all lines), with
+///   the patterns −h4 (left) and h7 (right): orthogonal to each other and to the injection, and
+///   chosen so that, line by line, out_L·mid_R + mid_L·out_R = 0 (no L/R correlation through a
+///   line's own delayed copy). The outputs are scaled per room to a common energy gain
+///   (`ReverbTuning.lateEnergy`), so rooms are about equally loud.
+/// - DC blocker: a one-pole high-pass at `ReverbTuning.dcBlockerHertz` on both outputs (the
+///   network is linear and time-invariant, so this is the same as blocking DC at its input).
 ///
 /// Vectorisation: the network runs in groups of 8 samples. Every delay in the network (lines,
-/// diffusers, pre-delay, early taps) is at least 8 samples, so a group reads only data written
+/// diffusers, input diffusers, second output taps, pre-delay, early taps) is at least 8 samples, so a group reads only data written
 /// before it: each line's 8 samples are one contiguous vector load, the diffusers, injection,
 /// Hadamard, outputs and stores all work on such per-line vectors, and only the two recursive
 /// one-pole filters run sample by sample — with the 8 lines across a `SIMD8<Float>`, between two
@@ -40,9 +52,15 @@
 /// on how the caller splits its blocks, and there is no added latency.
 ///
 /// Denormals: an offset of ±`ReverbTuning.antiDenormal` (1e-20), alternating in sign from sample
-/// to sample, is added to every line's input, so the network settles on a ~1e-20 floor (−400 dB)
-/// instead of decaying into the subnormal range; input samples below 1e-30 in magnitude are
-/// flushed to 0. Every state and output value is therefore 0 or a normal float.
+/// to sample, is added to the input diffusers' input (hence to every line's input), so the
+/// network settles on a ~1e-20 floor (−400 dB) instead of decaying into the subnormal range;
+/// input samples below 1e-30 in magnitude are flushed to 0, and so are DC blocker outputs.
+/// Every state and output value is therefore 0 or a normal float.
+///
+/// Onset: `clearWindow` (a new room in this core while the input runs) arms a fade-in of the
+/// late input over `ReverbTuning.onsetSeconds`, taken only if the first group's late input is
+/// not silent, so a running signal enters the silent diffusers and lines without a step (an
+/// impulse into a cleared, silent history is untouched; `clearAll` disarms it).
 ///
 /// Realtime: `render`, `load`, `clearAll` and `clearWindow` are `@_noLocks`; the buffers are
 /// made by `init(lineLength:diffuserLength:)` (from `Reverb.prepare`).
@@ -52,6 +70,9 @@ struct ReverbCore {
     var lines: UnsafeMutablePointer<Float>? = nil
     /// The same for the eight diffuser delays.
     var diffusers: UnsafeMutablePointer<Float>? = nil
+    /// The same for the eight input diffusers (four per input channel), also `diffuserStride`
+    /// apart (`ReverbCoefficients.longestDiffuser` covers their delays too).
+    var inputDiffusers: UnsafeMutablePointer<Float>? = nil
     var lineMask = 0
     var lineStride = 0
     var diffuserMask = 0
@@ -62,6 +83,14 @@ struct ReverbCore {
     /// Crossover low-pass and HF damping low-pass states, one lane per line.
     var lowState = SIMD8<Float>(repeating: 0)
     var dampState = SIMD8<Float>(repeating: 0)
+    /// Onset after `clearWindow`: armed by it; the first group then looks at its late input
+    /// and, if it is not silent (a running signal), fades that input in over `k.onsetLength`
+    /// samples (`onsetDone` counts them; ≥ `onsetLength`: no fade).
+    var onsetArmed = false
+    var onsetDone = Int.max
+    /// DC blocker states (x₋₁, y₋₁) of the left and right outputs.
+    var dcLeft = SIMD2<Float>(repeating: 0)
+    var dcRight = SIMD2<Float>(repeating: 0)
     /// The room's coefficients (a copy from the table).
     var k = ReverbCoefficients()
     var room: Room = .default
@@ -77,21 +106,28 @@ struct ReverbCore {
         l.initialize(repeating: 0, count: 8 * lineStride)
         let d = UnsafeMutablePointer<Float>.allocate(capacity: 8 * diffuserStride)
         d.initialize(repeating: 0, count: 8 * diffuserStride)
+        let e = UnsafeMutablePointer<Float>.allocate(capacity: 8 * diffuserStride)
+        e.initialize(repeating: 0, count: 8 * diffuserStride)
         lines = l
         diffusers = d
+        inputDiffusers = e
     }
 
     mutating func deallocate() {
         lines?.deallocate()
         diffusers?.deallocate()
+        inputDiffusers?.deallocate()
         lines = nil
         diffusers = nil
+        inputDiffusers = nil
     }
 
     func forEachStateValue(_ body: (Float) -> Void) {
         if let lines { for i in 0..<(8 * lineStride) { body(lines[i]) } }
         if let diffusers { for i in 0..<(8 * diffuserStride) { body(diffusers[i]) } }
+        if let inputDiffusers { for i in 0..<(8 * diffuserStride) { body(inputDiffusers[i]) } }
         for v in [lowState, dampState] { for i in 0..<8 { body(v[i]) } }
+        for v in [dcLeft, dcRight] { body(v[0]); body(v[1]) }
     }
 
     @_noLocks @inline(__always)
@@ -105,22 +141,33 @@ struct ReverbCore {
     mutating func clearAll() {
         lines?.update(repeating: 0, count: 8 * lineStride)
         diffusers?.update(repeating: 0, count: 8 * diffuserStride)
+        inputDiffusers?.update(repeating: 0, count: 8 * diffuserStride)
         lowState = .zero
         dampState = .zero
+        dcLeft = .zero
+        dcRight = .zero
+        onsetArmed = false
+        onsetDone = Int.max
     }
 
     /// Silence for the current room, touching only what its delays will read before it is
     /// overwritten: the `delay` samples behind the write position of each line and diffuser.
     @_noLocks @inline(__always)
     mutating func clearWindow() {
-        guard let lines, let diffusers else { return }
+        guard let lines, let diffusers, let inputDiffusers else { return }
         for i in 0..<8 {
             Self.clearBehind(lines + i * lineStride, lineMask, position, Int(k.lineDelay[i]))
             Self.clearBehind(diffusers + i * diffuserStride, diffuserMask,
                              position & diffuserMask, Int(k.diffuserDelay[i]))
+            Self.clearBehind(inputDiffusers + i * diffuserStride, diffuserMask,
+                             position & diffuserMask, Int(k.inputDiffuserDelay[i]))
         }
         lowState = .zero
         dampState = .zero
+        dcLeft = .zero
+        dcRight = .zero
+        onsetArmed = true
+        onsetDone = Int.max
     }
 
     /// Zeroes the `count` slots before `position` in a ring of `mask + 1` floats followed by its
@@ -149,7 +196,7 @@ struct ReverbCore {
     /// history's write index. Needs every delay ≥ 8 (guaranteed by `ReverbCoefficients`).
     @_noLocks @inline(__always)
     mutating func render(_ h: HistoryView) -> (SIMD8<Float>, SIMD8<Float>) {
-        guard let lines, let diffusers else { return (.zero, .zero) }
+        guard let lines, let diffusers, let inputDiffusers else { return (.zero, .zero) }
         let p = position
         let ls = lineStride, lm = lineMask
         let d = k.lineDelay
@@ -191,8 +238,43 @@ struct ReverbCore {
                 j &+= 1
             }
         }
+        // Onset: after a clear, a late input that is already running is faded in (linearly,
+        // over `onsetLength` samples) so that it enters the silent diffusers and lines without
+        // a step.
+        if onsetArmed {
+            onsetArmed = false
+            let running = (xl .!= 0) .| (xr .!= 0)
+            onsetDone = any(running) ? 0 : Int.max
+        }
+        if onsetDone < k.onsetLength {
+            let j = SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8)
+            let ramp = ((Float(onsetDone) + j) * (1 / Float(k.onsetLength)))
+                .replacing(with: 1, where: j .> Float(k.onsetLength &- onsetDone))
+            xl *= ramp
+            xr *= ramp
+            onsetDone &+= 8
+        }
+        // The anti-denormal offset goes in first, so that it also keeps the input diffusers'
+        // rings off the subnormal range once the input stops.
         xl += k.antiDenormal
         xr += k.antiDenormal
+        // Input diffusion: four lossless allpasses in series per channel (rings 0…3: left,
+        // 4…7: right), each over the whole group (every delay ≥ 8).
+        let ds = diffuserStride, dm = diffuserMask
+        let dp = p & dm
+        let inputDiffuser = Diffuser(coefficient: SIMD8(repeating: k.inputDiffusion))
+        let id = k.inputDiffuserDelay
+        for stage in 0..<4 {
+            let ringL = inputDiffusers + stage &* ds, ringR = inputDiffusers + (stage &+ 4) &* ds
+            let dl = Self.load(ringL + ((dp &- Int(id[stage])) & dm))
+            let dr = Self.load(ringR + ((dp &- Int(id[stage &+ 4])) & dm))
+            let (wl, yl) = inputDiffuser.process(xl, delayed: dl)
+            let (wr, yr) = inputDiffuser.process(xr, delayed: dr)
+            Self.store(wl, ringL + dp)
+            Self.store(wr, ringR + dp)
+            xl = yl
+            xr = yr
+        }
 
         // Injection: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as − + − + (the Hadamard
         // rows (h2 + h3)/2 and (h3 − h2)/2). Output taps, per line: L = (+ − + − − + − +),
@@ -204,13 +286,12 @@ struct ReverbCore {
 
         // Each line through its diffuser, with the writes; then the output sums, accumulated
         // in Hadamard pairs (lines 0 4 1 5 2 6 3 7).
-        let diffuser = Diffuser(coefficient: SIMD8(repeating: k.diffusion))
+        let g = SIMD8<Float>(repeating: k.diffusion), absorption = k.diffuserAbsorption
         let ad = k.diffuserDelay
-        let ds = diffuserStride, dm = diffuserMask
-        let dp = p & dm
         let dw = diffusers + dp, lw = lines + p
         let v = Block8 { i in
             let delayed = Self.load(diffusers + (i &* ds &+ ((dp &- Int(ad[i])) & dm)))
+            let diffuser = Diffuser(coefficient: g, absorption: SIMD8(repeating: absorption[i]))
             let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
             Self.store(ring, dw + i &* ds)
             Self.store(output, lw + i &* ls)
@@ -221,6 +302,16 @@ struct ReverbCore {
             let i = (step &>> 1) | ((step & 1) &<< 2)
             left += leftTap[i] * v[i]
             right += rightTap[i] * v[i]
+        }
+        // Second taps, part-way along each line (older than the group: every tap ≥ 8), with the
+        // patterns of rows h1 (left) and h7 (right), also orthogonal to the injection.
+        let mt = k.midTapDelay
+        let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
+        let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
+        for i in 0..<8 {
+            let m = Self.load(lines + (i &* ls &+ ((p &- Int(mt[i])) & lm)))
+            left += midLeftTap[i] * m
+            right += midRightTap[i] * m
         }
         left *= k.outputScale
         right *= k.outputScale
@@ -238,6 +329,8 @@ struct ReverbCore {
             for i in 0..<8 {
                 let ring = diffusers + i &* ds
                 Self.store(Self.load(ring), ring + (dm &+ 1))
+                let input = inputDiffusers + i &* ds
+                Self.store(Self.load(input), input + (dm &+ 1))
             }
         }
         position = (p &+ 8) & lm
@@ -250,6 +343,40 @@ struct ReverbCore {
         for i in 4..<8 {
             right += eg[i] * h.load(delay: Int(ed[i]), channel: Int(ec[i]))
         }
+
+        // DC blocker on both outputs (early and late alike).
+        left = k.dcBlocker.process(left, state: &dcLeft)
+        right = k.dcBlocker.process(right, state: &dcRight)
         return (left, right)
+    }
+}
+
+// MARK: Bounded-cost clearing (for `Reverb`'s room changes)
+
+extension ReverbCore {
+    /// Floats of delay memory that `clear(from:count:)` walks: the lines, then the diffusers
+    /// (mirrors included).
+    var stateFloats: Int { @_noLocks get { 8 * (lineStride + diffuserStride) } }
+
+    /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers;
+    /// `from + count ≤ stateFloats`) and, with `from == 0`, the filter states: a full clear
+    /// spread over several calls, each costing at most `count` stores.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func clear(from: Int, count: Int) {
+        guard let lines, let diffusers, count > 0 else { return }
+        if from == 0 {
+            lowState = .zero
+            dampState = .zero
+        }
+        let lineFloats = 8 * lineStride
+        var start = from, n = count
+        if start < lineFloats {
+            let m = min(n, lineFloats - start)
+            (lines + start).update(repeating: 0, count: m)
+            start += m
+            n -= m
+        }
+        if n > 0 { (diffusers + (start - lineFloats)).update(repeating: 0, count: n) }
     }
 }

@@ -26,6 +26,20 @@ struct ReverbCoefficients {
     var dampedShelf: SIMD8<Float>
     /// Allpass diffuser coefficient.
     var diffusion: Float
+    /// Delay of each line's second output tap behind the line's input (samples, 8 … the
+    /// shortest line delay; the same in every lane: `ReverbTuning.midTapFraction`).
+    var midTapDelay: SIMD8<Int32>
+    /// Absorption of each line's diffuser over its own delay: 10^(−3·M_i/T60mid).
+    var diffuserAbsorption: SIMD8<Float>
+    /// Input diffusers: delays (samples, ≥ 8; lanes 0…3 left input, 4…7 right input, in
+    /// series) and their allpass coefficient.
+    var inputDiffuserDelay: SIMD8<Int32>
+    var inputDiffusion: Float
+    /// The output DC blocker (depends on the rate only).
+    var dcBlocker: DCBlocker
+    /// Length of the late input's fade-in after a clear (samples, ≥ 8;
+    /// `ReverbTuning.onsetSeconds`).
+    var onsetLength: Int
     /// Output scale (room loudness normalisation) for the ±1 output patterns.
     var outputScale: Float
     /// Early taps: delay (samples, ≥ 8) and input channel (0: L, 1: R) of each tap, lanes 0…3 →
@@ -55,6 +69,12 @@ struct ReverbCoefficients {
         dampedGain = .zero
         dampedShelf = .zero
         diffusion = 0
+        midTapDelay = SIMD8(repeating: 8)
+        diffuserAbsorption = .zero
+        inputDiffuserDelay = SIMD8(repeating: 8)
+        inputDiffusion = 0
+        dcBlocker = DCBlocker()
+        onsetLength = 8
         outputScale = 0
         earlyDelay = SIMD8(repeating: 8)
         earlyChannel = .zero
@@ -84,7 +104,20 @@ struct ReverbCoefficients {
         var gain = SIMD8<Float>(repeating: 0)
         var lowShelf = SIMD8<Float>(repeating: 0)
         var damping = SIMD8<Float>(repeating: 0)
+        var absorption = SIMD8<Float>(repeating: 0)
         var used: [Int] = []
+        // Input diffusers first (their primes are then avoided by the lines).
+        var inputDelay = SIMD8<Int32>(repeating: 8)
+        for i in 0..<8 {
+            let seconds = max(ReverbTuning.inputDiffuserSeconds[i] * t.inputDiffuserScale,
+                              ReverbTuning.minimumInputDiffuserSeconds)
+            inputDelay[i] = Int32(Self.distinctPrime(atLeast: max(Self.samples(seconds * fs), 8),
+                                                     avoiding: &used))
+        }
+        inputDiffuserDelay = inputDelay
+        inputDiffusion = Float(t.inputDiffusion)
+        dcBlocker = DCBlocker(cutoff: ReverbTuning.dcBlockerHertz, sampleRate: fs)
+        onsetLength = max(8, Self.samples(ReverbTuning.onsetSeconds * fs))
         var lineGain = [Double](repeating: 0, count: 8), lineShelf = lineGain, linePole = lineGain
         let crossoverCoefficient = 1 - RackMath.exp2(-2 * RackMath.pi * t.crossover / fs / RackMath.ln2)
         lowCoefficient = Float(crossoverCoefficient)
@@ -100,8 +133,12 @@ struct ReverbCoefficients {
             let tau = Double(ap + line) / fs                     // loop delay (s)
             let gMid = RackMath.exp10(-3 * tau / midT60)         // 60 dB per T60 (Jot)
             let gLow = RackMath.exp10(-3 * tau / lowT60)
-            gain[i] = Float(gMid * invRoot8)
-            lowShelf[i] = Float((gLow - gMid) * invRoot8)
+            // The diffuser absorbs its share (its own delay) of the mid-band decay; the line's
+            // gain is the rest, and the low shelf lifts the whole loop to gLow below the crossover.
+            let a = RackMath.exp10(-3 * Double(ap) / fs / midT60)
+            absorption[i] = Float(a)
+            gain[i] = Float(gMid / a * invRoot8)
+            lowShelf[i] = Float((gLow - gMid) / a * invRoot8)
             // HF damping: one-pole low-pass H = (1−b)/(1 − b·z⁻¹) with |H(e^{jw})| = r at the
             // damping frequency, r = g(T60/2)/g(T60) = gMid. |H|² = r² gives
             // b² − 2Kb + 1 = 0 with K = (1 − r²·cos w)/(1 − r²); the root inside the unit
@@ -122,6 +159,8 @@ struct ReverbCoefficients {
         dampedGain = (1 - damping) * gain
         dampedShelf = (1 - damping) * lowShelf
         diffusion = Float(t.diffusion)
+        diffuserAbsorption = absorption
+        midTapDelay = SIMD8(repeating: Int32(max(8, Self.samples(ReverbTuning.midTapFraction * Double(lineDelay.min())))))
 
         // Loudness: a mono unit impulse puts energy 1 into each of the 8 lines; each pass round
         // line i's loop multiplies the energy at frequency f by |G_i(f)|², so the lines carry
@@ -150,7 +189,8 @@ struct ReverbCoefficients {
             // Boxcar of B samples, squared: S(w) = (sin(Bw/2)/(B·sin(w/2)))².
             let box = RackMath.sin(smoothB * w / 2) / (smoothB * RackMath.sin(w / 2))
             let smoothing = box * box * box * box
-            let lines = 8 / (1 - meanPower) - 8 * t.diffusion * t.diffusion
+            // Two output taps per line (its input and `midTapDelay` along it), about uncorrelated.
+            let lines = 2 * (8 / (1 - meanPower) - 8 * t.diffusion * t.diffusion)
             energy += lines * smoothing / Double(bins)
         }
         outputScale = Float(Self.squareRoot(ReverbTuning.lateEnergy / (2 * energy)))
@@ -176,7 +216,7 @@ struct ReverbCoefficients {
         let a = ReverbTuning.antiDenormal
         antiDenormal = SIMD8(a, -a, a, -a, a, -a, a, -a)
         longestLine = Int(lineDelay.max())
-        longestDiffuser = Int(diffuserDelay.max())
+        longestDiffuser = max(Int(diffuserDelay.max()), Int(inputDelay.max()))
     }
 
     /// Nearest whole number of samples for a non-negative count (no libm `round`).

@@ -3,23 +3,93 @@
 /// 8 samples: `Diffuser` (the allpass in each line), `Absorber` (the per-line decay filters) and
 /// `hadamard8` (the lossless feedback matrix).
 
-/// Schroeder allpass diffuser of one line (zita-rev1's `Diff1`): with M the diffuser's delay,
-/// w[n] = f[n] + g·w[n−M] goes into the diffuser's ring, v[n] = w[n−M] − g·w[n] into the line.
+/// Schroeder allpass diffuser (zita-rev1's `Diff1`), made absorbent (J. Dattorro, "Effect
+/// Design, Part 1", JAES 45(9), 1997; W. G. Gardner's nested allpasses): with M the diffuser's
+/// delay and a its absorption, the delayed value d = a·w[n−M] is the ring's output,
+/// w[n] = f[n] + g·d goes into the ring and v[n] = d − g·w[n] is the output. With a = 1 it is
+/// the lossless allpass (the input diffusers); in the loop a = 10^(−3·M/T60), the decay over the
+/// diffuser's own delay, so a sound that circulates k extra times inside the diffuser is
+/// attenuated for the time it spends there (every path through the loop loses 60 dB per T60,
+/// whatever the allpass's group delay at its frequency: no mode outlasts the others).
 /// M ≥ 8, so a group of 8 samples reads only w older than the group.
 struct Diffuser {
     /// The allpass coefficient g, in every lane (0.5…0.75: `RoomDefinition.diffusion`).
     var coefficient: SIMD8<Float>
+    /// The absorption a over the diffuser's delay (1: lossless).
+    var absorption: SIMD8<Float>
 
     @_noLocks @inline(__always)
-    init(coefficient: SIMD8<Float>) { self.coefficient = coefficient }
+    init(coefficient: SIMD8<Float>, absorption: SIMD8<Float> = SIMD8(repeating: 1)) {
+        self.coefficient = coefficient
+        self.absorption = absorption
+    }
 
     /// One group: `input` is f, `delayed` is w[n−M]; returns w (`ring`) and v (`output`).
     @_noLocks @inline(__always)
     func process(_ input: SIMD8<Float>, delayed: SIMD8<Float>)
         -> (ring: SIMD8<Float>, output: SIMD8<Float>) {
-        let w = input + coefficient * delayed
-        let v = delayed - coefficient * w
+        let d = absorption * delayed
+        let w = input + coefficient * d
+        let v = d - coefficient * w
         return (w, v)
+    }
+}
+
+/// One-pole DC blocker (high-pass) y[n] = c·(x[n] − x[n−1]) + R·y[n−1], R = e^(−2π·f_c/fs),
+/// c = (1 + R)/2 (unity gain at Nyquist, exactly 0 at DC), run on a group of 8 samples at once
+/// as a prefix scan: d = c·(x − x shifted by one), then three steps s += R^k·(s shifted by k)
+/// for k = 1, 2, 4 give s_j = Σ_{i≤j} R^(j−i)·d_i, and y_j = s_j + R^(j+1)·y₋₁. Outputs below
+/// `flushBelow` (1e-30) in magnitude are set to 0: once its input stops, the recursion would
+/// otherwise decay through the subnormal range (R^n·y).
+struct DCBlocker {
+    /// c, R, R², R⁴ and R^(j+1) in lane j.
+    var gain: Float
+    var pole: Float
+    var pole2: Float
+    var pole4: Float
+    var carry: SIMD8<Float>
+    /// `ReverbTuning.inputFlush`, copied (a `static let` read is a call on the render path).
+    var flushBelow: Float = ReverbTuning.inputFlush
+
+    /// All zero (an unprepared core's: it outputs 0).
+    init() {
+        gain = 0
+        pole = 0
+        pole2 = 0
+        pole4 = 0
+        carry = .zero
+    }
+
+    /// The blocker with its −3 dB corner at `cutoff` Hz (approximately: R = e^(−2π·f_c/fs)) at
+    /// `fs` Hz. Not realtime.
+    init(cutoff: Double, sampleRate fs: Double) {
+        let r = RackMath.exp2(-2 * RackMath.pi * cutoff / fs / RackMath.ln2)
+        gain = Float((1 + r) / 2)
+        pole = Float(r)
+        pole2 = Float(r * r)
+        pole4 = Float(r * r * r * r)
+        var carry = SIMD8<Float>(repeating: 0)
+        var p = r
+        for j in 0..<8 {
+            carry[j] = Float(p)
+            p *= r
+        }
+        self.carry = carry
+    }
+
+    /// One group of one channel; `state` holds (x₋₁, y₋₁) and is updated.
+    @_noLocks @inline(__always)
+    func process(_ x: SIMD8<Float>, state: inout SIMD2<Float>) -> SIMD8<Float> {
+        let previous = SIMD8<Float>(state[0], x[0], x[1], x[2], x[3], x[4], x[5], x[6])
+        let d = gain * (x - previous)
+        var s = d + pole * SIMD8<Float>(0, d[0], d[1], d[2], d[3], d[4], d[5], d[6])
+        s += pole2 * SIMD8<Float>(0, 0, s[0], s[1], s[2], s[3], s[4], s[5])
+        s += pole4 * SIMD8<Float>(lowHalf: .zero, highHalf: s.lowHalf)
+        var y = s + carry * state[1]
+        let t = flushBelow
+        y = y.replacing(with: 0, where: (y .< t) .& (y .> -t))
+        state = SIMD2(x[7], y[7])
+        return y
     }
 }
 

@@ -19,7 +19,8 @@
 ///   Schroeder, "Natural sounding artificial reverberation", JAES 10(3), 1962.
 ///
 /// The numeric values below are our own (not zita-rev1's): loop delays spread roughly
-/// geometrically over one octave with irregular steps, diffuser delays ~8–18 % of the loops;
+/// geometrically over one octave with irregular steps, diffuser delays ~8–18 % of the loops,
+/// input diffusers of 4–16 ms (Dattorro's range) scaled like the rooms;
 /// the room parameters are design choices within the usual ranges (zita-rev1's defaults are a
 /// 200 Hz crossover and a 6 kHz damping frequency), and each room's decay is calibrated against
 /// the broadband targets in `Room.targetDecaySeconds` (`RoomDefinition.calibration`). The rooms
@@ -55,6 +56,47 @@ enum ReverbTuning {
     /// which keeps the broadband decay curve closer to a straight line (less energy in the
     /// top octave, which dies first).
     static let inputSmoothingSeconds = 1.0 / 48_000
+
+    /// Delay of the second output tap of every line, as a fraction of the room's shortest plain
+    /// line delay: the outputs read every line twice, at its input and this far along it (the
+    /// multi-tap output of J. Dattorro's plate, 1997, and of Griesinger's designs), so the
+    /// output carries twice as many echoes per second from the start and the gap before the
+    /// first recirculation is filled. The same delay for all eight lines, so the two taps'
+    /// sign patterns stay orthogonal at one lag (different lags per line measurably correlate
+    /// the outputs: −0.03…−0.12 at 48 kHz).
+    static let midTapFraction = 0.43
+
+    // MARK: Input diffusion
+
+    /// Delays of the input diffusers at `RoomDefinition.size == 1` (s): four lossless Schroeder
+    /// allpasses in series on each input channel before the network (lanes 0…3: left input,
+    /// 4…7: right input, first stage first), so the lines are fed a dense burst rather than a
+    /// click and the echo density builds up within the first loop (M. R. Schroeder 1962's series
+    /// allpasses; J. Dattorro, "Effect Design, Part 1", 1997, whose plate has four input
+    /// diffusers of 3.5–12.7 ms). Growing stage by stage (each stage smears the previous one's
+    /// echoes), different on the two sides (a mono input reaches the two halves of the network
+    /// decorrelated), none a simple ratio of another.
+    static let inputDiffuserSeconds: [Double] = [
+        0.004_1, 0.006_7, 0.010_9, 0.015_7,
+        0.004_7, 0.007_3, 0.009_7, 0.014_3,
+    ]
+    /// Smallest input diffuser delay (s), whatever the room size.
+    static let minimumInputDiffuserSeconds = 0.001
+
+    // MARK: Onset after a clear
+
+    /// Length (s) of the fade-in of the late reverb's input after a core is cleared for a new
+    /// room while the input is running (`ReverbCore.clearWindow`): the input diffusers and lines
+    /// start from silence, and a signal that is already running would otherwise enter them with
+    /// a step (heard as a click at each of their delays during a room crossfade).
+    static let onsetSeconds = 0.010
+
+    // MARK: DC blocking
+
+    /// Corner (Hz) of the one-pole DC blocker on the reverb's output (`DCBlocker`): the wet
+    /// signal has no DC (it would otherwise ring in the loop at the low-band T60) and is
+    /// unchanged above ~50 Hz (−0.4 dB at 50 Hz).
+    static let dcBlockerHertz = 15.0
 
     // MARK: Early reflections
 

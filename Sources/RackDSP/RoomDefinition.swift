@@ -7,10 +7,21 @@ struct RoomDefinition: Sendable {
     var name: String
     /// Target broadband RT60 (s) of the impulse response at 100 % wet (the contract's table).
     var targetDecaySeconds: Double
-    /// Scales `ReverbTuning.loopDelaySeconds` and `diffuserDelaySeconds` (room size).
+    /// Scales `ReverbTuning.loopDelaySeconds` and `diffuserDelaySeconds` (room size). Sets
+    /// the modal density: the loops total 1.15·size s, i.e. 1.15·size modes per Hz, which the
+    /// late tail needs to sound like noise rather than a set of lines (`ReverbQualityTests`,
+    /// ringing: ≥ 0.45·T60 modes per Hz in every room).
     var size: Double
     /// Allpass coefficient of the in-loop diffusers (0.5…0.75): higher is denser.
     var diffusion: Double
+    /// Allpass coefficient of the input diffusers (`ReverbTuning.inputDiffuserSeconds`),
+    /// 0.6…0.7: the higher, the sooner the echo density builds up.
+    var inputDiffusion: Double
+    /// Scales `ReverbTuning.inputDiffuserSeconds`. Keep the input diffusers' own decay (a
+    /// stage of delay M rings for ~21·M at g = 0.7) well under the room's T60: their echo
+    /// train is periodic, and one that lasts into the late tail is heard (and measured) as
+    /// ringing at multiples of 1/M.
+    var inputDiffuserScale: Double
     /// Delay of the late reverb's input (s).
     var preDelay: Double
     /// Scales `ReverbTuning.earlyTapSeconds`.

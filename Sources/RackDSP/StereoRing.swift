@@ -16,11 +16,16 @@ public struct StereoRing: @unchecked Sendable, Equatable {
     private let left: UnsafeMutablePointer<Float>
     private let right: UnsafeMutablePointer<Float>
     /// [0] = write counter (producer), [1] = read counter (consumer), [2] = 1 once the producer
-    /// has written the last frame of its stream (end of a file that does not loop).
+    /// has written the last frame of its stream (end of a file that does not loop, or a read
+    /// error), [3] = 1 while the stream loops (set by the owner, read by the consumer at pass ends).
     @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
+    private static let counterCount = 4
+    /// Where the passes of a looping file end in this ring (nil: a plain stream, no passes).
+    private let passStorage: UnsafeMutablePointer<PlayerPasses?>
 
-    /// Allocates a ring holding at least `minimumCapacity` frames.
-    public init(minimumCapacity: Int) {
+    /// Allocates a ring holding at least `minimumCapacity` frames; `passes` tells the consumer
+    /// where each pass of a looping file ends (see `PlayerPasses`).
+    public init(minimumCapacity: Int, passes: PlayerPasses? = nil) {
         let c = powerOfTwo(atLeast: minimumCapacity)
         capacity = c
         mask = c - 1
@@ -28,16 +33,40 @@ public struct StereoRing: @unchecked Sendable, Equatable {
         left.initialize(repeating: 0, count: c)
         right = .allocate(capacity: c)
         right.initialize(repeating: 0, count: c)
-        counters = .allocate(capacity: 3)
-        for i in 0..<3 { (counters + i).initialize(to: Atomic(0)) }
+        counters = .allocate(capacity: Self.counterCount)
+        for i in 0..<Self.counterCount { (counters + i).initialize(to: Atomic(0)) }
+        passStorage = .allocate(capacity: 1)
+        passStorage.initialize(to: passes)
     }
 
     /// Frees the storage. Call once, when neither side uses the ring any more.
     public func deallocate() {
         left.deallocate()
         right.deallocate()
-        counters.deinitialize(count: 3)
+        counters.deinitialize(count: Self.counterCount)
         counters.deallocate()
+        passStorage.deinitialize(count: 1)
+        passStorage.deallocate()
+    }
+
+    /// Where the passes of the looping file end (nil for a plain stream).
+    /// - Realtime: safe
+    public var passes: PlayerPasses? {
+        @_noLocks get { passStorage.pointee }
+    }
+
+    /// Whether the stream loops: at a pass end the consumer plays on (true) or stops (false).
+    /// Set by the owner (any thread), read by the consumer.
+    /// - Realtime: safe (reading)
+    public var isLooping: Bool {
+        @_noLocks get { counters[3].load(ordering: .acquiring) != 0 }
+        nonmutating set { counters[3].store(newValue ? 1 : 0, ordering: .releasing) }
+    }
+
+    /// Frames the consumer has taken since the ring was made (readable from any thread).
+    /// - Realtime: safe
+    public var framesRead: Int {
+        @_noLocks get { counters[1].load(ordering: .acquiring) }
     }
 
     /// Frames the consumer can read now.

@@ -37,6 +37,10 @@ public struct Automation: Sendable {
     public let events: [AutomationEvent]
     public let diagnostics: [AutomationDiagnostic]
 
+    /// Latest event time a file may give, in seconds: one week. Far beyond any session, and
+    /// far below where sample positions (Int64 frames at up to 384 kHz) could overflow.
+    public static let maximumTimeSeconds = 7 * 24 * 3600.0
+
     public var errors: [AutomationDiagnostic] { diagnostics.filter { $0.severity == .error } }
     public var warnings: [AutomationDiagnostic] { diagnostics.filter { $0.severity == .warning } }
 
@@ -49,8 +53,9 @@ public struct Automation: Sendable {
         var diags: [AutomationDiagnostic] = []
         var lastTime = -Double.infinity
         // Per parameter: until when its last explicit ramp runs, and from which line. A change
-        // may interrupt a default ramp (a fader sends a stream of plain values); interrupting
-        // an explicit ramp is an overlap.
+        // during a running explicit ramp interrupts it (as live: the later event wins, from
+        // wherever the ramp had got to) and is a warning; a change may interrupt a default
+        // ramp silently (a fader sends a stream of plain values).
         var busyUntil = [Double](repeating: -.infinity, count: ParameterID.allCases.count)
         var busyLine = [Int](repeating: 0, count: ParameterID.allCases.count)
 
@@ -65,6 +70,9 @@ public struct Automation: Sendable {
                 error("time '\(words[0])' is not a number of seconds"); continue
             }
             if time < 0 { error("time \(words[0]) is negative"); continue }
+            if time > maximumTimeSeconds {
+                error("time \(words[0]) is beyond \(formatNumber(maximumTimeSeconds)) s"); continue
+            }
             if time < lastTime { error("time \(formatNumber(time)) s goes backwards (previous event at \(formatNumber(lastTime)) s)"); continue }
             lastTime = time
             guard words.count >= 2 else { error("missing OSC address after the time"); continue }
@@ -82,22 +90,28 @@ public struct Automation: Sendable {
                 if let problem = ParameterSpec.rampProblem(r) { error("\(problem) (\(args[index]))"); return nil }
                 return .some(r)
             }
-            func occupy(_ id: ParameterID, ramp: Double?) -> Bool {
-                let spec = Parameters[id]
-                let explicit = ramp.flatMap { $0 > 0 ? $0 : nil }
-                let r = min(explicit ?? spec.defaultRampSeconds, spec.maximumRampSeconds)
-                // Times are compared to a microsecond: back-to-back ramps (0.1 + 0.02 = 0.12) meet.
-                if time < busyUntil[id.rawValue] - 1e-6 {
-                    let until = (busyUntil[id.rawValue] * 1e6).rounded() / 1e6
-                    error("ramp of \(spec.name) overlaps the one from line \(busyLine[id.rawValue]) (running until \(formatNumber(until)) s)")
-                    return false
+            /// Claims the parameters for a change at `time`; one warning for the explicit ramps
+            /// it interrupts.
+            func occupy(_ ids: [ParameterID], ramp: Double?) {
+                var interrupted: [String] = []
+                for id in ids {
+                    let spec = Parameters[id]
+                    let explicit = ramp.flatMap { $0 > 0 ? $0 : nil }
+                    let r = min(explicit ?? spec.defaultRampSeconds, spec.maximumRampSeconds)
+                    // Times are compared to a microsecond: back-to-back ramps (0.1 + 0.02 = 0.12) meet.
+                    if time < busyUntil[id.rawValue] - 1e-6 {
+                        let until = (busyUntil[id.rawValue] * 1e6).rounded() / 1e6
+                        interrupted.append("the ramp of \(spec.name) from line \(busyLine[id.rawValue]) (running until \(formatNumber(until)) s)")
+                    }
+                    busyUntil[id.rawValue] = explicit == nil ? -.infinity : time + r
+                    busyLine[id.rawValue] = lineNumber
+                    if let length, time < length, time + r > length {
+                        warning("ramp of \(spec.name) runs past the end of the input (\(formatNumber(length)) s)")
+                    }
                 }
-                busyUntil[id.rawValue] = explicit == nil ? -.infinity : time + r
-                busyLine[id.rawValue] = lineNumber
-                if let length, time < length, time + r > length {
-                    warning("ramp of \(spec.name) runs past the end of the input (\(formatNumber(length)) s)")
+                if !interrupted.isEmpty {
+                    warning("interrupts \(interrupted.joined(separator: ", ")): it stops where it has got to")
                 }
-                return true
             }
 
             var action: AutomationAction?
@@ -107,11 +121,11 @@ public struct Automation: Sendable {
                 if spec.taper == .choice {
                     guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a room name and an optional crossfade time"); continue }
                     guard let room = Room(name: args[0]) else {
-                        error("unknown room '\(args[0])' (one of \(spec.choices.joined(separator: ", ")))"); continue
+                        error(Room.unknownNameReason(args[0])); continue
                     }
                     guard let r = ramp(1) else { continue }
                     if let r, r > spec.maximumRampSeconds { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(spec.maximumRampSeconds)) s") }
-                    guard occupy(spec.id, ramp: r) else { continue }
+                    occupy([spec.id], ramp: r)
                     action = .set(spec.id, value: Double(room.rawValue), rampSeconds: r)
                 } else {
                     guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a value and an optional ramp time"); continue }
@@ -122,7 +136,7 @@ public struct Automation: Sendable {
                         warning(isNorm ? "normalized value \(args[0]) clamped to \(formatNumber(clamped))"
                                        : "\(spec.name) \(args[0]) clamped to \(formatNumber(clamped)) \(spec.unit)")
                     }
-                    guard occupy(spec.id, ramp: r) else { continue }
+                    occupy([spec.id], ramp: r)
                     action = .set(spec.id, value: value, rampSeconds: r)
                 }
             } else {
@@ -138,9 +152,7 @@ public struct Automation: Sendable {
                         error("unknown preset '\(args[0])'"); continue
                     }
                     guard let r = ramp(1) else { continue }
-                    var ok = true
-                    for id in ParameterID.allCases where ok { ok = occupy(id, ramp: r) }
-                    guard ok else { continue }
+                    occupy(ParameterID.allCases, ramp: r)
                     action = .preset(name: name, rampSeconds: r)
                 case "/rack/player/play", "/rack/player/stop":
                     guard args.isEmpty else { error("\(address) takes no arguments"); continue }
@@ -219,18 +231,30 @@ public struct Automation: Sendable {
 /// Formats applied changes as automation lines (what `rack run --record` writes), so that
 /// `rack render --automation` replays them at the same samples.
 public enum AutomationWriter {
-    /// Time in seconds with enough digits to land on the same sample at any common rate.
+    /// Time in seconds with enough digits (a microsecond) to land on the same sample at any
+    /// supported rate (a frame lasts at least 2.6 µs at 384 kHz).
     public static func time(_ sampleTime: Int64, sampleRate: Double) -> String {
-        String(format: "%.6f", Double(sampleTime) / sampleRate)
+        time(seconds: Double(sampleTime) / sampleRate)
     }
 
-    /// The line for an applied parameter event (nil for other kinds).
+    /// Seconds as an automation file writes them.
+    public static func time(seconds: Double) -> String { String(format: "%.6f", seconds) }
+
+    /// The line for an applied parameter event (nil for other kinds), its time counted from
+    /// sample `origin`.
     public static func line(for e: EngineEvent, sampleRate: Double, origin: Int64) -> String? {
-        let t = time(e.sampleTime - origin, sampleRate: sampleRate)
+        line(for: e, atSeconds: Double(e.sampleTime - origin) / sampleRate, sampleRate: sampleRate)
+    }
+
+    /// The line for an applied event at `seconds` in the file (nil for kinds a file cannot
+    /// say); its ramp, in frames at `sampleRate`, is written in seconds.
+    public static func line(for e: EngineEvent, atSeconds seconds: Double, sampleRate: Double) -> String? {
+        let t = time(seconds: seconds)
         let ramp = e.rampFrames > 0 ? " " + String(format: "%.6f", Double(e.rampFrames) / sampleRate) : ""
         switch e.kind {
         case .parameter:
             let spec = Parameters[e.parameter]
+            // The shortest text that reads back as the same Double: the replay is exact.
             let value = spec.taper == .choice ? spec.format(e.value) : formatNumber(e.value)
             return "\(t) \(spec.address) \(value)\(ramp)"
         case .play: return "\(t) /rack/player/play"
@@ -241,7 +265,12 @@ public enum AutomationWriter {
 
     /// The line for a preset recall that took effect at `sampleTime`.
     public static func presetLine(name: String, rampFrames: Int64, sampleTime: Int64, sampleRate: Double, origin: Int64) -> String {
+        presetLine(name: name, rampFrames: rampFrames, atSeconds: Double(sampleTime - origin) / sampleRate, sampleRate: sampleRate)
+    }
+
+    /// The line for a preset recall at `seconds` in the file, its ramp in frames at `sampleRate`.
+    public static func presetLine(name: String, rampFrames: Int64, atSeconds seconds: Double, sampleRate: Double) -> String {
         let ramp = rampFrames > 0 ? " " + String(format: "%.6f", Double(rampFrames) / sampleRate) : ""
-        return "\(time(sampleTime - origin, sampleRate: sampleRate)) /rack/preset \(Automation.quote(name))\(ramp)"
+        return "\(time(seconds: seconds)) /rack/preset \(Automation.quote(name))\(ramp)"
     }
 }

@@ -18,16 +18,27 @@ public final class Engine: @unchecked Sendable {
     /// Counters published by the render thread.
     public let monitor: EngineMonitor
 
+    /// How many scheduled (timetagged) events the engine keeps waiting for their sample. The
+    /// control side must not have more in flight (posted and not yet echoed back as applied);
+    /// `RackController` refuses the rest with `/rack/error`.
+    public let scheduledCapacity: Int
+
     /// Prepares an engine at `sampleRate` for render calls of up to `maxFrames` frames,
     /// starting from `state` (no ramp: this is setup, not a change). Allocates everything the
     /// render path will use.
+    ///
+    /// The applied-events queue (render → control) holds `queueCapacity + pendingCapacity`
+    /// plus a margin: at most that many echoes can be outstanding while the control thread
+    /// drains them before each message it handles, so no echo is ever lost (scheduled
+    /// values become targets through their echoes).
     public init(sampleRate: Double, maxFrames: Int, state: RackState = RackState(),
                 queueCapacity: Int = 4096, pendingCapacity: Int = 4096) {
         precondition(sampleRate > 0 && maxFrames > 0)
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
+        scheduledCapacity = pendingCapacity
         queue = EventQueue(minimumCapacity: queueCapacity)
-        applied = EventQueue(minimumCapacity: queueCapacity)
+        applied = EventQueue(minimumCapacity: queue.capacity + pendingCapacity + EngineTuning.echoMargin)
         monitor = EngineMonitor()
         core = .allocate(capacity: 1)
         core.initialize(to: EngineCore(sampleRate: sampleRate, maxFrames: maxFrames, state: state,
@@ -55,9 +66,16 @@ public final class Engine: @unchecked Sendable {
     /// sample it took effect at) or a ring it released (free it). Lock-free.
     public func nextApplied() -> EngineEvent? { applied.pop() }
 
-    /// Owner's thread, between render calls: adds an event straight to the time-ordered
-    /// pending list (the offline driver's path; no queue hop).
-    public func schedule(_ event: EngineEvent) { core.pointee.pending.insert(event) }
+    /// Owner's thread, between render calls: adds an event straight to the pending lists
+    /// (the offline driver's path; no queue hop). The scheduled list grows rather than drop.
+    public func schedule(_ event: EngineEvent) { core.pointee.pending.insertGrowing(event) }
+
+    /// Scheduled events waiting in the engine (owner's thread while not rendering; tests).
+    public var scheduledWaiting: Int { core.pointee.pending.scheduledCount }
+
+    /// Events the render thread dropped because a pending list was full (0 unless the
+    /// control side broke its bound).
+    public var droppedEvents: Int { monitor.get(.droppedEvents) }
 
     /// Renders `frames` frames. Input buffers may be nil (silence).
     public func render(frames: Int, inputLeft: UnsafePointer<Float>?, inputRight: UnsafePointer<Float>?,

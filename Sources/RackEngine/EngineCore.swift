@@ -5,6 +5,9 @@ public enum EngineTuning {
     /// Control period: coefficients are computed at control ticks on absolute sample positions
     /// every this many seconds (32 frames at 48 kHz) and interpolated linearly between them.
     public static let controlPeriodSeconds = 32.0 / 48_000
+    /// Slots of the applied-events queue beyond the events that can be in flight: the rings the
+    /// player lets go of and the few events one message posts (a preset recall: six).
+    static let echoMargin = 64
 }
 
 /// A room change at an offset in the block.
@@ -47,10 +50,12 @@ public struct EngineCore {
     let applied: EventQueue
     /// Counters the control thread reads while the render thread runs.
     let monitor: EngineMonitor
-    /// Events waiting for their sample, in (sample time, arrival) order.
-    var pending: EventHeap
+    /// Events drained from `queue`: immediate ones first, in arrival order, then scheduled
+    /// ones in (sample time, arrival) order (`EventSchedule`).
+    var pending: EventSchedule
 
-    /// Events dropped because the pending list was full.
+    /// Events dropped because a pending list was full (0 unless the control side broke its
+    /// bound; published as `EngineMonitor.Counter.droppedEvents`).
     /// - Realtime: safe
     public var droppedEvents: Int { @_noLocks get { pending.droppedEvents } }
 
@@ -75,7 +80,7 @@ public struct EngineCore {
         self.queue = queue
         self.applied = applied
         self.monitor = monitor
-        pending = EventHeap(capacity: pendingCapacity)
+        pending = EventSchedule(scheduledCapacity: pendingCapacity, immediateCapacity: 2 * queue.capacity)
         let continuous = Parameters.all.filter { $0.taper != .choice }
         rampCount = continuous.count
         ramps = .allocate(capacity: continuous.count)
@@ -155,10 +160,11 @@ public struct EngineCore {
         case .stop: player.setPlaying(false)
         case .attachPlayer: player.attach(e.ring)
         case .releasedRing: return
-        case .marker: break
+        case .marker, .restart: break
         case .parameter:
             let p = e.parameter.index
-            let frames = min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])
+            let frames = e.rampFrames == EngineEvent.jump ? 0
+                : min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])
             if e.parameter.isRoom {
                 let r = Room.at(index: Int(e.value)) ?? room
                 if r != room {

@@ -25,6 +25,10 @@ public struct EngineMonitor: @unchecked Sendable {
         case ramping
         /// Set by the control thread to start a new peak window.
         case peakReset
+        /// Samples of the dry sum (live input + player; each channel's sample counts once)
+        /// replaced by 0 because they were NaN, ±Inf or beyond `InputSanitiser.maximumMagnitude`,
+        /// since the engine started. Added to by the render thread only when it happens.
+        case replacedInputSamples
     }
     private let slots: UnsafeMutablePointer<Atomic<Int>>
 

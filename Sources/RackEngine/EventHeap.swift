@@ -3,16 +3,21 @@
 /// far-future events wait, and events for the same sample come out in the order they went in
 /// (the idea of swift-nio's `PriorityQueue` under `EmbeddedEventLoop`).
 ///
-/// Storage is allocated once in `init`; a full heap drops the new event and counts it in
-/// `droppedEvents`. Plain values and pointers, no class references: `EngineCore` owns it
+/// Only scheduled events wait here (immediate ones are applied as they are drained). Storage
+/// is allocated once in `init`; the control side never has more scheduled events in flight
+/// than `capacity` (`RackController` counts them and refuses the rest with `/rack/error`), so
+/// on the live path the heap never fills. Should it fill anyway, the new event is dropped and
+/// counted in `droppedEvents` (published as `EngineMonitor.Counter.droppedEvents`). The
+/// offline driver, which schedules from its own thread between render calls, grows it instead
+/// (`insertGrowing`). Plain values and pointers, no class references: `EngineCore` owns it
 /// and calls `deallocate()` once.
 struct EventHeap {
     /// How many events fit.
-    let capacity: Int
+    private(set) var capacity: Int
     /// Events waiting: heap order over slots 0..<count.
-    private let events: UnsafeMutablePointer<EngineEvent>
+    private var events: UnsafeMutablePointer<EngineEvent>
     /// Arrival number of the event in the same slot (the tie-break for equal sample times).
-    private let arrival: UnsafeMutablePointer<UInt64>
+    private var arrival: UnsafeMutablePointer<UInt64>
     private var nextArrival: UInt64 = 0
     /// Events waiting now.
     private(set) var count = 0
@@ -54,6 +59,33 @@ struct EventHeap {
             swapAt(i, parent)
             i = parent
         }
+    }
+
+    /// Adds an event, doubling the storage first when it is full. Allocates: not realtime
+    /// (the offline driver's path, between render calls).
+    mutating func insertGrowing(_ event: EngineEvent) {
+        if count == capacity {
+            let bigger = max(1, capacity * 2)
+            let e = UnsafeMutablePointer<EngineEvent>.allocate(capacity: bigger)
+            let a = UnsafeMutablePointer<UInt64>.allocate(capacity: bigger)
+            e.initialize(from: events, count: count)
+            a.initialize(from: arrival, count: count)
+            events.deallocate()
+            arrival.deallocate()
+            events = e
+            arrival = a
+            capacity = bigger
+        }
+        insert(event)
+    }
+
+    /// Forgets every waiting event; returns how many there were.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func removeAll() -> Int {
+        let n = count
+        count = 0
+        return n
     }
 
     /// Takes the earliest event, nil when none waits.

@@ -19,6 +19,11 @@ public enum EventKind: UInt8, Sendable {
     /// Does nothing but come back through the applied queue at its sample: marks where a
     /// preset recall (`value` = the control side's marker id) took effect.
     case marker
+    /// The driver rejoined a server after an outage: the scheduled events still waiting are
+    /// dropped (their timetags were mapped through a clock that stopped), and the parameter
+    /// events posted after it (with `rampFrames == EngineEvent.jump`) set the state the control
+    /// side holds now. Its echo carries the number of scheduled events dropped in `value`.
+    case restart
 }
 
 /// A change for the render thread, placed at an absolute sample position. Plain data: it
@@ -31,16 +36,24 @@ public struct EngineEvent: Sendable, Equatable {
     public var parameter: ParameterID
     /// Target value, already validated and clamped by the control side.
     public var value: Double
-    /// Ramp length in frames; 0 means the parameter's default ramp.
+    /// Ramp length in frames; 0 means the parameter's default ramp, `EngineEvent.jump` no ramp
+    /// at all (only after a `restart`: the engine takes up the state it missed while no server ran).
     public var rampFrames: Int64
     /// The ring of `attachPlayer` and `releasedRing`.
     public var ring: StereoRing?
     /// True for an event placed in the future (a timetagged bundle): the control side counts
-    /// it as the current target only once its echo says it was applied.
+    /// it as the current target only once its echo says it was applied. The engine keeps such
+    /// events in its bounded pending list; immediate ones never wait there.
     public var isScheduled = false
 
-    /// The `sampleTime` of an event that applies as soon as possible.
-    public static let immediately = Int64.min
+    /// The `sampleTime` of an event that applies as soon as possible: at the start of the next
+    /// render call, in the order it was posted, never behind a scheduled event.
+    /// - Realtime: safe
+    public static var immediately: Int64 { @_noLocks @inline(__always) get { Int64.min } }
+
+    /// The `rampFrames` of a change that takes effect without a ramp (see `restart`).
+    /// - Realtime: safe
+    public static var jump: Int64 { @_noLocks @inline(__always) get { -1 } }
 
     /// - Realtime: safe
     @_noLocks

@@ -135,7 +135,7 @@ public enum Parameters {
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "output gain", choices: []),
         ParameterSpec(id: .room, name: "room", unit: "name", minimum: 0, maximum: Double(Room.allCases.count - 1),
-                      defaultValue: Double(Room.mediumHall.rawValue),
+                      defaultValue: Double(Room.default.rawValue),
                       taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
                       summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name)),
     ]

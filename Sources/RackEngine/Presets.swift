@@ -32,7 +32,7 @@ public struct Preset: Sendable, Equatable {
     /// fields, wrong types and out-of-range values are errors (the reason names the field).
     public static func parse(_ data: Data, isFactory: Bool, path: String?) throws(RackError) -> Preset {
         let where_ = path.map { "preset '\($0)'" } ?? "preset"
-        func fail(_ reason: String) -> RackError { RackError(.dataError, "rack: \(where_): \(reason)") }
+        func fail(_ reason: String) -> RackError { RackError(.dataError, "\(where_): \(reason)") }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data, options: [])
@@ -52,8 +52,8 @@ public struct Preset: Sendable, Equatable {
             guard let raw = dict[spec.name] else { throw fail("missing field '\(spec.name)'") }
             if spec.taper == .choice {
                 guard let s = raw as? String, !isBool(raw) else { throw fail("field '\(spec.name)' must be a string (one of \(spec.choices.joined(separator: ", ")))") }
-                guard let i = spec.choices.firstIndex(of: s) else { throw fail("unknown \(spec.name) '\(s)' (one of \(spec.choices.joined(separator: ", ")))") }
-                state[spec.id] = Double(i)
+                guard let room = Room(name: s) else { throw fail(Room.unknownNameReason(s)) }
+                state[spec.id] = Double(room.rawValue)
             } else {
                 guard !isBool(raw), let n = raw as? NSNumber else { throw fail("field '\(spec.name)' must be a number") }
                 let v = n.doubleValue
@@ -127,7 +127,9 @@ public final class PresetStore: @unchecked Sendable {
     /// `Presets/` folder of the source tree the binary was built in.
     public static func locateFactoryDirectory(environment: [String: String]) -> String? {
         if let dir = environment["RACK_PRESETS"] { return dir }
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        // The running binary itself (/proc/self/exe): argv[0] is only "rack" when run from PATH.
+        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "."
+        let exe = URL(fileURLWithPath: selfPath).resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
         let installed = dir.deletingLastPathComponent().appendingPathComponent("share/rack/presets")
         if FileManager.default.fileExists(atPath: installed.path) { return installed.path }
@@ -170,20 +172,20 @@ public final class PresetStore: @unchecked Sendable {
             let path = directory + "/" + file
             do {
                 guard let data = FileManager.default.contents(atPath: path) else {
-                    throw RackError(.noInput, "rack: preset '\(path)': cannot be read")
+                    throw RackError(.noInput, "preset '\(path)': cannot be read")
                 }
                 let preset = try Preset.parse(data, isFactory: isFactory, path: path)
                 if !isFactory && file != preset.name + ".json" {
-                    throw RackError(.dataError, "rack: preset '\(path)': its name \(jsonString(preset.name)) does not match the file name")
+                    throw RackError(.dataError, "preset '\(path)': its name \(jsonString(preset.name)) does not match the file name")
                 }
                 if presets.contains(where: { $0.name == preset.name }) || (!isFactory && factory.contains { $0.name == preset.name }) {
-                    throw RackError(.dataError, "rack: preset '\(path)': another preset is already named \(jsonString(preset.name))")
+                    throw RackError(.dataError, "preset '\(path)': another preset is already named \(jsonString(preset.name))")
                 }
                 presets.append(preset)
             } catch let error as RackError {
                 problems.append(error)
             } catch {
-                problems.append(RackError(.dataError, "rack: preset '\(path)': \(error)"))
+                problems.append(RackError(.dataError, "preset '\(path)': \(error)"))
             }
         }
         return presets.sorted { $0.name < $1.name }
@@ -221,15 +223,15 @@ public final class PresetStore: @unchecked Sendable {
     /// point leaves either the old file or the new one, never a mix.
     @discardableResult
     public func save(name: String, state: RackState) throws(RackError) -> Preset {
-        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "rack: preset name \(jsonString(name)): \(reason)") }
+        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(jsonString(name)): \(reason)") }
         if factory.contains(where: { $0.name == name }) {
-            throw RackError(.dataError, "rack: preset \(jsonString(name)) is a factory preset; save under another name")
+            throw RackError(.dataError, "preset \(jsonString(name)) is a factory preset; save under another name")
         }
         let preset = Preset(name: name, state: state, isFactory: false, path: userDirectory + "/" + name + ".json")
         do {
             try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true)
         } catch {
-            throw RackError(.cannotCreate, "rack: cannot create preset directory '\(userDirectory)'")
+            throw RackError(.cannotCreate, "cannot create preset directory '\(userDirectory)'")
         }
         try atomicWrite(Array(preset.json.utf8), to: preset.path!, directory: userDirectory)
         user.removeAll { $0.name == name }
@@ -240,14 +242,14 @@ public final class PresetStore: @unchecked Sendable {
 
     /// Deletes the user preset `name`.
     public func delete(name: String) throws(RackError) {
-        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "rack: preset name \(jsonString(name)): \(reason)") }
+        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(jsonString(name)): \(reason)") }
         if factory.contains(where: { $0.name == name }) {
-            throw RackError(.dataError, "rack: preset \(jsonString(name)) is a factory preset and cannot be deleted")
+            throw RackError(.dataError, "preset \(jsonString(name)) is a factory preset and cannot be deleted")
         }
-        guard user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "rack: no user preset \(jsonString(name))") }
+        guard user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(jsonString(name))") }
         let path = userDirectory + "/" + name + ".json"
         if unlink(path) != 0 && errno != ENOENT {
-            throw RackError(.ioError, "rack: cannot delete '\(path)': \(String(cString: strerror(errno)))")
+            throw RackError(.ioError, "cannot delete '\(path)': \(String(cString: strerror(errno)))")
         }
         user.removeAll { $0.name == name }
     }
@@ -258,7 +260,7 @@ public final class PresetStore: @unchecked Sendable {
 public func atomicWrite(_ bytes: [UInt8], to path: String, directory: String) throws(RackError) {
     var template = Array((directory + "/." + (path as NSString).lastPathComponent + PresetStore.tempMarker + "XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw RackError(.cannotCreate, "rack: cannot create a file in '\(directory)': \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { throw RackError(.cannotCreate, "cannot create a file in '\(directory)': \(String(cString: strerror(errno)))") }
     let temp = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     var ok = true
     bytes.withUnsafeBytes { buf in
@@ -274,7 +276,7 @@ public func atomicWrite(_ bytes: [UInt8], to path: String, directory: String) th
     guard ok && closed && rename(temp, path) == 0 else {
         let reason = String(cString: strerror(errno))
         unlink(temp)
-        throw RackError(.ioError, "rack: cannot write '\(path)': \(reason)")
+        throw RackError(.ioError, "cannot write '\(path)': \(reason)")
     }
     let dfd = open(directory, O_RDONLY)
     if dfd >= 0 { fsync(dfd); close(dfd) }

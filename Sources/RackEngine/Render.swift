@@ -18,8 +18,8 @@ public enum RenderStatus: Sendable, Equatable {
 /// event at its sample. Inputs may be nil (silence; reported as insufficient input).
 ///
 /// The pipeline: drain the control thread's events → split the block into control segments
-/// (at ticks, ramp ends and events) → per segment: due events, player, low-pass, the segment's
-/// mix and gain → reverb over the whole block (split where the room changes) → wet/dry and
+/// (at ticks, ramp ends and events) → per segment: due events, player, the sanitiser (input
+/// that is not audio becomes 0 before any state sees it), low-pass, the segment's mix and gain → reverb over the whole block (split where the room changes) → wet/dry and
 /// gain with the meters → publish the counters.
 ///
 /// Block-size invariance: parameters are evaluated at control segments bounded by absolute
@@ -46,6 +46,7 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
         let due = core.pointee.applyDueEvents(at: t, offset: offset, roomChangeCount: &roomChangeCount)
         let stretch = core.pointee.controlSegment(at: t, eventsApplied: due, blockEnd: end)
         core.pointee.renderPlayer(stretch, offset: offset)
+        core.pointee.sanitiseDrySum(stretch, offset: offset)
         core.pointee.renderFilter(stretch, offset: offset)
         core.pointee.scheduleMix(stretch, offset: offset)
         t = stretch.stop
@@ -154,6 +155,17 @@ extension EngineCore {
         if !applied.isFull, let r = player.takeReleased() {
             _ = applied.push(EngineEvent(sampleTime: stretch.from, kind: .releasedRing, ring: r))
         }
+    }
+
+    /// The dry sum (live input + player) loses every sample that is not audio (NaN, ±Inf, or
+    /// beyond `InputSanitiser.maximumMagnitude`): each becomes 0 before the filter, the reverb
+    /// or the meters see it, and is counted (`replacedInputSamples`, per channel sample).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func sanitiseDrySum(_ stretch: SegmentStretch, offset: Int) {
+        let replaced = InputSanitiser.replaceNonAudio(sumLeft + offset, frames: stretch.frames)
+            &+ InputSanitiser.replaceNonAudio(sumRight + offset, frames: stretch.frames)
+        if replaced > 0 { monitor.add(.replacedInputSamples, replaced) }
     }
 
     /// The low-pass filters the dry sum in place, its coefficients interpolated across the

@@ -16,6 +16,11 @@ public enum OfflineRenderer {
         let inputInfo = probe.info
         probe.close()
         let rate = request.sampleRate ?? inputInfo.sampleRate
+        // Before anything is created: a rate the engine cannot serve is bad data (65).
+        try EngineFormat.check(sampleRate: rate, of: request.sampleRate == nil ? "'\(request.inputPath)'" : "--rate", status: .dataError)
+        guard request.blockFrames >= 1 && request.blockFrames <= EngineFormat.maximumFrames else {
+            throw RackError(.usage, "--block must be 1…\(EngineFormat.maximumFrames) frames")
+        }
         let reader = try ResamplingReader(path: request.inputPath, targetRate: rate)
         let inputFrames = reader.framesAtTargetRate
         let totalFrames = inputFrames + Int64((request.tailSeconds * rate).rounded())
@@ -57,7 +62,7 @@ public enum OfflineRenderer {
                 }
                 let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: outL, outputRight: outR)
                 guard status == .success || status == .insufficientDataFromInputNode else {
-                    throw RackError(.ioError, "rack: render failed at frame \(rendered)")
+                    throw RackError(.ioError, "render failed at frame \(rendered)")
                 }
                 feeder.consumed()
                 try drain.append(left: outL, right: outR, frames: n)

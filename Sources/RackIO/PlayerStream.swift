@@ -6,9 +6,17 @@ import Synchronization
 /// engine rate ahead of the player, so the render thread never waits for the disk. Memory is
 /// bounded by the ring (`PlayerStreamTuning.ringSeconds`), whatever the file's length.
 ///
+/// The reader always runs through the file as one seamless loop; the ring carries where each
+/// pass ends (`PlayerPasses`) and the loop flag, and the player decides at each pass end
+/// whether to play on: so the flag acts on what is heard, not on what was decoded ahead.
+///
 /// Lifecycle (control thread): `init` opens the file, seeks, pre-fills the ring and starts the
-/// reader; the engine gets `ring`; when the player has let go of the ring (the engine says so),
-/// `stop()` ends the thread and the ring is freed by `deinit`.
+/// reader thread; the engine gets `ring`. The thread owns what it reads with (the file, the
+/// converter, the ring), not the stream: when the control thread drops the stream — once the
+/// engine has let go of the ring, or at once if the ring never reached the engine — the thread
+/// is told to end, and it frees the file descriptor, the converter and the ring as it exits,
+/// off the render thread, without the control thread waiting for it. `stop()` (at exit) also
+/// waits.
 public final class PlayerStream: @unchecked Sendable {
     public let path: String
     public let ring: StereoRing
@@ -17,91 +25,132 @@ public final class PlayerStream: @unchecked Sendable {
     /// Length of the file in seconds.
     public let durationSeconds: Double
     public let sampleRate: Double
-    private let reader: ResamplingReader
-    private let stopFlag = Atomic<Bool>(false)
-    private let loopFlag: Atomic<Bool>
-    private let failure = Mutex<AudioFileError?>(nil)
-    private var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
+    private let feeder: StreamFeeder
+    private var stopped = false
 
     /// Opens `path` for playback at `sampleRate` from `startSeconds`. Errors (missing,
     /// not a regular file, not audio, more than two channels, empty) are thrown at once.
     public init(path: String, sampleRate: Double, startSeconds: Double = 0, loop: Bool) throws(AudioFileError) {
         self.path = path
         self.sampleRate = sampleRate
-        reader = try ResamplingReader(path: path, targetRate: sampleRate)
+        let reader = try ResamplingReader(path: path, targetRate: sampleRate)
         durationSeconds = reader.info.durationSeconds
         let start = min(max(0, startSeconds), max(0, durationSeconds))
         self.startSeconds = start
-        reader.loop = loop
-        loopFlag = Atomic(loop)
+        // The reader loops seamlessly for ever; the player stops at a pass end when the ring
+        // says the stream does not loop.
+        reader.loop = true
         if start > 0 { try reader.seek(seconds: start) }
-        ring = StereoRing(minimumCapacity: Int(PlayerStreamTuning.ringSeconds * sampleRate))
-        // Pre-fill so that playback starts without an underrun.
-        try fill(upTo: Int(PlayerStreamTuning.prefillSeconds * sampleRate))
-        let t = Thread { [unowned self] in self.run() }
+        // The file frame the reader starts at (`ResamplingReader.seek`'s rounding).
+        let startFrame = min(max(Int64((start * reader.info.sampleRate).rounded()), 0), reader.info.frames)
+        let passes = PlayerPasses(fileFrames: reader.info.frames, sourceRate: reader.info.sampleRate,
+                                  targetRate: sampleRate, startFileFrame: startFrame)
+        let ring = StereoRing(minimumCapacity: Int(PlayerStreamTuning.ringSeconds * sampleRate), passes: passes)
+        ring.isLooping = loop
+        self.ring = ring
+        feeder = StreamFeeder(reader: reader, ring: ring)
+        // Pre-fill so that playback starts without an underrun (a failure frees the feeder,
+        // the ring and the file with it: no thread was started).
+        try feeder.fill(upTo: Int(PlayerStreamTuning.prefillSeconds * sampleRate))
+        // The thread holds the feeder (strongly), never the stream.
+        let t = Thread { [feeder] in feeder.run() }
         t.name = "rack-player"
         t.qualityOfService = .userInitiated
-        thread = t
         t.start()
     }
 
     deinit {
-        stop()
-        ring.deallocate()
+        // Do not wait: the thread frees everything as it ends.
+        feeder.requestStop()
     }
 
     /// False once the engine has let go of the ring (the control thread then frees the stream).
     public var isAttached = true
 
-    /// Loops at the end of the file (seamlessly) when true.
+    /// Whether the player plays on at the end of the file (seamlessly) or stops there.
+    /// Acts on what is heard: turning it off stops at the end of the pass being heard, turning
+    /// it on while stopped at the end plays the file again from its start.
     public var loop: Bool {
-        get { loopFlag.load(ordering: .relaxed) }
-        set { loopFlag.store(newValue, ordering: .relaxed) }
+        get { ring.isLooping }
+        set { ring.isLooping = newValue }
     }
 
     /// The read error that ended the stream early, if any (truncated or corrupt data).
-    public var error: AudioFileError? { failure.withLock { $0 } }
+    public var error: AudioFileError? { feeder.failure.withLock { $0 } }
 
-    /// Ends the reader thread and waits for it.
-    public func stop() {
-        guard thread != nil else { return }
-        stopFlag.store(true, ordering: .relaxed)
-        done.wait()
-        thread = nil
+    /// Position heard, in seconds of the file: from the frames the player took from the ring.
+    /// At the end of a pass with loop off, the file's duration.
+    public var positionSeconds: Double {
+        guard let passes = ring.passes else { return startSeconds }
+        return passes.fileSeconds(afterFrames: Int64(ring.framesRead), stoppedAtEnd: !loop)
     }
 
-    private let chunk = 4096
-    private lazy var left = [Float](repeating: 0, count: chunk)
-    private lazy var right = [Float](repeating: 0, count: chunk)
+    /// Ends the reader thread and waits for it (at exit). Dropping the stream ends it too,
+    /// without waiting.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        feeder.requestStop()
+        feeder.waitUntilEnded()
+    }
+}
 
-    /// Reads until the ring holds `frames` (or the stream ended). Returns false at the end.
-    @discardableResult
-    private func fill(upTo frames: Int) throws(AudioFileError) -> Bool {
-        while ring.availableToRead < frames && !ring.isFinished {
+/// What the reader thread of a `PlayerStream` reads with, and owns: the reader (file and
+/// converter), the ring and two chunk buffers, all freed when the last of the thread and the
+/// stream lets go (`deinit`).
+private final class StreamFeeder: @unchecked Sendable {
+    let reader: ResamplingReader
+    let ring: StereoRing
+    let failure = Mutex<AudioFileError?>(nil)
+    private let stopFlag = Atomic<Bool>(false)
+    /// Signalled to end the thread's wait early (stop).
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled when the thread has ended.
+    private let ended = DispatchSemaphore(value: 0)
+    private let chunk = 4096
+    private let left: UnsafeMutablePointer<Float>
+    private let right: UnsafeMutablePointer<Float>
+
+    init(reader: ResamplingReader, ring: StereoRing) {
+        self.reader = reader
+        self.ring = ring
+        left = .allocate(capacity: chunk)
+        right = .allocate(capacity: chunk)
+    }
+
+    deinit {
+        left.deallocate()
+        right.deallocate()
+        ring.deallocate()
+    }
+
+    func requestStop() {
+        stopFlag.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    func waitUntilEnded() { ended.wait() }
+
+    /// Reads until the ring holds `frames` (or the stream ended with an error, or was told to
+    /// stop: a retired stream's thread ends after the chunk it is reading).
+    func fill(upTo frames: Int) throws(AudioFileError) {
+        while ring.availableToRead < frames && !ring.isFinished && !stopFlag.load(ordering: .acquiring) {
             let want = min(chunk, ring.availableToWrite)
-            if want == 0 { return true }
-            reader.loop = loopFlag.load(ordering: .relaxed)
-            let got = try left.withUnsafeMutableBufferPointer { l throws(AudioFileError) in
-                try right.withUnsafeMutableBufferPointer { r throws(AudioFileError) in
-                    try reader.read(left: l.baseAddress!, right: r.baseAddress!, frames: want)
-                }
-            }
+            if want == 0 { return }
+            let got = try reader.read(left: left, right: right, frames: want)
             if got == 0 {
                 ring.setFinished(true)
-                return false
+                return
             }
-            left.withUnsafeBufferPointer { l in right.withUnsafeBufferPointer { r in
-                _ = ring.write(left: l.baseAddress!, right: r.baseAddress!, frames: got)
-            }}
+            ring.write(left: left, right: right, frames: got)
         }
-        return true
     }
 
-    private func run() {
-        defer { done.signal() }
+    /// The thread: keeps the ring topped up until told to stop.
+    func run() {
+        defer { ended.signal() }
         let target = ring.capacity - chunk
-        while !stopFlag.load(ordering: .relaxed) {
+        while !stopFlag.load(ordering: .acquiring) {
             do {
                 try fill(upTo: target)
             } catch {
@@ -109,7 +158,7 @@ public final class PlayerStream: @unchecked Sendable {
                 ring.setFinished(true)
             }
             // Sleep a fraction of the ring's length: the ring never runs dry between wakes.
-            usleep(useconds_t(PlayerStreamTuning.pollSeconds * 1e6))
+            _ = wake.wait(timeout: .now() + PlayerStreamTuning.pollSeconds)
         }
     }
 }

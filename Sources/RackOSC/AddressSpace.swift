@@ -1,9 +1,25 @@
+import RackEngine
+
 /// Why a message was refused (the text of its `/rack/error` reply).
 struct Reason: Error {
     let text: String
     init(_ text: String) { self.text = text }
 
     static let busy = Reason("busy: the render thread's queue is full")
+
+    /// Too many timetagged events are waiting for their time.
+    static func scheduleFull(_ capacity: Int) -> Reason {
+        Reason("busy: \(capacity) timetagged changes are already waiting for their time")
+    }
+
+    /// A timetag too far ahead.
+    static func beyondHorizon(_ seconds: Double) -> Reason {
+        Reason("timetag \(formatNumber(seconds)) s ahead is beyond the scheduling horizon of \(formatNumber(ControllerTuning.scheduleHorizonSeconds)) s")
+    }
+
+    static let cannotSchedule = Reason("the JACK server is not running: a timetagged change cannot be scheduled")
+
+    static let presetWritesPerPacket = Reason("busy: one preset save or delete per packet")
 }
 
 /// One message being handled: what came, when it is to apply, and who sent it.

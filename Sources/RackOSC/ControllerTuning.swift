@@ -13,6 +13,19 @@ public enum OSCDefaults {
 public enum ControllerTuning {
     /// How long the control loop waits for a packet before doing its periodic work.
     public static let pollMilliseconds: Int32 = 5
+    /// Longest stretch, in seconds, the control loop spends handling datagrams before it runs
+    /// its periodic work (applied-event echoes, meters, the driver's loss detection and rejoin,
+    /// recording flushes), however fast datagrams keep coming. With one datagram's handling on
+    /// top (at most one preset write: `presetWritesPerPacket`) the work runs well within 50 ms.
+    public static let housekeepingSeconds = 0.02
+    /// How far ahead, in seconds, a timetag may lie. Timetags are mapped to samples through
+    /// JACK's 32-bit frame clock as a signed difference, which wraps after 2^31 frames: 12.4 h
+    /// at 48 kHz, 1.55 h at 384 kHz (the highest rate rack runs at). One hour stays clear of it
+    /// at every rate; later timetags are refused with `/rack/error`, never applied at once.
+    public static let scheduleHorizonSeconds = 3600.0
+    /// Preset files written (saved or deleted) per datagram at most: each is a write and two
+    /// fsyncs on the control thread, so a bundle of saves cannot stall OSC for the others.
+    public static let presetWritesPerPacket = 1
     /// `/rack/error` replies sent per second at most (a flood of bad packets is not amplified).
     public static let errorRepliesPerSecond = 200
     public static let maximumSubscribers = 64

@@ -1,4 +1,5 @@
 import Foundation
+import RackDSP
 import RackEngine
 
 /// The rack's state as a Non Session Manager client saves it in the session directory:
@@ -31,20 +32,20 @@ public struct SessionState: Sendable, Equatable {
 
     /// Reads a saved state; unknown or bad fields are an error naming the file.
     public static func load(path: String) throws(RackError) -> SessionState {
-        guard let data = FileManager.default.contents(atPath: path) else { throw RackError(.noInput, "rack: cannot read session state '\(path)'") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw RackError(.noInput, "cannot read session state '\(path)'") }
         guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw RackError(.dataError, "rack: session state '\(path)': not a JSON object")
+            throw RackError(.dataError, "session state '\(path)': not a JSON object")
         }
         var s = RackState()
         for spec in Parameters.all {
             guard let raw = obj[spec.name] else { continue }
             if spec.taper == .choice {
-                guard let name = raw as? String, let i = spec.choices.firstIndex(of: name) else {
-                    throw RackError(.dataError, "rack: session state '\(path)': bad \(spec.name)")
+                guard let name = raw as? String, let room = Room(name: name) else {
+                    throw RackError(.dataError, "session state '\(path)': bad \(spec.name)")
                 }
-                s[spec.id] = Double(i)
+                s[spec.id] = Double(room.rawValue)
             } else {
-                guard let n = raw as? NSNumber, n.doubleValue.isFinite else { throw RackError(.dataError, "rack: session state '\(path)': bad \(spec.name)") }
+                guard let n = raw as? NSNumber, n.doubleValue.isFinite else { throw RackError(.dataError, "session state '\(path)': bad \(spec.name)") }
                 s[spec.id] = n.doubleValue
             }
         }

@@ -1,14 +1,13 @@
+import RackDSP
 import RackEngine
 
 /// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
 /// `/rack/get`, `/rack/dump`.
 extension RackController {
     /// The one place that looks up a choice (a room) by name, with the error text users see.
-    static func choiceValue(_ name: String, of spec: ParameterSpec) throws(Reason) -> Double {
-        guard let i = spec.choices.firstIndex(of: name) else {
-            throw Reason("unknown \(spec.name) '\(name)' (one of \(spec.choices.joined(separator: ", ")))")
-        }
-        return Double(i)
+    static func roomValue(_ name: String) throws(Reason) -> Double {
+        guard let room = Room(name: name) else { throw Reason(Room.unknownNameReason(name)) }
+        return Double(room.rawValue)
     }
 
     /// `/rack/PARAMETER value [ramp]`: a value out of range is clamped, applied and reported.
@@ -21,7 +20,7 @@ extension RackController {
         var value: Double
         if spec.taper == .choice {
             guard let name = args[0].string else { throw Reason("expects a room name (s)") }
-            value = try Self.choiceValue(name, of: spec)
+            value = try Self.roomValue(name)
         } else {
             guard let raw = args[0].number else { throw Reason("expects a number (f or i), got \(args[0])") }
             guard raw.isFinite else { throw Reason("value must be finite") }
@@ -31,12 +30,15 @@ extension RackController {
                 report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        var event = EngineEvent(sampleTime: sample(for: r.timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
-        event.isScheduled = event.sampleTime != EngineEvent.immediately
+        let event = EngineEvent(sampleTime: try sample(for: r.timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
         // An immediate change is the target from now on; a scheduled one becomes the target
         // when the render thread applies it (its echo), so get/dump never run ahead of the sound.
-        try post(event)
-        if !event.isScheduled { targets[spec.id] = value }
+        // Nothing is the target that was refused (queue full, too many scheduled, no server for
+        // a timetag).
+        let posted = try post(event)
+        guard event.sampleTime == EngineEvent.immediately else { return }
+        targets[spec.id] = value
+        if !posted { appliedWhileAway([Self.valueMessage(spec, value)]) }
     }
 
     /// Parses an optional ramp-time argument: 0 (the default ramp) when absent.

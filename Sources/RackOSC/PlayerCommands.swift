@@ -60,9 +60,9 @@ extension RackController {
         case .busy:
             if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
         case let .failed(error):
-            var reason = error.description.replacingOccurrences(of: "rack: ", with: "")
+            var reason = error.description
             if let from = load.from, !ExposurePolicy.isLocal(from) { reason = ExposurePolicy.refusedLoad }
-            if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log("rack: \(reason)") }
+            if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log(reason) }
         }
     }
 

@@ -101,12 +101,11 @@ final class PlayerSlot {
         return path.map { ($0, position) }
     }
 
-    /// Position of the player in the file, in seconds, as `engine` has played it.
+    /// Position of the player in the file, in seconds, as `engine` has played it: within the
+    /// pass being heard; the file's duration while it stands at the end with loop off.
     func seconds(in engine: Engine?) -> Double {
-        guard let s = stream, let engine else { return 0 }
-        var t = s.startSeconds + Double(engine.monitor.get(.playerFrames)) / engine.sampleRate
-        if s.durationSeconds > 0 && t >= s.durationSeconds { t = loop ? t.truncatingRemainder(dividingBy: s.durationSeconds) : s.durationSeconds }
-        return t
+        guard let s = stream, engine != nil else { return 0 }
+        return s.positionSeconds
     }
 
     /// Stops every reader thread (at exit).

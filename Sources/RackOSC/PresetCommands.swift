@@ -19,33 +19,45 @@ extension RackController {
         }
         guard let preset else { throw Reason("unknown preset \(args[0])") }
         let ramp = try rampFrames(args, at: 1)
-        let t = sample(for: r.timeTag)
+        let t = try sample(for: r.timeTag)
         let marker = nextMarker
-        nextMarker += 1
-        markerNames[marker] = (preset.name, ramp)
         var events = [EngineEvent(sampleTime: t, kind: .marker, value: Double(marker))]
         events += preset.state.events(at: t, rampFrames: ramp)
-        let scheduled = t != EngineEvent.immediately
-        for i in events.indices { events[i].isScheduled = scheduled }
         // All or nothing: a recall is never half-applied because the queue filled up.
-        guard let engine, engine.queueSpace >= events.count else { throw .busy }
-        for e in events { _ = engine.post(e) }
-        if !scheduled {
-            targets = preset.state
-            lastPreset = preset.name
+        let posted = try post(events)
+        if posted {
+            nextMarker += 1
+            markerNames[marker] = (preset.name, ramp)
+        }
+        guard t == EngineEvent.immediately else { return }
+        targets = preset.state
+        lastPreset = preset.name
+        if !posted {
+            appliedWhileAway([OSCMessage("/rack/preset", [.string(preset.name)])]
+                             + Parameters.all.map { Self.valueMessage($0, preset.state[$0.id]) })
         }
     }
 
     /// `/rack/preset/save NAME`: the targets as a user preset.
     func savePreset(_ r: Request) throws(Reason) {
         let name = try Self.presetName(r)
+        try spendPresetWrite()
         do { try presets.save(name: name, state: targets) } catch { throw Self.reason(error) }
     }
 
     /// `/rack/preset/delete NAME`: a user preset.
     func deletePreset(_ r: Request) throws(Reason) {
         let name = try Self.presetName(r)
+        try spendPresetWrite()
         do { try presets.delete(name: name) } catch { throw Self.reason(error) }
+    }
+
+    /// A preset file write costs a write and two fsyncs on the control thread: at most
+    /// `ControllerTuning.presetWritesPerPacket` per datagram, so one packet (a bundle of saves)
+    /// holds up the others' messages for one write at most.
+    private func spendPresetWrite() throws(Reason) {
+        guard presetWritesInPacket < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
+        presetWritesInPacket += 1
     }
 
     /// `/rack/preset/list`: every preset's name, in index order, in one message.
@@ -59,6 +71,6 @@ extension RackController {
     }
 
     private static func reason(_ error: RackError) -> Reason {
-        Reason(error.message.replacingOccurrences(of: "rack: ", with: ""))
+        Reason(error.message)
     }
 }

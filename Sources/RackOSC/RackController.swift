@@ -16,7 +16,7 @@ import RackIO
 /// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.0.0"
+    public static let namespaceVersion = "1.1.0"
 
     /// The socket `serve` receives on; nil for a controller fed by hand (tests).
     public let socket: UDPSocket?
@@ -37,6 +37,22 @@ public final class RackController {
     /// Parameter echoes of a preset recall still to come: the recall is recorded as one
     /// preset line, not as its parameters.
     private var suppressEchoes = 0
+    /// Scheduled (timetagged) events posted and not yet echoed back as applied: never more
+    /// than the engine's `scheduledCapacity` (the rest are refused with `/rack/error`).
+    public internal(set) var scheduledInFlight = 0
+    /// `restart` events posted and not yet echoed: scheduled echoes before them belong to the
+    /// time before the outage and neither become targets nor count.
+    var restartsInFlight = 0
+    /// Whether the engine was rendered at the last look (`host.isRunning`).
+    var engineLinked: Bool
+    /// The engine must take up the controller's state (the driver rejoined; posted as soon
+    /// as its queue has room).
+    var restartPending = false
+    /// Timetags of the datagram being handled, mapped to engine samples once each (so every
+    /// message of a bundle lands on the same sample).
+    var timeMappings: [UInt64: Result<Int64, Reason>] = [:]
+    /// Preset files written while handling the current datagram.
+    var presetWritesInPacket = 0
     /// Lines for the user.
     public var log: (String) -> Void = { _ in }
     /// The session manager, when rack runs under NSM.
@@ -88,6 +104,7 @@ public final class RackController {
         self.policy = policy
         feedback = Feedback(replier: replier)
         recorder = SessionRecorder(path: recordPath)
+        engineLinked = host.isRunning
     }
 
     var engine: Engine? { host.engine }
@@ -100,20 +117,28 @@ public final class RackController {
     /// and runs `housekeeping` (the driver's reconnection).
     public func serve(shouldStop: () -> Bool, housekeeping: (Double) -> Void) {
         guard let socket else { preconditionFailure("RackController.serve needs the socket it was made with") }
+        serve(from: socket, shouldStop: shouldStop, housekeeping: housekeeping)
+    }
+
+    /// The loop, reading datagrams from `source`. The periodic work (`tick`, `housekeeping`,
+    /// the recording's flush) runs first in every pass; then datagrams are handled until none
+    /// waits or `ControllerTuning.housekeepingSeconds` have passed, so a sustained stream
+    /// never starves it: it runs at least every 20 ms plus one datagram's handling.
+    func serve(from source: DatagramSource, shouldStop: () -> Bool, housekeeping: (Double) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while !shouldStop() {
             let now = clock()
-            buffer.withUnsafeMutableBytes { buf in
-                // Take every waiting datagram, then do the periodic work.
-                var timeout: Int32 = ControllerTuning.pollMilliseconds
-                while let (n, from) = socket.receive(into: buf, timeoutMilliseconds: timeout) {
-                    timeout = 0
-                    handle(datagram: UnsafeRawBufferPointer(rebasing: buf[0..<n]), from: from)
-                }
-            }
             tick(now: now)
             housekeeping(now)
-            do { try recorder.flushIfDue(now: now, sampleRate: sampleRate) } catch { log(error.message) }
+            do { try recorder.flushIfDue(now: now, engine: engine) } catch { log(error.message) }
+            buffer.withUnsafeMutableBytes { buf in
+                var timeout: Int32 = ControllerTuning.pollMilliseconds
+                while let (n, from) = source.receive(into: buf, timeoutMilliseconds: timeout) {
+                    timeout = 0
+                    handle(datagram: UnsafeRawBufferPointer(rebasing: buf[0..<n]), from: from)
+                    if clock() - now >= ControllerTuning.housekeepingSeconds { break }
+                }
+            }
         }
         drainApplied()
         flushRecording()
@@ -134,16 +159,16 @@ public final class RackController {
     /// One pass of the loop's periodic work without waiting for packets (tests, and drivers
     /// that own their own loop).
     public func serveOnce() {
-        drainApplied()
+        syncWithEngine()
         if let load = player.collect() { run(load) }
     }
 
     /// Stops the player threads (at exit).
     public func shutDown() { player.stopAll() }
 
-    /// Writes the recording so far (atomically: the file is always a whole automation file).
+    /// Writes and syncs the recording so far (an append-only journal of whole lines).
     public func flushRecording() {
-        do { try recorder.flush(sampleRate: sampleRate) } catch { log(error.message) }
+        do { try recorder.flush(engine: engine) } catch { log(error.message) }
     }
 
     // MARK: - Packets
@@ -161,12 +186,29 @@ public final class RackController {
             replyError(to: from, address: "", reason: error.reason)
             return
         }
-        for (m, tag) in messages { handle(m, timeTag: tag, from: from) }
+        beginPacket()
+        for (m, tag) in messages { handleMessage(m, timeTag: tag, from: from) }
+        beginPacket()
     }
 
     /// Applies one message: a parameter address, else the command of the table at its address.
     /// A refused message gets `/rack/error ADDRESS REASON`.
     public func handle(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {
+        beginPacket()
+        handleMessage(m, timeTag: timeTag, from: from)
+        beginPacket()
+    }
+
+    /// Forgets the per-datagram state: timetag mappings, preset writes.
+    private func beginPacket() {
+        if !timeMappings.isEmpty { timeMappings.removeAll(keepingCapacity: true) }
+        presetWritesInPacket = 0
+    }
+
+    private func handleMessage(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {
+        // Echoes are taken before every message, so they never pile up in the applied queue
+        // (see `Engine.init`), and a rejoined engine takes up the state first.
+        syncWithEngine()
         let request = Request(message: m, timeTag: timeTag, from: from)
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
@@ -181,24 +223,17 @@ public final class RackController {
         }
     }
 
-    /// The engine sample for a timetag: immediately unless it lies in the future.
-    func sample(for tag: OSCTimeTag) -> Int64 {
-        if tag.isImmediate { return EngineEvent.immediately }
-        let ahead = tag.seconds(since: .now())
-        guard ahead > 0 else { return EngineEvent.immediately }
-        return host.engineSample(secondsFromNow: ahead) ?? EngineEvent.immediately
-    }
-
-    /// Hands `event` to the render thread; refused when its queue is full.
-    func post(_ event: EngineEvent) throws(Reason) {
-        guard let engine, engine.post(event) else { throw .busy }
-    }
-
     // MARK: - Feedback from the render thread
 
-    private func drainApplied() {
+    func drainApplied() {
         guard let engine else { return }
-        while let e = engine.nextApplied() {
+        while var e = engine.nextApplied() {
+            if e.isScheduled {
+                // Before a restart's echo, a scheduled echo is of the time before the outage: it
+                // was not counted after the restart, and its value is not the target.
+                if restartsInFlight > 0 { continue }
+                scheduledInFlight = max(0, scheduledInFlight - 1)
+            }
             if e.kind == .parameter {
                 lastApplied.append(e)
                 if lastApplied.count > ControllerTuning.lastAppliedCount { lastApplied.removeFirst() }
@@ -206,35 +241,49 @@ public final class RackController {
             switch e.kind {
             case .releasedRing:
                 player.released(e.ring)
+            case .restart:
+                restartsInFlight = max(0, restartsInFlight - 1)
+                if e.value > 0 {
+                    log("\(Int(e.value)) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
+                }
             case .marker:
                 if let m = markerNames.removeValue(forKey: Int(e.value)) {
                     if e.isScheduled { lastPreset = m.name }
                     feedback.notify(OSCMessage("/rack/preset", [.string(m.name)]))
-                    recorder.record(AutomationWriter.presetLine(name: m.name, rampFrames: m.rampFrames, sampleTime: e.sampleTime,
-                                                                sampleRate: engine.sampleRate, origin: 0))
+                    recorder.recordPreset(name: m.name, rampFrames: m.rampFrames, at: e, engine: engine)
                     suppressEchoes = Parameters.all.count
                 }
             case .parameter:
+                if e.rampFrames == EngineEvent.jump {
+                    // The engine taking up the state after a rejoin: already the targets, told
+                    // when it changed; recorded as a change at this sample (default ramp).
+                    e.rampFrames = 0
+                    recorder.record(e, engine: engine)
+                    continue
+                }
                 nsm?.markDirty(socket: replier)
                 if e.isScheduled { targets[e.parameter] = e.value }
                 feedback.notify(Self.valueMessage(Parameters[e.parameter], e.value))
                 if suppressEchoes > 0 {
                     suppressEchoes -= 1
-                } else if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) {
-                    recorder.record(line)
+                } else {
+                    recorder.record(e, engine: engine)
                 }
             case .play, .stop:
-                if let line = AutomationWriter.line(for: e, sampleRate: engine.sampleRate, origin: 0) { recorder.record(line) }
+                recorder.record(e, engine: engine)
             case .attachPlayer:
                 break
             }
         }
     }
 
-    /// A new engine: the preset recalls and meter sums in flight to the old one are forgotten.
+    /// A new engine: the preset recalls, scheduled events and meter sums in flight to the old
+    /// one are forgotten.
     func forgetInFlight() {
         markerNames.removeAll()
         suppressEchoes = 0
+        scheduledInFlight = 0
+        restartsInFlight = 0
         feedback.resetMeters()
     }
 
@@ -268,3 +317,11 @@ public final class RackController {
         replyError(to: request.from, address: request.address, reason: reason)
     }
 }
+
+/// Where the control loop's datagrams come from: the UDP socket, or a script in tests.
+protocol DatagramSource: AnyObject {
+    /// Waits up to `timeoutMilliseconds` for a datagram; its size and sender, or nil.
+    func receive(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> (Int, OSCEndpoint)?
+}
+
+extension UDPSocket: DatagramSource {}

@@ -9,6 +9,10 @@ public protocol RackHost: AnyObject {
     var dspLoadPercent: Double { get }
     /// "running" or "disconnected".
     var stateName: String { get }
+    /// True while the engine is rendered (joined to a running server). While false, nothing is
+    /// posted to the engine: changes update the controller's state, and the engine takes that
+    /// state up when the driver rejoins. (`JackDriver.isRunning` is this.)
+    var isRunning: Bool { get }
     /// The engine sample that will be rendered `secondsFromNow` from now; nil: as soon as possible.
     func engineSample(secondsFromNow: Double) -> Int64?
     /// DSP time per cycle since the last call.

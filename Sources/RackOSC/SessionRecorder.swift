@@ -2,39 +2,177 @@ import Foundation
 import RackEngine
 
 /// `rack run --record FILE`: every change the render thread applied, as automation lines at
-/// the sample it took effect. The file is rewritten whole (atomically) at most every
-/// `ControllerTuning.recordFlushSeconds` while changes come in, and on exit, so it is always
-/// a complete automation file that `rack check` and `rack render` accept.
-final class SessionRecorder {
+/// the sample it took effect. The file is an append-only journal: each line is appended with
+/// one `write` as its change comes back from the render thread (nothing is rewritten), so a
+/// crash or `kill -9` leaves a valid automation file up to the last whole line; it is
+/// fdatasync'ed at most every `ControllerTuning.recordFlushSeconds` and at exit.
+///
+/// Times never go backwards: when the driver replaces the engine (a server back at another
+/// rate, whose sample clock starts again at 0), the new engine's sample 0 is placed where the
+/// old engine had got to, which is where the player goes on from.
+public final class SessionRecorder {
     /// The file; nil when not recording.
     let path: String?
-    private var lines: [String] = []
-    private var isDirty = false
-    private var lastFlush = 0.0
+    private var fd: Int32 = -1
+    /// Bytes of whole lines in the file: a failed append is cut back to this.
+    private var goodLength: off_t = 0
+    /// Lines not yet in the file (only after a failed write; retried at the next flush).
+    private var pending: [UInt8] = []
+    /// A write problem not yet reported (reported once, by the next flush).
+    private var failure: RackError?
+    private var failureReported = false
+    private var unsynced = false
+    private var lastSync = 0.0
 
-    init(path: String?) { self.path = path }
+    /// The engine whose samples the recent lines count, and where its sample 0 lies in the
+    /// file (seconds).
+    private var engineID: ObjectIdentifier?
+    private var engineRate = 0.0
+    private var originSeconds = 0.0
+    /// How far the current engine is known to have rendered, in file seconds.
+    private var reachedSeconds = 0.0
+    /// Time of the last line written, in file seconds.
+    private var lastLineSeconds = 0.0
 
-    /// Adds one automation line (ignored when not recording).
-    func record(_ line: String) {
+    /// Starts the journal at `path` (created or emptied), or does nothing when nil. A file that
+    /// cannot be created is reported by the first flush; `SessionRecorder.prepare` lets the
+    /// command line refuse it at start instead.
+    init(path: String?) {
+        self.path = path
+        guard let path else { return }
+        do {
+            fd = try Self.open(path)
+            append("# recorded by rack run: TIME ADDRESS ARGS..., times in seconds from the start\n")
+        } catch {
+            failure = error
+        }
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Checks at start that `path` can be written (creates or empties it): a 73 error otherwise.
+    public static func prepare(path: String) throws(RackError) {
+        let fd = try open(path)
+        close(fd)
+    }
+
+    private static func open(_ path: String) throws(RackError) -> Int32 {
+        let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw RackError(.cannotCreate, "cannot create the recording '\(path)': \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+
+    // MARK: - Lines
+
+    /// Appends the line for an applied event of `engine` (parameter, play, stop).
+    func record(_ e: EngineEvent, engine: Engine) {
         guard path != nil else { return }
-        lines.append(line)
-        isDirty = true
+        let seconds = fileSeconds(e.sampleTime, engine: engine)
+        guard let line = AutomationWriter.line(for: e, atSeconds: seconds, sampleRate: engine.sampleRate) else { return }
+        append(line + "\n")
     }
 
-    /// Writes the file if lines came in and the last write is older than the flush interval.
-    func flushIfDue(now: Double, sampleRate: Double) throws(RackError) {
-        guard isDirty && now - lastFlush > ControllerTuning.recordFlushSeconds else { return }
-        lastFlush = now
-        try flush(sampleRate: sampleRate)
+    /// Appends a preset recall that took effect at `e.sampleTime` in `engine`.
+    func recordPreset(name: String, rampFrames: Int64, at e: EngineEvent, engine: Engine) {
+        guard path != nil else { return }
+        let seconds = fileSeconds(e.sampleTime, engine: engine)
+        append(AutomationWriter.presetLine(name: name, rampFrames: rampFrames, atSeconds: seconds, sampleRate: engine.sampleRate) + "\n")
     }
 
-    /// Writes the recording so far, if there is anything new (or no file yet).
-    func flush(sampleRate: Double) throws(RackError) {
-        guard let path, isDirty || !FileManager.default.fileExists(atPath: path) else { return }
-        let header = "# recorded by rack run at \(Int(sampleRate)) Hz: TIME ADDRESS ARGS...\n"
-        let text = header + lines.map { $0 + "\n" }.joined()
-        let dir = (path as NSString).deletingLastPathComponent
-        try atomicWrite(Array(text.utf8), to: path, directory: dir.isEmpty ? "." : dir)
-        isDirty = false
+    /// File seconds of `sample` in `engine`; never before the last line written.
+    private func fileSeconds(_ sample: Int64, engine: Engine) -> Double {
+        observe(engine)
+        let t = max(originSeconds + Double(sample) / engine.sampleRate, lastLineSeconds)
+        lastLineSeconds = t
+        return t
+    }
+
+    /// Notes how far `engine` has rendered; a different engine than before starts where the
+    /// previous one had got to (a comment line says so).
+    func observe(_ engine: Engine?) {
+        guard path != nil, let engine else { return }
+        let id = ObjectIdentifier(engine)
+        if id != engineID {
+            if engineID != nil {
+                originSeconds = max(reachedSeconds, lastLineSeconds)
+                append("# \(AutomationWriter.time(seconds: originSeconds)): the JACK server is back at \(Int(engine.sampleRate)) Hz (was \(Int(engineRate)) Hz)\n")
+            } else {
+                append("# engine at \(Int(engine.sampleRate)) Hz\n")
+            }
+            engineID = id
+            engineRate = engine.sampleRate
+        }
+        let rendered = originSeconds + Double(engine.monitor.get(.sampleTime)) / engine.sampleRate
+        reachedSeconds = max(reachedSeconds, rendered)
+    }
+
+    /// One write of whole lines; on failure the file is cut back to its last whole line and
+    /// the text waits for the next flush.
+    private func append(_ text: String) {
+        pending += Array(text.utf8)
+        writePending()
+    }
+
+    private func writePending() {
+        guard fd >= 0, !pending.isEmpty else { return }
+        var written = 0
+        let ok = pending.withUnsafeBytes { buf -> Bool in
+            while written < buf.count {
+                let n = write(fd, buf.baseAddress! + written, buf.count - written)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                written += n
+            }
+            return true
+        }
+        if ok {
+            goodLength += off_t(written)
+            pending.removeAll(keepingCapacity: true)
+            unsynced = true
+        } else {
+            let reason = String(cString: strerror(errno))
+            if written > 0 { _ = ftruncate(fd, goodLength) }
+            if failure == nil && !failureReported {
+                failure = RackError(.ioError, "cannot append to the recording '\(path ?? "")': \(reason) (retrying)")
+            }
+        }
+    }
+
+    // MARK: - Flushing
+
+    /// Called from the control loop: notes the engine's progress, retries lines a failed write
+    /// left over, fdatasyncs when the last sync is older than the flush interval, and reports
+    /// a write problem once.
+    func flushIfDue(now: Double, engine: Engine?) throws(RackError) {
+        observe(engine)
+        writePending()
+        if unsynced && now - lastSync > ControllerTuning.recordFlushSeconds {
+            lastSync = now
+            sync()
+        }
+        try reportFailure()
+    }
+
+    /// At exit: everything written and synced.
+    func flush(engine: Engine?) throws(RackError) {
+        observe(engine)
+        writePending()
+        if unsynced { sync() }
+        try reportFailure()
+    }
+
+    private func sync() {
+        guard fd >= 0 else { return }
+        _ = fdatasync(fd)
+        unsynced = false
+    }
+
+    private func reportFailure() throws(RackError) {
+        guard let f = failure else { return }
+        failure = nil
+        failureReported = true
+        throw f
     }
 }

@@ -119,8 +119,8 @@ public struct AddressRange: Sendable, CustomStringConvertible {
     public let text: String
 
     public init?(_ text: String) {
-        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
-        guard let ep = OSCEndpoint(host: parts[0], port: 0) else { return nil }
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard let host = parts.first, !host.isEmpty, let ep = OSCEndpoint(host: host, port: 0) else { return nil }
         var prefix = 32
         if parts.count == 2 {
             guard let p = Int(parts[1]), (0...32).contains(p) else { return nil }

@@ -10,7 +10,7 @@ public enum PlotFormat: String, Sendable {
         let ext = (path as NSString).pathExtension.lowercased()
         guard let f = PlotFormat(rawValue: ext) else {
             let shown = ext.isEmpty ? "no extension" : "unknown extension '.\(ext)'"
-            throw RackError(.cannotCreate, "rack: cannot write '\(path)': \(shown) (use .svg or .png)")
+            throw RackError(.cannotCreate, "cannot write '\(path)': \(shown) (use .svg or .png)")
         }
         return f
     }
@@ -39,7 +39,7 @@ public enum PlotWriter {
         let format = try PlotFormat.of(path)
         guard format == .png else { return (format, nil) }
         guard let converter = findConverter(environment: environment) else {
-            throw RackError(.unavailable, "rack: cannot write '\(path)': PNG needs \(converterName), not found on PATH (install librsvg2-bin, or write .svg)")
+            throw RackError(.unavailable, "cannot write '\(path)': PNG needs \(converterName), not found on PATH (install librsvg2-bin, or write .svg)")
         }
         return (format, converter)
     }
@@ -52,7 +52,7 @@ public enum PlotWriter {
             try atomicWrite(Array(svg.utf8), to: path, directory: directory)
         case .png:
             guard let converter else {
-                throw RackError(.unavailable, "rack: cannot write '\(path)': PNG needs \(converterName) (install librsvg2-bin, or write .svg)")
+                throw RackError(.unavailable, "cannot write '\(path)': PNG needs \(converterName) (install librsvg2-bin, or write .svg)")
             }
             let png = try convert(svg: svg, converter: converter, output: path)
             try atomicWrite(png, to: path, directory: directory)
@@ -63,7 +63,7 @@ public enum PlotWriter {
     static func convert(svg: String, converter: String, output: String) throws(RackError) -> [UInt8] {
         var template = Array((NSTemporaryDirectory() + "/rack-plot-XXXXXX.svg").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
-        guard fd >= 0 else { throw RackError(.cannotCreate, "rack: cannot write '\(output)': no temporary file: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw RackError(.cannotCreate, "cannot write '\(output)': no temporary file: \(String(cString: strerror(errno)))") }
         let temp = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(temp) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
@@ -71,7 +71,7 @@ public enum PlotWriter {
             try handle.write(contentsOf: Data(svg.utf8))
             try handle.close()
         } catch {
-            throw RackError(.ioError, "rack: cannot write a temporary file for '\(output)': \(error.localizedDescription)")
+            throw RackError(.ioError, "cannot write a temporary file for '\(output)': \(error.localizedDescription)")
         }
 
         let process = Process()
@@ -84,7 +84,7 @@ public enum PlotWriter {
         do {
             try process.run()
         } catch {
-            throw RackError(.unavailable, "rack: cannot write '\(output)': cannot run \(converter): \(error.localizedDescription)")
+            throw RackError(.unavailable, "cannot write '\(output)': cannot run \(converter): \(error.localizedDescription)")
         }
         // Both pipes are drained so that neither can fill up and stall the converter.
         let errBox = DataBox()
@@ -100,7 +100,7 @@ public enum PlotWriter {
         guard process.terminationReason == .exit, process.terminationStatus == 0, !png.isEmpty else {
             let reason = String(decoding: errBox.data, as: UTF8.self)
                 .split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
-            throw RackError(.cannotCreate, "rack: cannot write '\(output)': \(converterName) failed: \(reason)")
+            throw RackError(.cannotCreate, "cannot write '\(output)': \(converterName) failed: \(reason)")
         }
         return Array(png)
     }

@@ -23,13 +23,10 @@ func runReportingErrors(_ body: () throws -> Void) throws {
     }
 }
 
-/// An error as the user reads it, on one line. File errors get the program's name here;
-/// `RackError`s carry it in their message (every module writes it in today).
+/// An error as the user reads it, on one line, with the program's name in front (no module
+/// writes it into its messages: this is the one place it is added).
 func userMessage(_ error: any Error) -> String {
-    switch error {
-    case let error as AudioFileError: return messagePrefix + error.description
-    default: return "\(error)"
-    }
+    messagePrefix + "\(error)"
 }
 
 /// Prints a line on stdout at once (unbuffered: scripts read it from a pipe).

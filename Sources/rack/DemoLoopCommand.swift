@@ -20,7 +20,7 @@ struct DemoLoopCommand: ParsableCommand {
             } catch let e as AudioFileError {
                 throw e
             } catch {
-                throw RackError(.cannotCreate, "rack: cannot write '\(target)': \(error.localizedDescription)")
+                throw RackError(.cannotCreate, "cannot write '\(target)': \(error.localizedDescription)")
             }
         }
     }

@@ -94,6 +94,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
         state.publish("/rack/status", [
             .int(Int(driver.sampleRate)), .int(driver.bufferSize), .int(driver.xruns),
             .float(driver.dspLoadPercent), .float(controller.playerSeconds), .string(driver.stateName),
+            .int(driver.engine?.monitor.get(.replacedInputSamples) ?? 0),
         ])
         let names = controller.presets.all.map(\.name)
         if names != presetNames {
@@ -138,4 +139,5 @@ protocol JackDriverStatus {
     var xruns: Int { get }
     var dspLoadPercent: Double { get }
     var stateName: String { get }
+    var engine: Engine? { get }
 }

@@ -26,7 +26,7 @@ struct PresetsCommand: ParsableCommand {
             if action == "show" {
                 let n = name!
                 guard let p = store.preset(named: n) ?? Int(n).flatMap({ store.preset(index: $0) }) else {
-                    throw RackError(.dataError, "rack: unknown preset '\(n)'")
+                    throw RackError(.dataError, "unknown preset '\(n)'")
                 }
                 print(p.json, terminator: "")
                 return

@@ -14,3 +14,32 @@ struct Rack: ParsableCommand {
         }.joined(separator: "\n") + "\n  (room default: \(Parameters[.room].format(Parameters[.room].defaultValue)))",
         subcommands: [RunCommand.self, RenderCommand.self, PresetsCommand.self, CheckCommand.self, SendCommand.self, PlotCommand.self, DemoLoopCommand.self])
 }
+
+extension Rack {
+    /// The entry point: ArgumentParser's, except that a usage error is the contract's one line
+    /// (`rack: MESSAGE`, exit 64) instead of the parser's error, usage and help hint. Help and
+    /// version requests print as usual; errors the commands already reported end with their
+    /// own status.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            finish(with: error)
+        }
+    }
+
+    /// Ends the process for `error` as the contract wants it (see `main`).
+    static func finish(with error: Error) -> Never {
+        let code = exitCode(for: error)
+        if error is ExitCode || code == .success {
+            // Already reported (runReportingErrors), or a help/version request: as the parser does.
+            exit(withError: error)
+        }
+        let text = message(for: error)
+            .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        warn(messagePrefix + (text.isEmpty ? "invalid arguments (rack --help shows them)" : text))
+        Foundation.exit(code.rawValue)
+    }
+}

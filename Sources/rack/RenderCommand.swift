@@ -45,7 +45,6 @@ struct RenderCommand: ParsableCommand {
 
             // The input's length is needed to warn about events past the end.
             let info = try AudioFileReader(path: input).info
-            let renderRate = rate ?? info.sampleRate
             var request = RenderRequest(inputPath: input, outputPath: output)
             request.initialState = state
             if let automation {
@@ -53,7 +52,7 @@ struct RenderCommand: ParsableCommand {
                 request.automation = try loadAutomation(automation, presets: presets, length: length)
             }
             request.tailSeconds = tail
-            request.sampleRate = renderRate
+            request.sampleRate = rate   // nil: the input's (checked by the renderer, 65 if unsupported)
             request.blockFrames = block
             request.format = format.flatMap(SampleFormat.init(rawValue:))
 

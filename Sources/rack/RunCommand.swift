@@ -82,15 +82,15 @@ struct RunCommand: ParsableCommand {
             do {
                 socket = try UDPSocket(host: oscHost, port: oscPort)
             } catch {
-                throw RackError(.unavailable, "rack: cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
+                throw RackError(.unavailable, "cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
             }
             var clientName = name
             var session: SessionState?
             var nsm: NSMClient?
             if let url = ProcessInfo.processInfo.environment["NSM_URL"] {
-                guard let client = NSMClient(url: url) else { throw RackError(.usage, "rack: NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
+                guard let client = NSMClient(url: url) else { throw RackError(.usage, "NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
                 guard client.announce(socket: socket, executable: CommandLine.arguments.first ?? "rack") else {
-                    throw RackError(.unavailable, "rack: the session manager at \(url) did not open a session")
+                    throw RackError(.unavailable, "the session manager at \(url) did not open a session")
                 }
                 nsm = client
                 clientName = client.clientID ?? name
@@ -101,6 +101,7 @@ struct RunCommand: ParsableCommand {
                 say("rack: session '\(client.displayName ?? "")' opened at \(client.sessionPath ?? "")")
             }
 
+            if let record { try SessionRecorder.prepare(path: record) }   // 73 now, not a warning later
             let path: String
             if let p = session?.playerPath, FileManager.default.fileExists(atPath: p) {
                 path = p
@@ -109,7 +110,7 @@ struct RunCommand: ParsableCommand {
                 path = file
             } else {
                 do { path = try DemoLoop.write(to: DemoLoop.defaultPath()) } catch {
-                    throw RackError(.cannotCreate, "rack: cannot write the demo loop to '\(DemoLoop.defaultPath())': \(userMessage(error))")
+                    throw RackError(.cannotCreate, "cannot write the demo loop to '\(DemoLoop.defaultPath())': \(error)")
                 }
             }
 
@@ -117,7 +118,10 @@ struct RunCommand: ParsableCommand {
             var controller: RackController?
             var firstStream: PlayerStream?
             var openError: Error?
-            let driver = try JackDriver(name: clientName) { rate in
+            // Lines the driver has for the user; during the first join a rate the engine cannot
+            // serve ends the command instead (one line, 69), so they are held back until then.
+            var joined = false
+            let driver = try JackDriver(name: clientName, warn: { line in if joined { warn(messagePrefix + line) } }) { rate in
                 // A new engine (first join, or a server back at another rate) starts from the
                 // targets the rack has now.
                 let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
@@ -133,21 +137,28 @@ struct RunCommand: ParsableCommand {
                 return engine
             }
             if let openError { throw openError }
-            driver.log = { say($0) }
+            joined = true
+            if driver.unsupportedRate != nil, let problem = EngineFormat.problem(sampleRate: driver.sampleRate) {
+                driver.close()
+                throw RackError(.unavailable, "the JACK server: \(problem)")
+            }
+            driver.log = { say(messagePrefix + $0) }
             if !driver.waitForFirstCycle(timeout: 5) {
                 warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")
             }
             say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
+            say("rack: the JACK server is \(driver.server.description)")
 
             let bridge = HTTPBridge(socket: socket, state: LiveState())
             let c = RackController(socket: socket, replier: bridge, host: driver, presets: presets, initial: state,
                                    initialPreset: presetName, allow: allow.compactMap(AddressRange.init), recordPath: record,
                                    policy: ExposurePolicy(mediaDirectories: mediaDirs, leaseSeconds: subscriptionLease))
             controller = c
-            c.log = { warn($0) }
+            c.log = { warn(messagePrefix + $0) }
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
             c.nsm = nsm
             if let firstStream { c.adoptPlayer(firstStream) }
+            firstStream = nil   // the controller owns it now (and frees it when it is retired)
             nsm?.replyOpen(socket: socket, error: nil)
             if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
             let http = try startHTTP(bridge: bridge, controller: c, driver: driver, preset: presetName, osc: socket.local)

@@ -28,7 +28,7 @@ struct SendCommand: ParsableCommand {
             let target = OSCEndpoint(to)!
             let socket: UDPSocket
             do { socket = try UDPSocket(host: "0.0.0.0", port: 0) } catch {
-                throw RackError(.unavailable, "rack: cannot open a UDP socket: \(error.localizedDescription)")
+                throw RackError(.unavailable, "cannot open a UDP socket: \(error.localizedDescription)")
             }
             let origin = OSCTimeTag.now().adding(seconds: lead)
             let start = Date()
@@ -36,16 +36,29 @@ struct SendCommand: ParsableCommand {
                 // Wait until `lead` seconds before the event is due.
                 let wait = e.time - Date().timeIntervalSince(start)
                 if wait > 0 { usleep(useconds_t(min(wait, 3600) * 1e6)) }
-                let args: [OSCValue] = e.arguments.map { word in
-                    if let i = Int32(word), !word.contains(".") { return .int(i) }
-                    if let f = Float(word) { return .float(f) }
-                    return .string(word)
-                }
-                let bundle = OSCPacket.bundle([OSCMessage(e.address, args)], timeTag: origin.adding(seconds: e.time))
+                let bundle = OSCPacket.bundle([OSCMessage(e.address, Self.arguments(of: e))], timeTag: origin.adding(seconds: e.time))
                 guard socket.send(bundle, to: target) else {
-                    throw RackError(.ioError, "rack: cannot send to \(target): \(String(cString: strerror(errno)))")
+                    throw RackError(.ioError, "cannot send to \(target): \(String(cString: strerror(errno)))")
                 }
             }
+        }
+    }
+
+    /// The OSC arguments of an event as `rack check` resolved it: a preset goes by the name the
+    /// check found (a user preset named "1" stays that preset, never factory preset 1), a room
+    /// by its name, numbers as doubles (`d`: the value the file wrote, exactly).
+    static func arguments(of e: AutomationEvent) -> [OSCValue] {
+        func seconds(_ s: Double?) -> [OSCValue] { s.map { [.double($0)] } ?? [] }
+        switch e.action {
+        case let .preset(name, ramp):
+            return [.string(name)] + seconds(ramp)
+        case let .set(id, value, ramp):
+            let spec = Parameters[id]
+            let first: OSCValue = spec.taper == .choice ? .string(spec.format(value))
+                : .double(Double(e.arguments.first ?? "") ?? value)   // as written: /norm stays normalized
+            return [first] + seconds(ramp)
+        case .play, .stop:
+            return []
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RackDSP
 import RackEngine
 
 // The user's input to the commands: text files, automation files, preset names, --set.
@@ -7,16 +8,16 @@ import RackEngine
 func readTextFile(_ path: String, what: String) throws(RackError) -> String {
     var st = stat()
     guard stat(path, &st) == 0 else {
-        throw RackError(.noInput, "rack: cannot open \(what) '\(path)': \(String(cString: strerror(errno)))")
+        throw RackError(.noInput, "cannot open \(what) '\(path)': \(String(cString: strerror(errno)))")
     }
     guard (st.st_mode & S_IFMT) == S_IFREG else {
-        throw RackError(.noInput, "rack: \(what) '\(path)' is not a regular file")
+        throw RackError(.noInput, "\(what) '\(path)' is not a regular file")
     }
     guard let data = FileManager.default.contents(atPath: path) else {
-        throw RackError(.noInput, "rack: cannot read \(what) '\(path)'")
+        throw RackError(.noInput, "cannot read \(what) '\(path)'")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-        throw RackError(.dataError, "rack: \(what) '\(path)' is not UTF-8 text")
+        throw RackError(.dataError, "\(what) '\(path)' is not UTF-8 text")
     }
     return text
 }
@@ -32,13 +33,17 @@ func readAutomation(_ path: String, presets: PresetStore, length: Double?) throw
 
 /// Prints an automation file's warnings and all but its last error, one line each, as rack check
 /// reports them; returns the last error (`suffix` after its text) as the command's failure (65),
-/// `nil` when there are no errors.
-func reportProblems(of automation: Automation, in path: String, lastErrorSuffix suffix: String = "") -> RackError? {
-    for d in automation.warnings { warn("rack: \(path):\(d.line): warning: \(d.message)") }
-    let errors = automation.errors
+/// `nil` when there are no errors. With `warningsAreErrors` (`rack check --strict`) every
+/// warning is reported and counted as an error.
+func reportProblems(of automation: Automation, in path: String, lastErrorSuffix suffix: String = "",
+                    warningsAreErrors: Bool = false) -> RackError? {
+    if !warningsAreErrors {
+        for d in automation.warnings { warn("rack: \(path):\(d.line): warning: \(d.message)") }
+    }
+    let errors = warningsAreErrors ? automation.diagnostics : automation.errors
     guard let last = errors.last else { return nil }
     for d in errors.dropLast() { warn("rack: \(path):\(d.line): error: \(d.message)") }
-    return RackError(.dataError, "rack: \(path):\(last.line): error: \(last.message)\(suffix)")
+    return RackError(.dataError, "\(path):\(last.line): error: \(last.message)\(suffix)")
 }
 
 /// Loads and checks an automation file; errors end the command (65), warnings are printed.
@@ -50,13 +55,13 @@ func loadAutomation(_ path: String, presets: PresetStore, length: Double?) throw
 
 /// Prints the problems of the preset store (skipped files) as warnings.
 func reportPresetProblems(_ store: PresetStore) {
-    for p in store.problems { warn(p.message.replacingOccurrences(of: "rack: ", with: "rack: warning: ")) }
+    for p in store.problems { warn(messagePrefix + "warning: " + p.message) }
 }
 
 /// Looks a preset up by name or number (factory ≥ 0, user < 0); unknown ones are bad data (65).
 func lookUpPreset(_ name: String, in presets: PresetStore) throws(RackError) -> Preset {
     guard let p = presets.preset(named: name) ?? Int(name).flatMap({ presets.preset(index: $0) }) else {
-        throw RackError(.dataError, "rack: unknown preset '\(name)' (rack presets list shows them)")
+        throw RackError(.dataError, "unknown preset '\(name)' (rack presets list shows them)")
     }
     return p
 }
@@ -66,17 +71,17 @@ func lookUpPreset(_ name: String, in presets: PresetStore) throws(RackError) -> 
 func applySetting(_ assignment: String, to state: inout RackState) throws(RackError) {
     let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
     guard parts.count == 2, let spec = Parameters.named(parts[0]) else {
-        throw RackError(.dataError, "rack: --set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
+        throw RackError(.dataError, "--set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
     }
     if spec.taper == .choice {
-        guard let i = spec.choices.firstIndex(of: parts[1]) else {
-            throw RackError(.dataError, "rack: --set '\(assignment)': unknown \(spec.name) '\(parts[1])' (one of \(spec.choices.joined(separator: ", ")))")
+        guard let room = Room(name: parts[1]) else {
+            throw RackError(.dataError, "--set '\(assignment)': \(Room.unknownNameReason(parts[1]))")
         }
-        state[spec.id] = Double(i)
+        state[spec.id] = Double(room.rawValue)
         return
     }
     guard let v = Double(parts[1]), v.isFinite else {
-        throw RackError(.dataError, "rack: --set '\(assignment)': '\(parts[1])' is not a finite number")
+        throw RackError(.dataError, "--set '\(assignment)': '\(parts[1])' is not a finite number")
     }
     let c = spec.clamp(v)
     if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }

@@ -133,11 +133,9 @@ final class CLITests: XCTestCase {
             let r = try rack(args, environment: env)
             XCTAssertEqual(r.status, code, "\(args) → \(r.stderr)", line: line)
             XCTAssertTrue(r.stderr.contains(fragment), "\(args) → \(r.stderr)", line: line)
-            if code != 64 {
-                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, line: line)
-                // The program's name, once, in front of every message.
-                XCTAssertTrue(r.stderr.hasPrefix("rack: ") && !r.stderr.contains("rack: rack:"), r.stderr, line: line)
-            }
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, line: line)
+            // The program's name, once, in front of every message.
+            XCTAssertTrue(r.stderr.hasPrefix("rack: ") && !r.stderr.contains("rack: rack:"), r.stderr, line: line)
         }
         let input = dir + "/in.wav"
         try expect(["render", dir + "/missing.wav", dir + "/o.wav"], 66, "rack: cannot open '\(dir)/missing.wav': no such file\n")
@@ -167,8 +165,55 @@ final class CLITests: XCTestCase {
         try "0 /rack/cutoff 100 2\n1 /rack/cutoff 200\n0.5 /rack/mix 3\n2 /rack/room attic\n".write(toFile: dir + "/bad.txt", atomically: true, encoding: .utf8)
         let bad = try rack(["check", dir + "/bad.txt"], environment: env)
         XCTAssertEqual(bad.status, 65)
-        for line in [2, 3, 4] { XCTAssertTrue(bad.stderr.contains("bad.txt:\(line): error"), bad.stderr) }
+        XCTAssertTrue(bad.stderr.contains("bad.txt:2: warning: interrupts the ramp of cutoff from line 1"), bad.stderr)
+        for line in [3, 4] { XCTAssertTrue(bad.stderr.contains("bad.txt:\(line): error"), bad.stderr) }
         XCTAssertEqual(try rack(["check", dir + "/none.txt"], environment: env).status, 66)
+    }
+
+    /// An interrupted ramp is a warning (exit 0); --strict makes every warning an error (65).
+    func testCheckStrictMakesWarningsErrors() throws {
+        try "0 /rack/cutoff 100 2\n1 /rack/cutoff 200\n2 /rack/gain 40\n".write(toFile: dir + "/w.txt", atomically: true, encoding: .utf8)
+        let lenient = try rack(["check", dir + "/w.txt"], environment: env)
+        XCTAssertEqual(lenient.status, 0, lenient.stderr)
+        XCTAssertTrue(lenient.stdout.contains("3 events, 2 warnings"), lenient.stdout)
+        let strict = try rack(["check", "--strict", dir + "/w.txt"], environment: env)
+        XCTAssertEqual(strict.status, 65, strict.stderr)
+        XCTAssertEqual(strict.stderr, "rack: \(dir)/w.txt:2: error: interrupts the ramp of cutoff from line 1 (running until 2 s): it stops where it has got to\n"
+                       + "rack: \(dir)/w.txt:3: error: gain 40 clamped to 12 dB\n")
+        try rack(["render", dir + "/in.wav", dir + "/w.wav", "--automation", dir + "/w.txt"], environment: env).assertOK()
+    }
+
+    /// Defect 5: rates the engine cannot serve are bad data (65), not a trap, and nothing is
+    /// left behind; usage errors are one line (64).
+    func testUnsupportedRatesAndUsageErrorsAreOneLine() throws {
+        func expect(_ args: [String], _ code: Int32, _ fragment: String, line: UInt = #line) throws {
+            let r = try rack(args, environment: env)
+            XCTAssertEqual(r.status, code, "\(args) → \(r.stderr)", line: line)
+            XCTAssertTrue(r.stderr.contains(fragment), "\(args) → \(r.stderr)", line: line)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, line: line)
+            XCTAssertTrue(r.stderr.hasPrefix("rack: ") && !r.stderr.contains("rack: rack:"), r.stderr, line: line)
+        }
+        try writeTone(dir + "/4k.wav", seconds: 0.5, rate: 4_000, frequency: 100)
+        try expect(["render", dir + "/4k.wav", dir + "/o.wav"], 65, "4000 Hz is not supported")
+        try writeTone(dir + "/705k.wav", seconds: 0.05, rate: 705_600, frequency: 1000)
+        try expect(["render", dir + "/705k.wav", dir + "/o.wav"], 65, "705600 Hz is not supported")
+        try rack(["render", dir + "/705k.wav", dir + "/ok.wav", "--rate", "48000"], environment: env).assertOK()
+        try rack(["render", dir + "/4k.wav", dir + "/ok4.wav", "--rate", "8000"], environment: env).assertOK()
+        try "1e300 /rack/cutoff 100\n".write(toFile: dir + "/far.txt", atomically: true, encoding: .utf8)
+        try expect(["render", dir + "/in.wav", dir + "/o.wav", "--automation", dir + "/far.txt"], 65, "far.txt:1:")
+        try expect(["plot", dir + "/far.txt", "-o", dir + "/far.svg"], 65, "far.txt:1:")   // the picture is still drawn (README)
+        try expect(["render", dir + "/in.wav", dir + "/o.wav", "--rate", "4000"], 64, "--rate must be 8000…384000 Hz")
+        try expect(["run", "--allow", ""], 64, "--allow '' is not an IPv4 address")
+        try expect(["run", "--allow", "999.1.1.1"], 64, "--allow '999.1.1.1'")
+        try expect(["run", "--allow", "10.0.0.0/"], 64, "--allow '10.0.0.0/'")
+        try expect(["render", dir + "/in.wav"], 64, "Missing expected argument")
+        try expect(["check", dir + "/w.txt", "--length", "nan"], 64, "--length")
+        try expect(["bogus"], 64, "bogus")
+        let help = try rack(["render", "--help"], environment: env)
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("USAGE"), help.stdout)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("o.") || $0.contains("rack-tmp") }
+        XCTAssertEqual(leftovers, [])
     }
 
     func testPresetsCommand() throws {

@@ -6,48 +6,45 @@ import XCTest
 /// never against its own earlier output.
 ///
 /// Runtime: debug builds run the SIMD kernel ~300× slower than release, so responses are only
-/// as long as the measurements need (0.7·T60 + 0.1 s reaches −42 dB, far past T20's −25 dB) and
-/// are shared between tests; the 30-second noise soak runs in full in release builds only.
+/// as long as the measurements need and are shared between tests (the 48 kHz set also by
+/// `ReverbQualityTests`); the 30-second noise soak runs in full in release builds only.
 final class ReverbTests: XCTestCase {
     typealias IRA = ImpulseResponseAnalysis
 
-    /// Impulse responses of every room at 48 kHz (mono impulse into both inputs), rendered once.
-    static let responses48k: [(room: Room, left: [Float], right: [Float])] = {
+    /// Impulse responses of every room at 48 kHz (mono impulse into both inputs), rendered once:
+    /// T60 + 0.3 s, long enough for T30 (−35 dB) and for the late tail's −40 dB end.
+    static let responses48k: [(room: Room, left: [Float], right: [Float])] = responses(at: 48_000)
+
+    /// Impulse responses of every room at `rate`, T60 + 0.3 s long.
+    static func responses(at rate: Double, length: (Room) -> Double = { $0.targetDecaySeconds + 0.3 })
+        -> [(room: Room, left: [Float], right: [Float])] {
         var reverb = Reverb()
-        reverb.prepare(sampleRate: 48_000, maxFrames: 4096)
+        reverb.prepare(sampleRate: rate, maxFrames: 4096)
         defer { reverb.deallocate() }
         return Room.allCases.map { room in
             reverb.setRoom(room, crossfadeFrames: 0)
             reverb.reset()
-            let ir = IRA.impulseResponse(&reverb, frames: frames(for: room, sampleRate: 48_000))
+            let ir = IRA.impulseResponse(&reverb, frames: Int(length(room) * rate))
             return (room, ir.left, ir.right)
         }
-    }()
-
-    static func frames(for room: Room, sampleRate: Double) -> Int {
-        Int((0.7 * room.targetDecaySeconds + 0.1) * sampleRate)
-    }
-
-    static func measuredT20(_ room: Room, sampleRate: Double) -> Double? {
-        var reverb = Reverb()
-        reverb.prepare(sampleRate: sampleRate, maxFrames: 4096)
-        defer { reverb.deallocate() }
-        reverb.setRoom(room, crossfadeFrames: 0)
-        let ir = IRA.impulseResponse(&reverb, frames: frames(for: room, sampleRate: sampleRate))
-        return IRA.reverberationTime(left: ir.left, right: ir.right, sampleRate: sampleRate)
     }
 
     // MARK: Decay times
 
-    func testEveryRoomDecaysWithinFifteenPercentOfItsTargetAt48k() throws {
+    /// T20 (−5…−25 dB) and T30 (−5…−35 dB) of every room within ±10 % of its target at 48 kHz
+    /// (the contract allows ±15 %; the README tabulates both), ordered by size.
+    func testEveryRoomDecaysWithinTenPercentOfItsTargetAt48k() throws {
         var measured: [Room: Double] = [:]
         for r in Self.responses48k {
+            let target = r.room.targetDecaySeconds
             let t20 = try XCTUnwrap(IRA.reverberationTime(left: r.left, right: r.right, sampleRate: 48_000),
                                     "\(r.room.name): decay curve does not reach −25 dB")
-            let target = r.room.targetDecaySeconds
-            XCTAssertEqual(t20, target, accuracy: 0.15 * target,
-                           "\(r.room.name): T20 \(t20) s, target \(target) s")
-            measured[r.room] = t20
+            let t30 = try XCTUnwrap(IRA.reverberationTime(left: r.left, right: r.right, sampleRate: 48_000,
+                                                          lower: -35),
+                                    "\(r.room.name): decay curve does not reach −35 dB")
+            XCTAssertEqual(t20, target, accuracy: 0.10 * target, "\(r.room.name): T20 \(t20) s, target \(target) s")
+            XCTAssertEqual(t30, target, accuracy: 0.10 * target, "\(r.room.name): T30 \(t30) s, target \(target) s")
+            measured[r.room] = t30
         }
         // Ordering of sizes.
         let m = measured
@@ -63,23 +60,19 @@ final class ReverbTests: XCTestCase {
         }
     }
 
-    func testT30AgreesWithTargetToo() throws {
-        // T30 (−5…−35 dB) on the two ends of the range; the response reaches −42 dB.
-        for r in Self.responses48k where r.room == .smallRoom || r.room == .cathedral {
-            let t30 = try XCTUnwrap(IRA.reverberationTime(left: r.left, right: r.right,
-                                                          sampleRate: 48_000, lower: -35))
-            XCTAssertEqual(t30, r.room.targetDecaySeconds, accuracy: 0.15 * r.room.targetDecaySeconds,
-                           "\(r.room.name): T30 \(t30) s")
-        }
-    }
-
-    func testDecayTimesHoldAt44100And96000() throws {
+    /// At 44.1 and 96 kHz too, every room's T20 and T30 within ±10 % of its target (the
+    /// responses are 0.8·T60 + 0.2 s: T30's −35 dB is reached, and debug runs stay short).
+    func testEveryRoomDecaysWithinTenPercentAt44100And96000() throws {
         for rate in [44_100.0, 96_000.0] {
-            for room in [Room.smallRoom, .mediumHall] {
-                let t20 = try XCTUnwrap(Self.measuredT20(room, sampleRate: rate))
-                let target = room.targetDecaySeconds
-                XCTAssertEqual(t20, target, accuracy: 0.15 * target,
-                               "\(room.name) at \(rate) Hz: T20 \(t20) s, target \(target) s")
+            for r in Self.responses(at: rate, length: { 0.8 * $0.targetDecaySeconds + 0.2 }) {
+                let target = r.room.targetDecaySeconds
+                for (name, lower) in [("T20", -25.0), ("T30", -35.0)] {
+                    let t = try XCTUnwrap(IRA.reverberationTime(left: r.left, right: r.right, sampleRate: rate,
+                                                                lower: lower),
+                                          "\(r.room.name) at \(rate) Hz: no \(name)")
+                    XCTAssertEqual(t, target, accuracy: 0.10 * target,
+                                   "\(r.room.name) at \(rate) Hz: \(name) \(t) s, target \(target) s")
+                }
             }
         }
     }
@@ -354,30 +347,39 @@ final class ReverbTests: XCTestCase {
     }
 
     /// Stability from the coefficients: with an orthogonal feedback matrix the network is
-    /// stable when every line's loop gain is below 1 at every frequency.
+    /// stable when every line's loop gain is below 1 at every frequency. A loop is the line's
+    /// filters times its absorbent diffuser, whose gain is at most (a + g)/(1 + a·g) < 1.
     func testEveryLoopGainIsBelowOne() {
         for rate in [44_100.0, 48_000.0, 96_000.0] {
             for room in Room.allCases {
                 let c = ReverbCoefficients(room: room, sampleRate: rate)
+                let g = Double(c.diffusion)
                 for i in 0..<8 {
                     XCTAssertGreaterThanOrEqual(c.damping[i], 0)
                     XCTAssertLessThan(c.damping[i], 1)
                     XCTAssertGreaterThanOrEqual(Int(c.lineDelay[i]), 8)
                     XCTAssertGreaterThanOrEqual(Int(c.diffuserDelay[i]), 8)
+                    XCTAssertGreaterThanOrEqual(Int(c.inputDiffuserDelay[i]), 8)
+                    let a = Double(c.diffuserAbsorption[i])
+                    XCTAssertTrue(a > 0 && a < 1, "\(room.name): absorption \(a)")
+                    let diffuserPower = ((a + g) / (1 + a * g)) * ((a + g) / (1 + a * g))
                     var worst = 0.0
                     for j in 0...512 {
                         let w = RackMath.pi * Double(j) / 512
-                        worst = max(worst, ReverbCoefficients.loopPower(
+                        worst = max(worst, diffuserPower * ReverbCoefficients.loopPower(
                             at: w, gain: Double(c.gain[i]) * 8.0.squareRoot(),
                             lowShelf: Double(c.lowShelf[i]) * 8.0.squareRoot(),
                             lowCoefficient: Double(c.lowCoefficient), damping: Double(c.damping[i])))
                     }
                     XCTAssertLessThan(worst, 1, "\(room.name) at \(rate), line \(i)")
                 }
-                // All 16 delays distinct primes.
+                // All 24 delays (lines, their diffusers, the input diffusers) distinct primes.
                 let delays = (0..<8).map { Int(c.lineDelay[$0]) } + (0..<8).map { Int(c.diffuserDelay[$0]) }
-                XCTAssertEqual(Set(delays).count, 16, room.name)
+                    + (0..<8).map { Int(c.inputDiffuserDelay[$0]) }
+                XCTAssertEqual(Set(delays).count, 24, room.name)
                 XCTAssertTrue(delays.allSatisfy(ReverbCoefficients.isPrime), room.name)
+                // The second output taps lie inside every line and are at least a group apart.
+                XCTAssertTrue((0..<8).allSatisfy { c.midTapDelay[$0] >= 8 && c.midTapDelay[$0] < c.lineDelay[$0] })
             }
         }
     }

@@ -40,19 +40,58 @@ final class AutomationTests: XCTestCase {
         XCTAssertTrue(byLine[2]?.first?.message.contains("unknown") == true)
         XCTAssertTrue(byLine[3]?.first?.message.contains("not a number") == true)
         XCTAssertTrue(byLine[4]?.first?.message.contains("backwards") == true)
-        XCTAssertTrue(byLine[6]?.first?.message.contains("overlaps the one from line 5") == true)
+        XCTAssertEqual(byLine[6]?.first?.severity, .warning, "an interrupted ramp is a warning")
+        XCTAssertTrue(byLine[6]?.first?.message.contains("interrupts the ramp of cutoff from line 5 (running until 4 s)") == true)
         XCTAssertTrue(byLine[7]?.first?.message.contains("unknown room") == true)
         XCTAssertTrue(byLine[8]?.first?.message.contains("unknown preset") == true)
         XCTAssertTrue(byLine[9]?.first?.message.contains("time") == true)
         XCTAssertTrue(byLine[10]?.first?.message.contains("not finite") == true)
         XCTAssertTrue(byLine[11]?.first?.message.contains("non-automatable") == true)
         XCTAssertEqual(byLine[12]?.first?.severity, .warning, "out of range is clamped with a warning")
-        XCTAssertEqual(a.errors.count, 9)
+        XCTAssertEqual(a.errors.count, 8)
     }
 
-    func testAFaderStreamMayInterruptDefaultRampsButNotExplicitOnes() {
+    func testAFaderStreamInterruptsDefaultRampsSilentlyAndExplicitOnesWithAWarning() {
         XCTAssertEqual(parse("0 /rack/mix 10\n0.005 /rack/mix 11\n0.01 /rack/mix 12\n").diagnostics, [])
-        XCTAssertEqual(parse("0 /rack/mix 10 1\n0.5 /rack/mix 11\n").errors.map(\.line), [2])
+        let a = parse("0 /rack/mix 10 1\n0.5 /rack/mix 11\n")
+        XCTAssertEqual(a.errors, [])
+        XCTAssertEqual(a.warnings.map(\.line), [2])
+        XCTAssertEqual(a.events.count, 2, "the interrupting change is kept: the later event wins")
+        // A preset recall interrupting two ramps: one warning naming both.
+        let p = parse("0 /rack/mix 10 1\n0 /rack/gain -6 2\n0.5 /rack/preset Warm\n")
+        XCTAssertEqual(p.warnings.count, 1)
+        XCTAssertTrue(p.warnings[0].message.contains("mix from line 1") && p.warnings[0].message.contains("gain from line 2"), p.warnings[0].message)
+    }
+
+    func testTimesBeyondAWeekAreRefused() {
+        XCTAssertEqual(parse("1e300 /rack/mix 10\n").errors.map(\.line), [1])
+        XCTAssertEqual(parse("604800 /rack/mix 10\n").errors, [])
+    }
+
+    /// An interrupted ramp renders as live: the later event retargets from wherever the first
+    /// ramp had got to (exponential cutoff ramps, the math of `Ramp`).
+    func testAnInterruptedRampGoesOnFromWhereItHadGot() {
+        let a = parse("0 /rack/cutoff 300 5\n1 /rack/cutoff 3000 2\n")
+        let rate = 48_000.0
+        let engine = Engine(sampleRate: rate, maxFrames: 512)
+        for e in a.engineEvents(sampleRate: rate, presets: PresetStore(factoryDirectory: "/nonexistent", userDirectory: "/nonexistent")) {
+            engine.schedule(e)
+        }
+        var l = [Float](repeating: 0, count: 512), r = l
+        func renderTo(seconds: Double) {
+            while engine.sampleTime < Int64(seconds * rate) {
+                let n = Int(min(512, Int64(seconds * rate) - engine.sampleTime))
+                _ = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r)
+            }
+        }
+        let atInterrupt = 20_000 * pow(300 / 20_000.0, 1.0 / 5)     // 1 s into the 5 s ramp
+        renderTo(seconds: 1)
+        XCTAssertEqual(engine.core.pointee.currentValue(.cutoff), atInterrupt, accuracy: atInterrupt * 1e-7)
+        renderTo(seconds: 2)                                          // halfway through the 2 s ramp
+        let halfway = atInterrupt * pow(3000 / atInterrupt, 0.5)
+        XCTAssertEqual(engine.core.pointee.currentValue(.cutoff), halfway, accuracy: halfway * 1e-7)
+        renderTo(seconds: 3.5)
+        XCTAssertEqual(engine.core.pointee.currentValue(.cutoff), 3000, accuracy: 1e-9)
     }
 
     func testBackToBackRampsMeetWithoutOverlap() {

@@ -68,13 +68,13 @@ final class AddressSpaceTests: XCTestCase {
     func testVersion() {
         let rig = Rig()
         rig.send("/rack/version")
-        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.0.0")])])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.1.0")])])
     }
 
     func testStatus() {
         let rig = Rig()
         rig.send("/rack/status")
-        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/status", [.int(48_000), .int(256), .int(3), .float(12.5), .float(0), .string("running")])])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/status", [.int(48_000), .int(256), .int(3), .float(12.5), .float(0), .string("running"), .int(0)])])
     }
 
     func testStats() {

@@ -38,8 +38,17 @@ final class FakeHost: RackHost {
     var bufferSize: Int { 256 }
     var xruns: Int { 3 }
     var dspLoadPercent: Double { 12.5 }
-    var stateName: String { "running" }
-    func engineSample(secondsFromNow: Double) -> Int64? { (engine?.sampleTime ?? 0) + Int64(secondsFromNow * 48_000) }
+    /// False while the test plays a server that went away (nothing renders the engine then).
+    var isRunning = true
+    var stateName: String { isRunning ? "running" : "disconnected" }
+    /// How far the server's clock moves on between two mappings (0: it stands still).
+    var samplesPerMapping: Int64 = 0
+    private var mappings: Int64 = 0
+    func engineSample(secondsFromNow: Double) -> Int64? {
+        guard isRunning else { return nil }
+        mappings += 1
+        return (engine?.sampleTime ?? 0) + Int64(secondsFromNow * 48_000) + mappings * samplesPerMapping
+    }
     func takeCycleStats() -> CycleStats { CycleStats() }
 }
 

@@ -18,7 +18,8 @@ final class SessionTests: XCTestCase {
         recording.controller.flushRecording()
         let text = try String(contentsOfFile: path, encoding: .utf8)
         XCTAssertEqual(text, """
-            # recorded by rack run at 48000 Hz: TIME ADDRESS ARGS...
+            # recorded by rack run: TIME ADDRESS ARGS..., times in seconds from the start
+            # engine at 48000 Hz
             0.000000 /rack/cutoff 800 0.010000
             0.005333 /rack/gain 12
             0.026667 /rack/preset Warm 0.100000
@@ -38,19 +39,36 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(rig.outbox.sent.count, 0)
     }
 
-    func testTheRecorderFlushesAtMostEveryTwoSeconds() throws {
+    func testTheRecordingIsAnAppendOnlyJournal() throws {
         let path = Rig().temporaryDirectory() + "/r.txt"
+        let engine = Engine(sampleRate: 48_000, maxFrames: 256)
         let recorder = SessionRecorder(path: path)
-        try recorder.flushIfDue(now: 0.5, sampleRate: 48_000)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing recorded yet")
-        recorder.record("0.000000 /rack/mix 10")
-        try recorder.flushIfDue(now: 2.5, sampleRate: 48_000)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
-        recorder.record("1.000000 /rack/mix 20")
-        try recorder.flushIfDue(now: 4.5, sampleRate: 48_000)
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count, 2, "not yet: 2 s since the last write")
-        try recorder.flushIfDue(now: 4.6, sampleRate: 48_000)
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count, 3)
+        func lines() throws -> [String] { try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) }
+        XCTAssertEqual(try lines().count, 1, "the header is there from the start")
+        let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        recorder.record(EngineEvent(sampleTime: 0, parameter: .mix, value: 10), engine: engine)
+        XCTAssertEqual(try lines().last, "0.000000 /rack/mix 10", "in the file at once, no flush needed")
+        recorder.record(EngineEvent(sampleTime: 48_000, parameter: .mix, value: 20, rampFrames: 24_000), engine: engine)
+        XCTAssertEqual(try lines().last, "1.000000 /rack/mix 20 0.500000")
+        try recorder.flushIfDue(now: 10, engine: engine)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int, inode,
+                       "appended to, never replaced")
+    }
+
+    func testAnEngineAtAnotherRateGoesOnWhereTheOldOneHadGot() throws {
+        let path = Rig().temporaryDirectory() + "/r.txt"
+        let old = Engine(sampleRate: 48_000, maxFrames: 256)
+        let recorder = SessionRecorder(path: path)
+        recorder.record(EngineEvent(sampleTime: 24_000, parameter: .mix, value: 10), engine: old)
+        var l = [Float](repeating: 0, count: 256), r = l
+        for _ in 0..<375 { _ = old.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r) }   // 2 s
+        try recorder.flushIfDue(now: 1, engine: old)
+        let new = Engine(sampleRate: 44_100, maxFrames: 256)   // its samples count from 0 again
+        recorder.record(EngineEvent(sampleTime: 4_410, parameter: .mix, value: 20), engine: new)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.hasSuffix("0.500000 /rack/mix 10\n# 2.000000: the JACK server is back at 44100 Hz (was 48000 Hz)\n2.100000 /rack/mix 20\n"), text)
+        let parsed = Automation.parse(text, presetNames: [], presetAtIndex: { _ in nil })
+        XCTAssertEqual(parsed.diagnostics, [])
     }
 
     func testAnUnwritableRecordingGoesToTheLog() {

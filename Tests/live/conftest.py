@@ -138,3 +138,84 @@ def osc_factory():
 @pytest.fixture
 def osc(rack, osc_factory) -> Osc:
     return osc_factory(rack.osc_port)
+
+
+# --------------------------------------------------------------------------------------------
+# The PipeWire lane: the same rack against a private headless PipeWire (test_pipewire.py)
+
+
+def _pipewire_or_skip(root):
+    missing = livelib.pipewire_missing()
+    if missing:
+        if os.environ.get("RACK_REQUIRE_PIPEWIRE") == "1":   # the PipeWire lane of scripts/test
+            pytest.fail(f"PipeWire lane: {', '.join(missing)} not installed", pytrace=False)
+        pytest.skip(f"PipeWire lane: {', '.join(missing)} not installed (scripts/install-deps)")
+    return livelib.PipeWire(root).start()
+
+
+@pytest.fixture(scope="session")
+def pipewire(tmp_path_factory):
+    """One private PipeWire (with WirePlumber) for the tests that leave it as they found it."""
+    pw = _pipewire_or_skip(tmp_path_factory.mktemp("pipewire"))
+    try:
+        yield pw
+    finally:
+        pw.stop()
+
+
+@pytest.fixture
+def own_pipewire(tmp_path):
+    """A private PipeWire for one test (rate changes, restarts)."""
+    pw = _pipewire_or_skip(tmp_path / "pw")
+    try:
+        yield pw
+    finally:
+        pw.stop()
+
+
+def _pw_factory(request, pw, xdg, rack_binary):
+    started: list[RackProcess] = []
+
+    def start(*args, name: str | None = None, env: dict | None = None, wait: bool = True) -> RackProcess:
+        args = list(args)
+        if "--name" not in args:
+            args += ["--name", name or f"pw{next(_names)}"]
+        if "--osc-port" not in args:
+            args += ["--osc-port", "0"]
+        full_env = pw.env(XDG_CONFIG_HOME=str(xdg))
+        if env:
+            full_env.update(env)
+        rack = RackProcess(args, full_env, rack_binary)
+        started.append(rack)
+        if wait:
+            rack.wait_ready(timeout=20)
+        return rack
+
+    return start, started
+
+
+def _stop_all(request, started):
+    unclean = []
+    for rack in started:
+        running = rack.proc.poll() is None
+        code = rack.stop()
+        if running and code != 0:
+            unclean.append(f"rack pid {rack.pid} exited with {code} on SIGTERM")
+        if _failed(request) or (running and code != 0):
+            print(f"--- rack pid {rack.pid} (exit {code}):\n{rack.describe()}")
+    if unclean:
+        pytest.fail("; ".join(unclean), pytrace=False)
+
+
+@pytest.fixture
+def pw_rack_factory(request, pipewire, xdg, rack_binary):
+    start, started = _pw_factory(request, pipewire, xdg, rack_binary)
+    yield start
+    _stop_all(request, started)
+
+
+@pytest.fixture
+def own_pw_rack_factory(request, own_pipewire, xdg, rack_binary):
+    start, started = _pw_factory(request, own_pipewire, xdg, rack_binary)
+    yield start
+    _stop_all(request, started)

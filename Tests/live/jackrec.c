@@ -12,6 +12,7 @@
  *
  * Build: cc -O2 -o jackrec jackrec.c -ljack
  */
+#include <errno.h>
 #include <jack/jack.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -61,7 +62,12 @@ int main(int argc, char **argv) {
     double seconds = atof(argv[2]);
     nports = argc - 3;
     jack_status_t status;
-    jack_client_t *client = jack_client_open("jackrec", JackNoStartServer, &status);
+    /* A name of its own each run: rack wants back every connection it saw made, so a recorder
+     * that came back under the same name would be wired by rack too (and might be wired to
+     * ports this run does not record). */
+    char name[32];
+    snprintf(name, sizeof name, "jackrec-%d", (int)getpid());
+    jack_client_t *client = jack_client_open(name, JackNoStartServer, &status);
     if (!client) {
         fprintf(stderr, "jackrec: no JACK server (status 0x%x)\n", status);
         return 69;
@@ -88,7 +94,8 @@ int main(int argc, char **argv) {
         return 69;
     }
     for (int p = 0; p < nports; p++) {
-        if (jack_connect(client, argv[3 + p], jack_port_name(inputs[p]))) {
+        int r = jack_connect(client, argv[3 + p], jack_port_name(inputs[p]));
+        if (r != 0 && r != EEXIST) {
             fprintf(stderr, "jackrec: cannot connect %s\n", argv[3 + p]);
             jack_client_close(client);
             return 66;

@@ -175,6 +175,7 @@ class RackProcess:
         self.osc_port: int | None = None
         self.http_host: str | None = None
         self.http_port: int | None = None
+        self.server: str | None = None   # "PipeWire 0.3.65" or "JACK 1.9.21"
         self.ready_at: float | None = None
         self._cond = threading.Condition()
         self.started_at = time.monotonic()
@@ -201,6 +202,9 @@ class RackProcess:
                 m = READY_HTTP.match(line)
                 if m and sink is self.stdout:
                     self.http_host, self.http_port = m.group(1), int(m.group(2))
+                m = READY_SERVER.match(line)
+                if m and sink is self.stdout:
+                    self.server = m.group(1) + " " + m.group(2)
                 m = READY_OSC.match(line)
                 if m and sink is self.stdout:
                     self.osc_host, self.osc_port = m.group(1), int(m.group(2))
@@ -443,3 +447,192 @@ def free_udp_port() -> int:
 
 def which(tool: str) -> bool:
     return shutil.which(tool) is not None
+
+
+# --------------------------------------------------------------------------------------------
+# PipeWire: a private headless PipeWire with its JACK library, for the PipeWire lane
+
+PW_SINK = "rack-test-sink"
+READY_SERVER = re.compile(r"^rack: the JACK server is (PipeWire|JACK) (\S+)\s*$")
+
+_PW_CONF = """\
+context.properties = {
+    default.clock.rate = 48000
+    default.clock.quantum = 256
+    default.clock.min-quantum = 16
+    default.clock.max-quantum = 8192
+}
+context.objects = [
+    { factory = adapter
+      args = {
+          factory.name = support.null-audio-sink
+          node.name = "%s"
+          media.class = Audio/Sink
+          object.linger = true
+          audio.position = [ FL FR ]
+      }
+    }
+]
+""" % PW_SINK
+
+
+def pipewire_missing() -> list[str]:
+    """The tools the PipeWire lane needs that are not installed."""
+    return [t for t in ("pipewire", "wireplumber", "dbus-run-session", "pw-jack", "pw-metadata", "jack_lsp")
+            if shutil.which(t) is None]
+
+
+def pipewire_jack_libdir() -> str:
+    """Where pw-jack points the dynamic linker (PipeWire's libjack)."""
+    out = subprocess.run(["pw-jack", "sh", "-c", "echo $LD_LIBRARY_PATH"], capture_output=True, text=True, timeout=10)
+    return out.stdout.strip()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids += [int(x) for x in (task / "children").read_text().split()]
+        except (FileNotFoundError, ValueError):
+            pass
+    return kids
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except FileNotFoundError:
+        return ""
+
+
+class PipeWire:
+    """A private, headless PipeWire: its own XDG_RUNTIME_DIR, config and state, the dummy
+    driver at 48 kHz / 256 frames, a null sink (playback ports, created by WirePlumber some
+    time after PipeWire starts, as on a desktop), WirePlumber on a D-Bus of its own
+    (dbus-run-session; JACK metadata needs it). Clients get PipeWire's libjack through
+    LD_LIBRARY_PATH, as `pw-jack` does. Only the processes it started are ever signalled."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.runtime = self.root / "run"
+        self.config = self.root / "config"
+        self.state = self.root / "state"
+        self.runtime.mkdir(parents=True, exist_ok=True)
+        self.runtime.chmod(0o700)
+        (self.config / "pipewire" / "pipewire.conf.d").mkdir(parents=True, exist_ok=True)
+        (self.config / "pipewire" / "pipewire.conf.d" / "rack-test.conf").write_text(_PW_CONF)
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.libdir = pipewire_jack_libdir()
+        self.pipewire: subprocess.Popen | None = None
+        self.session: subprocess.Popen | None = None
+        self.wireplumber_pid: int | None = None
+        self.version: str | None = None
+        self.returned_at: float | None = None   # when the last start's socket was there
+
+    def _server_env(self) -> dict:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("JACK_", "PIPEWIRE_", "DBUS_", "LD_LIBRARY_PATH"))}
+        env.update(XDG_RUNTIME_DIR=str(self.runtime), XDG_CONFIG_HOME=str(self.config),
+                   XDG_STATE_HOME=str(self.state), DISPLAY="")
+        return env
+
+    def env(self, **extra: str) -> dict:
+        """For JACK clients (rack, jack_lsp, jackrec...) of this PipeWire."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("JACK_DEFAULT_SERVER", "PIPEWIRE_"))}
+        env.update(XDG_RUNTIME_DIR=str(self.runtime), LD_LIBRARY_PATH=self.libdir, JACK_NO_START_SERVER="1")
+        env.update(extra)
+        return env
+
+    def start(self, timeout: float = 20.0) -> "PipeWire":
+        """Starts PipeWire, then WirePlumber; returns once the sink's playback ports exist."""
+        log = open(self.root / "pipewire.log", "ab")
+        sock = self.runtime / "pipewire-0"
+        sock.unlink(missing_ok=True)
+        self.pipewire = subprocess.Popen(["pipewire"], env=self._server_env(), stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while not sock.exists():
+            if self.pipewire.poll() is not None:
+                raise RuntimeError(f"pipewire exited with {self.pipewire.returncode} at start-up")
+            if time.monotonic() > deadline:
+                raise RuntimeError("pipewire did not create its socket in time")
+            time.sleep(0.01)
+        self.returned_at = time.monotonic()
+        wlog = open(self.root / "wireplumber.log", "ab")
+        self.session = subprocess.Popen(["dbus-run-session", "--", "wireplumber"], env=self._server_env(),
+                                        stdin=subprocess.DEVNULL, stdout=wlog, stderr=wlog, start_new_session=True)
+        while not any(p.endswith(":playback_FL") for p in self.ports()):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no sink ports within {timeout} s: {self.ports()}")
+            time.sleep(0.05)
+        for _ in range(100):
+            wp = [k for k in _children(self.session.pid) if _comm(k) == "wireplumber"]
+            if wp:
+                self.wireplumber_pid = wp[0]
+                break
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        """Stops WirePlumber, then PipeWire (SIGTERM, SIGKILL after 5 s), then the D-Bus session."""
+        procs = []
+        if self.wireplumber_pid and _alive(self.wireplumber_pid) and _comm(self.wireplumber_pid) == "wireplumber":
+            os.kill(self.wireplumber_pid, signal.SIGTERM)
+        for p in (self.pipewire, self.session):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                procs.append(p)
+        for p in procs:
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+        if self.wireplumber_pid and _alive(self.wireplumber_pid) and _comm(self.wireplumber_pid) == "wireplumber":
+            os.kill(self.wireplumber_pid, signal.SIGKILL)
+        self.pipewire = self.session = None
+        self.wireplumber_pid = None
+
+    def kill_server(self) -> None:
+        """Stops PipeWire alone (SIGTERM), as a crash or `systemctl --user restart` would;
+        WirePlumber follows it out, and stop() cleans up."""
+        if self.pipewire is not None and self.pipewire.poll() is None:
+            self.pipewire.send_signal(signal.SIGTERM)
+            self.pipewire.wait(5)
+        self.stop()
+
+    def _run(self, *cmd: str, timeout: float = 10) -> subprocess.CompletedProcess:
+        return subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, env=self.env())
+
+    def ports(self) -> list[str]:
+        return [l.strip() for l in self._run("jack_lsp").stdout.splitlines() if l.strip()]
+
+    def connections(self) -> dict[str, list[str]]:
+        result: dict[str, list[str]] = {}
+        current = None
+        for line in self._run("jack_lsp", "-c").stdout.splitlines():
+            if not line.strip():
+                continue
+            if line.startswith((" ", "\t")):
+                if current is not None:
+                    result[current].append(line.strip())
+            else:
+                current = line.strip()
+                result[current] = []
+        return result
+
+    def setting(self, key: str, value) -> None:
+        """pw-metadata -n settings 0 KEY VALUE (clock.force-rate, clock.force-quantum)."""
+        env = self._server_env()
+        out = subprocess.run(["pw-metadata", "-n", "settings", "0", key, str(value)], capture_output=True,
+                             text=True, timeout=10, env=env)
+        if out.returncode != 0:
+            raise RuntimeError(f"pw-metadata {key} {value}: {out.stderr.strip()}")

@@ -28,7 +28,7 @@ def media(tmp_path_factory):
 
 def player_seconds(osc) -> float:
     st = osc.status()
-    assert st is not None and st.tags == "iiiffs", st
+    assert st is not None and st.tags.startswith("iiiffs"), st   # a 7th field (replaced samples) follows
     return st.args[4]
 
 
@@ -99,3 +99,93 @@ def test_bad_file_is_refused_and_audio_keeps_flowing(helpers, jack, rack, osc, m
                              [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"], 0.5,
                              tmp_path / "after.raw")
     assert np.isfinite(data).all() and np.sqrt((data ** 2).mean()) > 1e-3, "audio stopped"
+
+
+@pytest.fixture(scope="module")
+def short_tones(tmp_path_factory):
+    """2 s tones at 48 kHz and at 44.1 kHz (resampled: the converter reads further ahead)."""
+    d = tmp_path_factory.mktemp("loopmedia")
+    out = {}
+    for rate in (48000, 44100):
+        path = d / f"tone2s_{rate}.wav"
+        subprocess.run(["sox", "-n", "-r", str(rate), "-c", "2", "-b", "16", str(path), "synth", "2",
+                        "sine", "440", "gain", "-6"], check=True, timeout=30)
+        out[rate] = path
+    return out
+
+
+def wait_position(osc, ok, timeout: float) -> float:
+    deadline = time.monotonic() + timeout
+    while True:
+        pos = player_seconds(osc)
+        if ok(pos) or time.monotonic() > deadline:
+            return pos
+        time.sleep(0.005)
+
+
+def window_rms(data, rate: int, start: float, end: float) -> float:
+    seg = data[int(start * rate):int(end * rate)]
+    return float(np.sqrt((seg.astype(np.float64) ** 2).mean())) if len(seg) else 0.0
+
+
+@pytest.mark.parametrize("rate", [48000, 44100])
+def test_loop_off_near_the_end_stops_at_the_end_of_the_pass_heard(helpers, jack, rack, osc, short_tones, tmp_path, rate):
+    """Loop turned off ~0.7 s before the end of a 2 s file, when the reader has already read
+    (and wrapped) 1 s ahead: what is heard ends with this pass; the file does not play again."""
+    osc.send("/rack/mix", 0.0)
+    osc.send("/rack/player/loop", 1)
+    osc.send("/rack/player/play")
+    osc.send("/rack/player/load", str(short_tones[rate]))
+    loaded = time.monotonic()
+    assert osc.wait_for("/rack/error", 0.3) is None
+    ports = [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"]
+    raw = tmp_path / "loopoff.raw"
+    rec = subprocess.Popen([str(helpers["jackrec"]), str(raw), "4.0", *ports], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env=jack.env())
+    try:
+        # 1.25 s into the file (wall clock: the reader is then ~1 s further, past the end).
+        time.sleep(max(0.0, loaded + 1.25 - time.monotonic()))
+        pos = wait_position(osc, lambda p: 1.2 <= p < 1.9, 2.0)
+        assert 1.2 <= pos < 1.9, f"player at {pos} s"
+        osc.send("/rack/player/loop", 0)
+        sent_at = pos
+        out, err = rec.communicate(timeout=20)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    assert rec.returncode == 0, err
+    rec_rate = int(out.strip())
+    data = np.fromfile(raw, dtype=np.float32).reshape(-1, 2)
+    assert np.isfinite(data).all()
+    assert window_rms(data, rec_rate, 0.0, 0.4) > 0.05, "the file was not heard before loop off"
+    # The recorder started ~0.1 s after the load; loop off ~1.25 s after the load, so the pass
+    # ends ~2 s after the load, ~1.9 s into the recording. The last 1.5 s of the 4 s recording
+    # must be silence (before the fix, the whole file played again: sound to the end).
+    tail = data[int(2.5 * rec_rate):]
+    assert np.abs(tail).max() < 1e-4, (f"sound {np.abs(tail).max():.3f} after the end of the pass heard "
+                                       f"(loop off at {sent_at:.2f} s of a 2 s file)")
+    assert player_seconds(osc) == pytest.approx(2.0, abs=1e-3), "stands at the end of the file"
+
+
+def test_loop_on_after_the_end_restarts_from_the_beginning(helpers, jack, rack, osc, short_tones, tmp_path):
+    osc.send("/rack/mix", 0.0)
+    osc.send("/rack/player/load", str(short_tones[48000]))
+    osc.send("/rack/player/loop", 0)
+    osc.send("/rack/player/play")
+    osc.send("/rack/player/seek", 1.5)
+    assert osc.wait_for("/rack/error", 0.2) is None
+    pos = wait_position(osc, lambda p: p >= 2.0 - 1e-3, 2.0)
+    assert pos == pytest.approx(2.0, abs=1e-3), f"loop off: the player should stop at the end, at {pos}"
+    time.sleep(0.3)
+    ports = [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"]
+    silent, rate = livelib.record(helpers["jackrec"], jack.name, ports, 0.3, tmp_path / "ended.raw")
+    assert np.abs(silent).max() < 1e-4, "sound after the end with loop off"
+    osc.send("/rack/player/loop", 1)
+    time.sleep(0.3)
+    pos = player_seconds(osc)
+    assert 0.2 <= pos <= 0.6, f"loop on after the end must restart from the beginning: at {pos} s"
+    data, rate = livelib.record(helpers["jackrec"], jack.name, ports, 0.5, tmp_path / "again.raw")
+    assert window_rms(data, rate, 0.0, 0.5) > 0.1, "the file did not play again"
+    pos2 = player_seconds(osc)
+    assert pos2 > pos + 0.3, f"not playing on ({pos} -> {pos2})"

@@ -269,7 +269,7 @@ _rack_presets() {
 
 _rack_check() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--strict -h --help)
     repeating_options=()
     non_repeating_options=(--length)
     __rack_offer_flags_options 1

@@ -129,6 +129,7 @@ _rack_check() {
     local -ar arg_specs=(
         ':file:'
         '--length[Length of the input in seconds, to flag events and ramps past its end.]:length:'
+        '--strict[Treat warnings (interrupted ramps, clamped values, events past the end) as errors.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0

@@ -3,6 +3,7 @@
 #include <jack/jack.h>
 #include <jack/types.h>
 #include <stdint.h>
+#include <stddef.h>
 
 /// Non-variadic wrapper around jack_client_open (Swift cannot call C variadics).
 /// server_name may be NULL (JACK_DEFAULT_SERVER or "default").
@@ -17,7 +18,8 @@ typedef int (*rack_render_fn)(void *engine, uint32_t frames,
 typedef struct rack_jack rack_jack_t;
 
 /// Creates the process-callback context for an open client: registers in_1 in_2 out_1 out_2
-/// and sets the process, xrun, shutdown, buffer-size and freewheel callbacks. Returns NULL
+/// and sets the process, xrun, shutdown (plain and info), sample-rate, port-registration,
+/// buffer-size and freewheel callbacks. Returns NULL
 /// (and closes nothing) if a port cannot be registered. Render calls are split into chunks
 /// of at most max_frames. start_time is the engine's sample time when the first cycle runs.
 rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_fn render, uint32_t max_frames,
@@ -36,6 +38,26 @@ void rack_jack_remove_pretty_names(rack_jack_t *c);
 uint64_t rack_jack_xruns(const rack_jack_t *c);
 /// True (once) when a connection of any port changed since the last call.
 int rack_jack_take_connections_changed(rack_jack_t *c);
+/// True (once) when a port of any client was registered since the last call.
+int rack_jack_take_ports_registered(rack_jack_t *c);
+/// The server's sample rate as the sample-rate callback last reported it.
+uint32_t rack_jack_sample_rate(const rack_jack_t *c);
+
+/// Engine hold, for replacing the engine under a running client: `hold` makes the process
+/// callback output silence without touching the engine; `is_held` says a cycle has done so
+/// (from then on the engine is free); `replace_engine` only while held; `release` resumes.
+void rack_jack_hold(rack_jack_t *c);
+int rack_jack_is_held(const rack_jack_t *c);
+int rack_jack_holding(const rack_jack_t *c);
+void rack_jack_replace_engine(rack_jack_t *c, void *engine, uint32_t max_frames, int64_t start_time);
+void rack_jack_release(rack_jack_t *c);
+
+/// The client name the server gave us (what other clients see), into buf. 1 if found.
+int rack_jack_real_client_name(rack_jack_t *c, char *buf, size_t size);
+/// jack_get_version_string(): "1.9.21" from jackd2's library, "3.0.0.0 (using PipeWire
+/// 0.3.65)" from PipeWire's.
+const char *rack_jack_library_version(void);
+
 uint64_t rack_jack_cycles(const rack_jack_t *c);
 int rack_jack_is_shut_down(const rack_jack_t *c);
 int rack_jack_is_freewheeling(const rack_jack_t *c);

@@ -1,0 +1,167 @@
+/// The slot bookkeeping of `Reverb`'s room changes (see `ReverbSlot` for the life of a slot).
+/// Every function here costs O(slots) or one bounded clearing step.
+extension Reverb {
+    /// Starts the input crossfade to `room`: a slot still ringing with that room takes the
+    /// input again, else a clean slot gets the room. False when no slot is free yet (a slot
+    /// is being cut or cleared; the caller retries at a later group).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func startChange(to room: Room, frames: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) -> Bool {
+        guard let table else { return false }
+        var target = -1
+        for s in 0..<slotCount where s != live {
+            if slots[s].isIn(.spilling) && slots[s].core.room.index == room.index { target = s }
+        }
+        if target < 0 {
+            for s in 0..<slotCount where slots[s].isIn(.clean) {
+                target = s
+                break
+            }
+        }
+        guard target >= 0 else {
+            makeSpare(slots)
+            return false
+        }
+        // A clean slot gets the room; a tail taking the input again gets its own decay back.
+        slots[target].core.load(table[room.index], room: room)
+        slots[target].phase = .live
+        // The old tail takes a longer new room's decay (see `SpillOverTuning.matchedFadeOutSeconds`).
+        let matched = decaySeconds(room) > decaySeconds(slots[live].core.room)
+        if matched { matchDecay(of: live, to: room, slots) }
+        slots[live].phase = .spilling
+        slots[live].quietGroups = 0
+        slots[live].spillOrder = spillCount
+        spillCount &+= 1
+        fadingOut = live
+        live = target
+        fadeLength = frames
+        fadeOutLength = matched ? min(frames, matchedFadeOutFrames) : frames
+        fadeDone = 0
+        makeSpare(slots)
+        return true
+    }
+
+    /// The target decay time of `room` (s), from the coefficient table's order of rooms.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func decaySeconds(_ room: Room) -> Double { decayTimes?[room.index] ?? 0 }
+
+    /// Slot `s` keeps its room's network and loudness but takes `room`'s decay (see
+    /// `decayMatchingTable`).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func matchDecay(of s: Int, to room: Room, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        guard let decayTable else { return }
+        let from = slots[s].core.room
+        slots[s].core.load(decayTable[from.index &* roomCount &+ room.index], room: from)
+    }
+
+    /// Keeps a slot on its way to clean: when none is clean, cut or clearing, the oldest tail
+    /// that is not fading out right now is cut (20 ms fade, then cleared).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func makeSpare(_ slots: UnsafeMutablePointer<ReverbSlot>) {
+        var oldest = -1
+        for s in 0..<slotCount {
+            switch slots[s].phase {
+            case .clean, .cutting, .clearing: return
+            case .spilling:
+                if s != fadingOut && (oldest < 0 || slots[s].spillOrder < slots[oldest].spillOrder) { oldest = s }
+            case .live: break
+            }
+        }
+        if oldest >= 0 {
+            slots[oldest].phase = .cutting
+            slots[oldest].cutDone = 0
+        }
+    }
+
+    /// The slot stops sounding and is cleared in steps from the next group on.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func startClearing(_ s: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        slots[s].phase = .clearing
+        slots[s].clearCursor = 0
+    }
+
+    /// One bounded step of clearing slot `s`: `clearStepFloats` floats of its network's delay
+    /// memory, then of its history; clean when all is done.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func clearStep(_ s: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        let coreFloats = slots[s].core.stateFloats
+        var cursor = slots[s].clearCursor
+        var budget = clearStepFloats
+        if cursor < coreFloats {
+            let n = min(budget, coreFloats - cursor)
+            slots[s].core.clear(from: cursor, count: n)
+            cursor += n
+            budget -= n
+        }
+        if budget > 0, cursor >= coreFloats, let history = slots[s].history {
+            let h = cursor - coreFloats
+            let n = min(budget, historyFloats - h)
+            (history + h).update(repeating: 0, count: n)
+            cursor += n
+        }
+        slots[s].clearCursor = cursor
+        if cursor >= coreFloats + historyFloats { slots[s].phase = .clean }
+    }
+
+    /// Clears slot `s` whole at once and makes it clean (setup and faults only).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func clearAtOnce(_ s: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        slots[s].core.clearAll()
+        slots[s].history?.update(repeating: 0, count: historyFloats)
+        slots[s].phase = .clean
+        slots[s].quietGroups = 0
+        slots[s].cutDone = 0
+        slots[s].clearCursor = 0
+    }
+
+    /// A slot whose output went non-finite: its whole state is cleared at once (a fault, not
+    /// a room change) and counted; the heard slot stays heard, in its room, from silence; any
+    /// other slot is dropped.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func recover(_ s: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        clearAtOnce(s, slots)
+        if s == live { slots[s].phase = .live }
+        faultResets &+= 1
+    }
+
+    /// The decay-matching coefficients (not realtime; from `prepare`): for every pair of rooms
+    /// where `to` decays more slowly than `from`, `from`'s room with `to`'s decay — mid-band
+    /// T60 (target × calibration), low/mid ratio, crossover and damping frequency — made by the
+    /// reverb's own design maths, keeping `from`'s delays (the same room size, so the same
+    /// primes) and `from`'s output scale (so the tail's level does not jump). Other pairs hold
+    /// `from`'s own coefficients.
+    static func decayMatchingTable(_ table: UnsafeMutablePointer<ReverbCoefficients>,
+                                   sampleRate: Double) -> UnsafeMutablePointer<ReverbCoefficients> {
+        let rooms = Room.allCases
+        let n = rooms.count
+        let pairs = UnsafeMutablePointer<ReverbCoefficients>.allocate(capacity: n * n)
+        for from in rooms {
+            for to in rooms {
+                var c = table[from.index]
+                if to.targetDecaySeconds > from.targetDecaySeconds {
+                    var d = from.definition
+                    let t = to.definition
+                    d.targetDecaySeconds = t.targetDecaySeconds
+                    d.calibration = t.calibration
+                    d.lowRatio = t.lowRatio
+                    d.crossover = t.crossover
+                    d.damping = t.damping
+                    let matched = ReverbCoefficients(definition: d, sampleRate: sampleRate)
+                    if matched.lineDelay == c.lineDelay && matched.diffuserDelay == c.diffuserDelay {
+                        c = matched
+                        c.outputScale = table[from.index].outputScale
+                    }
+                }
+                (pairs + from.index * n + to.index).initialize(to: c)
+            }
+        }
+        return pairs
+    }
+}

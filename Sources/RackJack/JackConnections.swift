@@ -1,0 +1,104 @@
+import CJack
+import Foundation
+
+/// The connections rack wants: remembered across server restarts, made when the peers' ports
+/// appear, dropped only when someone undoes them while both ends exist.
+extension JackDriver {
+    private func port(_ i: Int) -> OpaquePointer? { context.flatMap { rack_jack_port($0, Int32(i)) } }
+
+    /// Our own port's full name as our JACK library knows it (what jack_connect takes).
+    private func ownName(_ i: Int) -> String {
+        if let p = port(i), let n = jack_port_name(p) { return String(cString: n) }
+        return clientName + ":" + Self.portNames[i]
+    }
+
+    private func currentConnections() -> [String: Set<String>] {
+        var now: [String: Set<String>] = [:]
+        for (i, name) in Self.portNames.enumerated() {
+            guard let p = port(i), let list = jack_port_get_connections(p) else { now[name] = []; continue }
+            var peers: Set<String> = []
+            var k = 0
+            while let s = list[k] { peers.insert(String(cString: s)); k += 1 }
+            jack_free(list)
+            now[name] = peers
+        }
+        return now
+    }
+
+    private func exists(_ port: String) -> Bool { client.map { jack_port_by_name($0, port) != nil } ?? false }
+
+    func rememberConnections(now: Double) {
+        guard isRunning else { return }
+        let current = currentConnections()
+        for name in Self.portNames {
+            let here = current[name] ?? []
+            for peer in here.sorted() { want(name, peer) }
+            for peer in wanted[name] ?? [] {
+                let key = name + "\t" + peer
+                if here.contains(peer) { undoneSince[key] = nil; continue }
+                if let since = undoneSince[key] {
+                    if !exists(peer) {
+                        undoneSince[key] = nil            // the peer went away: wait for it
+                    } else if now - since >= 1 {
+                        undoneSince[key] = nil            // undone by someone: no longer wanted
+                        wanted[name]?.removeAll { $0 == peer }
+                    }
+                } else if seen[name]?.contains(peer) == true && exists(peer) {
+                    undoneSince[key] = now
+                }
+            }
+        }
+        seen = current
+    }
+
+    private func want(_ name: String, _ peer: String) {
+        if !(wanted[name] ?? []).contains(peer) { wanted[name, default: []].append(peer) }
+    }
+
+    /// True when a wanted connection is not made (and not being undone).
+    var hasMissingWanted: Bool {
+        wanted.contains { name, peers in
+            peers.contains { !(seen[name] ?? []).contains($0) && undoneSince[name + "\t" + $0] == nil }
+        }
+    }
+
+    /// Makes every wanted connection whose peer port exists now, except those seen made in this
+    /// join and undone since (someone disconnected them: `rememberConnections` decides).
+    func connectWanted() {
+        guard isRunning else { return }
+        let current = currentConnections()
+        for (i, name) in Self.portNames.enumerated() {
+            for peer in wanted[name] ?? [] where !(current[name] ?? []).contains(peer)
+                && seen[name]?.contains(peer) != true && undoneSince[name + "\t" + peer] == nil && exists(peer) {
+                let ours = ownName(i)
+                if i < 2 { jack_connect(client, peer, ours) } else { jack_connect(client, ours, peer) }
+            }
+        }
+    }
+
+    /// Connects out_1/out_2 to the first physical playback ports and in_1/in_2 from the
+    /// first physical capture ports. Returns a line per connection made.
+    @discardableResult
+    public func connectPhysical() -> [String] {
+        var made: [String] = []
+        func physical(_ flags: UInt) -> [String] {
+            guard let list = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE, flags) else { return [] }
+            var names: [String] = []
+            var k = 0
+            while let s = list[k] { names.append(String(cString: s)); k += 1 }
+            jack_free(list)
+            return names
+        }
+        let playback = physical(UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue))
+        let capture = physical(UInt(JackPortIsPhysical.rawValue | JackPortIsOutput.rawValue))
+        for (i, peer) in playback.prefix(2).enumerated() where jack_connect(client, ownName(2 + i), peer) == 0 {
+            made.append("\(clientName):\(Self.portNames[2 + i]) → \(peer)")
+            want(Self.portNames[2 + i], peer)
+        }
+        for (i, peer) in capture.prefix(2).enumerated() where jack_connect(client, peer, ownName(i)) == 0 {
+            made.append("\(peer) → \(clientName):\(Self.portNames[i])")
+            want(Self.portNames[i], peer)
+        }
+        return made
+    }
+}

@@ -1,0 +1,95 @@
+import RackEngine
+
+/// What the controller hands the render thread, and when: timetags mapped to samples (once per
+/// datagram, within the scheduling horizon), the bound on scheduled events, and the link to a
+/// server that may go away (changes update the state meanwhile; the engine takes it up on
+/// rejoin).
+extension RackController {
+    /// The engine sample for a timetag: immediately when it says so or its time has passed;
+    /// refused beyond `ControllerTuning.scheduleHorizonSeconds` or while no server runs. Mapped
+    /// once per datagram and timetag, so all messages of a bundle land on the same sample.
+    func sample(for tag: OSCTimeTag) throws(Reason) -> Int64 {
+        if tag.isImmediate { return EngineEvent.immediately }
+        if let known = timeMappings[tag.raw] { return try known.get() }
+        let mapped = map(tag)
+        timeMappings[tag.raw] = mapped
+        return try mapped.get()
+    }
+
+    private func map(_ tag: OSCTimeTag) -> Result<Int64, Reason> {
+        let ahead = tag.seconds(since: .now())
+        guard ahead > 0 else { return .success(EngineEvent.immediately) }
+        guard ahead <= ControllerTuning.scheduleHorizonSeconds else { return .failure(.beyondHorizon(ahead)) }
+        guard engineLinked, let s = host.engineSample(secondsFromNow: ahead) else { return .failure(.cannotSchedule) }
+        return .success(s)
+    }
+
+    /// Hands `event` to the render thread (see `post(_:)` for the rules).
+    @discardableResult
+    func post(_ event: EngineEvent) throws(Reason) -> Bool { try post([event]) }
+
+    /// Hands `events` to the render thread, all or none. An event with a sample time is
+    /// scheduled: refused when the engine already has `scheduledCapacity` of them waiting.
+    /// Refused when the queue has no room. While no server runs nothing is posted and false
+    /// is returned: the caller applies immediate changes to the state, which the engine takes
+    /// up when the driver rejoins (`restartEngine`).
+    @discardableResult
+    func post(_ events: [EngineEvent]) throws(Reason) -> Bool {
+        guard let engine else { throw .busy }
+        var events = events
+        var scheduled = 0
+        for i in events.indices {
+            events[i].isScheduled = events[i].sampleTime != EngineEvent.immediately
+            if events[i].isScheduled { scheduled += 1 }
+        }
+        guard engineLinked else {
+            if scheduled > 0 { throw .cannotSchedule }
+            return false
+        }
+        if scheduled > 0 && scheduledInFlight + scheduled > engine.scheduledCapacity { throw .scheduleFull(engine.scheduledCapacity) }
+        guard engine.queueSpace >= events.count else { throw .busy }
+        for e in events { _ = engine.post(e) }
+        scheduledInFlight += scheduled
+        return true
+    }
+
+    /// A change applied to the state while no server runs: told to subscribers and the
+    /// session manager at once (the engine takes it up on rejoin).
+    func appliedWhileAway(_ messages: [OSCMessage]) {
+        nsm?.markDirty(socket: replier)
+        for m in messages { feedback.notify(m) }
+    }
+
+    // MARK: - The engine's link
+
+    /// Relays what the render thread applied, and follows the driver: after a rejoin the
+    /// engine takes up the controller's state.
+    func syncWithEngine() {
+        let running = host.isRunning
+        if running != engineLinked {
+            engineLinked = running
+            if running {
+                restartPending = true
+            } else {
+                log("JACK server gone: changes update the state and the engine takes it up on rejoin")
+            }
+        }
+        drainApplied()
+        if restartPending && engineLinked { restartEngine() }
+    }
+
+    /// Posts a `restart` and the controller's state, each parameter without a ramp, and the
+    /// transport: the engine drops the scheduled events of before the outage and starts from
+    /// the latest state, whatever was queued before the server went.
+    private func restartEngine() {
+        guard let engine else { return }
+        var events = [EngineEvent(sampleTime: EngineEvent.immediately, kind: .restart)]
+        events += targets.events(at: EngineEvent.immediately, rampFrames: EngineEvent.jump)
+        events.append(EngineEvent(sampleTime: EngineEvent.immediately, kind: player.playing ? .play : .stop))
+        guard engine.queueSpace >= events.count else { return }   // tried again on the next pass
+        for e in events { _ = engine.post(e) }
+        restartPending = false
+        restartsInFlight += 1
+        scheduledInFlight = 0
+    }
+}
