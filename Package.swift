@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// Flags for the realtime modules: `-enforce-exclusivity=unchecked` removes the dynamic
@@ -16,6 +16,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // HTTP and WebSocket for OSCQuery and the web page (SwiftNIO underneath). Traits off:
+        // rack needs neither swift-configuration support nor the full-Foundation extras.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // C shims: headers and non-variadic wrappers for the system libraries.
@@ -33,10 +37,18 @@ let package = Package(
         .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
         // OSC: liblo encoding/decoding, the UDP server, the address space.
         .target(name: "RackOSC", dependencies: ["RackEngine", "RackIO", "CLibLo"]),
+        // OSCQuery over HTTP, its WebSocket and the web control surface; reaches the rest of rack
+        // only through the `RackHTTPHost` protocol.
+        .target(name: "RackHTTP", dependencies: [
+            "RackEngine", "RackDSP",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        ]),
         // `rack plot`: SVG drawings of automation timelines and filter responses.
         .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackEngine", "RackIO", "RackJack", "RackOSC", "CJack", "RackPlot",
+            "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -45,6 +57,7 @@ let package = Package(
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine"]),
         .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO", "RackDSP"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO"]),
+        .testTarget(name: "RackHTTPTests", dependencies: ["RackHTTP", "RackEngine"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),
     ]
 )

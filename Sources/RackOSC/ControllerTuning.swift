@@ -29,6 +29,8 @@ public enum ControllerTuning {
     /// `/rack/error` replies sent per second at most (a flood of bad packets is not amplified).
     public static let errorRepliesPerSecond = 200
     public static let maximumSubscribers = 64
+    /// Places one remote address may hold in the subscriber and meter tables together.
+    public static let maximumSubscriptionsPerAddress = 4
     /// `/rack/meter` messages per second.
     public static let meterHz = 15.0
     /// Longest time, in seconds, a `--record` file lags behind the changes applied.

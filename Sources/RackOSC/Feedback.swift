@@ -6,41 +6,74 @@ import RackEngine
 /// scheduled change is told when it takes effect), and the output meters to the subscribers
 /// of `/rack/meter`.
 final class Feedback {
+    /// One receiver and when its lease ends (`.infinity` for local ones, which stay).
+    struct Subscription: Equatable {
+        let endpoint: OSCEndpoint
+        var expires: Double
+    }
+
     private let replier: Replier
     /// Receivers of applied changes, in the order they subscribed.
-    private(set) var subscribers: [OSCEndpoint] = []
+    private(set) var subscriptions: [Subscription] = []
     /// Receivers of `/rack/meter`, in the order they subscribed.
-    private(set) var meterSubscribers: [OSCEndpoint] = []
+    private(set) var meterSubscriptions: [Subscription] = []
     /// The engine's running sums as of the last meter message (RMS is over the difference).
     private var lastMeterSums = (left: 0.0, right: 0.0, frames: 0)
+    /// Sees every change told to subscribers and every meter reading, whether or not anyone
+    /// subscribed (the HTTP side's value pushes).
+    var observer: ((OSCMessage) -> Void)?
 
     init(replier: Replier) { self.replier = replier }
 
-    /// `/rack/subscribe`: `target` gets applied changes (once, however often it subscribes).
-    func subscribe(_ target: OSCEndpoint) throws(Reason) {
-        subscribers.removeAll { $0 == target }
-        guard subscribers.count < ControllerTuning.maximumSubscribers else { throw Reason("too many subscribers") }
-        subscribers.append(target)
+    var subscribers: [OSCEndpoint] { subscriptions.map(\.endpoint) }
+    var meterSubscribers: [OSCEndpoint] { meterSubscriptions.map(\.endpoint) }
+
+    /// `/rack/subscribe`: `target` gets applied changes (once, however often it subscribes),
+    /// until `expires` (a renewal moves it on).
+    func subscribe(_ target: OSCEndpoint, expires: Double) throws(Reason) {
+        subscriptions.removeAll { $0.endpoint == target }
+        guard subscriptions.count < ControllerTuning.maximumSubscribers else { throw Reason("too many subscribers") }
+        try checkPerAddress(target)
+        subscriptions.append(Subscription(endpoint: target, expires: expires))
     }
 
     /// `/rack/unsubscribe`: `target` gets neither changes nor meters any more.
     func unsubscribe(_ target: OSCEndpoint) {
-        subscribers.removeAll { $0 == target }
-        meterSubscribers.removeAll { $0 == target }
+        subscriptions.removeAll { $0.endpoint == target }
+        meterSubscriptions.removeAll { $0.endpoint == target }
     }
 
-    /// `/rack/meter`: `target` gets the meters.
-    func subscribeMeters(_ target: OSCEndpoint) throws(Reason) {
-        guard !meterSubscribers.contains(target) else { return }
-        guard meterSubscribers.count < ControllerTuning.maximumSubscribers else { throw Reason("too many meter subscribers") }
-        meterSubscribers.append(target)
+    /// `/rack/meter`: `target` gets the meters until `expires` (a renewal moves it on).
+    func subscribeMeters(_ target: OSCEndpoint, expires: Double) throws(Reason) {
+        if let i = meterSubscriptions.firstIndex(where: { $0.endpoint == target }) {
+            meterSubscriptions[i].expires = expires
+            return
+        }
+        guard meterSubscriptions.count < ControllerTuning.maximumSubscribers else { throw Reason("too many meter subscribers") }
+        try checkPerAddress(target)
+        meterSubscriptions.append(Subscription(endpoint: target, expires: expires))
+    }
+
+    /// A remote address holds at most `maximumSubscriptionsPerAddress` places in the two tables
+    /// together, so no single source can fill them.
+    private func checkPerAddress(_ target: OSCEndpoint) throws(Reason) {
+        guard !ExposurePolicy.isLocal(target) else { return }
+        let held = (subscriptions + meterSubscriptions).filter { $0.endpoint.address == target.address }.count
+        guard held < ControllerTuning.maximumSubscriptionsPerAddress else { throw Reason("too many subscriptions from this address") }
+    }
+
+    /// Ends the subscriptions whose lease ran out by `now`.
+    func expire(now: Double) {
+        subscriptions.removeAll { $0.expires <= now }
+        meterSubscriptions.removeAll { $0.expires <= now }
     }
 
     /// Sends `m` to every subscriber.
     func notify(_ m: OSCMessage) {
-        guard !subscribers.isEmpty else { return }
+        observer?(m)
+        guard !subscriptions.isEmpty else { return }
         let bytes = m.encoded()
-        for s in subscribers { replier.send(bytes, to: s) }
+        for s in subscriptions { replier.send(bytes, to: s.endpoint) }
     }
 
     /// `/rack/meter f:peak_l f:peak_r f:rms_l f:rms_r` (dBFS, −120 for silence)
@@ -53,14 +86,17 @@ final class Feedback {
         let rmsL = frames > 0 ? ((m.sumSquaresLeft - lastMeterSums.left) / Double(frames)).squareRoot() : 0
         let rmsR = frames > 0 ? ((m.sumSquaresRight - lastMeterSums.right) / Double(frames)).squareRoot() : 0
         lastMeterSums = (m.sumSquaresLeft, m.sumSquaresRight, m.frames)
-        guard !meterSubscribers.isEmpty else { return }
+        guard !meterSubscriptions.isEmpty || observer != nil else { return }
         func db(_ x: Double) -> Float { x > 1e-6 ? Float(20 * log10(x)) : -120 }
         let msg = OSCMessage("/rack/meter", [
             .float(db(Double(m.peakLeft))), .float(db(Double(m.peakRight))), .float(db(rmsL)), .float(db(rmsR)),
             .float(Float(host.dspLoadPercent)), .int(Int32(clamping: host.xruns)),
             .int(Int32(engine.monitor.get(.ramping))),
-        ]).encoded()
-        for s in meterSubscribers { replier.send(msg, to: s) }
+        ])
+        observer?(msg)
+        guard !meterSubscriptions.isEmpty else { return }
+        let bytes = msg.encoded()
+        for s in meterSubscriptions { replier.send(bytes, to: s.endpoint) }
     }
 
     /// A new engine starts its sums from zero.

@@ -7,6 +7,12 @@ extension RackController {
     /// `/rack/player/load PATH`: plays the file from its start.
     func playerLoad(_ r: Request) throws(Reason) {
         guard r.arguments.count == 1, let path = r.arguments[0].string else { throw Reason("expects one string: a file path") }
+        guard ExposurePolicy.isLocal(r.from) else {
+            // A remote sender: only files under --media-dir, opened by their real path, and one
+            // answer for every refusal or failure.
+            guard let real = policy.mediaFile(path) else { throw Reason(ExposurePolicy.refusedLoad) }
+            return loadPlayer(path: real, startSeconds: 0, from: r.from, address: r.address)
+        }
         loadPlayer(path: path, startSeconds: 0, from: r.from, address: r.address)
     }
 
@@ -54,7 +60,8 @@ extension RackController {
         case .busy:
             if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
         case let .failed(error):
-            let reason = error.description
+            var reason = error.description
+            if let from = load.from, !ExposurePolicy.isLocal(from) { reason = ExposurePolicy.refusedLoad }
             if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log(reason) }
         }
     }

@@ -12,7 +12,8 @@ import RackIO
 /// concern: `PlayerSlot` (the file playing and the one swap in flight), `Feedback`
 /// (subscribers and meters), `SessionRecorder` (`--record`) and `ErrorBudget` (the rate limit
 /// on `/rack/error`). Everything it sends goes through a `Replier`: the UDP socket, or an
-/// in-memory outbox in tests.
+/// in-memory outbox in tests. What a remote sender may have is bounded by the `ExposurePolicy`
+/// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
     public static let namespaceVersion = "1.2.0"
@@ -24,6 +25,8 @@ public final class RackController {
     public let presets: PresetStore
     let host: RackHost
     private let allow: [AddressRange]
+    /// What remote senders may have (leases, media directories).
+    let policy: ExposurePolicy
     /// Targets as last set (what get/dump/presets report): the control side's mirror.
     public internal(set) var targets: RackState
     /// The preset recalled last (`/rack/dump`).
@@ -61,11 +64,14 @@ public final class RackController {
     let feedback: Feedback
     private let recorder: SessionRecorder
     private var errorBudget = ErrorBudget()
+    private var replyBudget = ReplyBudget()
     private var lastMeterTime = 0.0
     /// Seconds, monotonic (the error budget's window and the loop's timers); tests set their own.
     var clock: () -> Double = monotonicSeconds
 
     public var droppedErrorReplies: Int { errorBudget.dropped }
+    /// Replies to remote senders dropped by the reply budget.
+    public var droppedReplies: Int { replyBudget.dropped }
     public private(set) var packetsReceived = 0
     /// The last events the render thread reported as applied (newest last, at most 64).
     public private(set) var lastApplied: [EngineEvent] = []
@@ -79,13 +85,17 @@ public final class RackController {
 
     /// A controller without a socket: messages are handed to `handle`, replies go to `replier`.
     public convenience init(replier: Replier, host: RackHost, presets: PresetStore, initial: RackState,
-                            initialPreset: String = "", allow: [AddressRange] = [], recordPath: String? = nil) {
+                            initialPreset: String = "", allow: [AddressRange] = [], recordPath: String? = nil,
+                            policy: ExposurePolicy = ExposurePolicy()) {
         self.init(socket: nil, replier: replier, host: host, presets: presets, initial: initial,
-                  initialPreset: initialPreset, allow: allow, recordPath: recordPath)
+                  initialPreset: initialPreset, allow: allow, recordPath: recordPath, policy: policy)
     }
 
-    private init(socket: UDPSocket?, replier: Replier, host: RackHost, presets: PresetStore, initial: RackState,
-                 initialPreset: String, allow: [AddressRange], recordPath: String?) {
+    /// A controller serving on `socket` whose replies go through `replier` (which sends on the
+    /// socket, or elsewhere for senders that are not on UDP: the WebSocket).
+    public init(socket: UDPSocket?, replier: Replier, host: RackHost, presets: PresetStore, initial: RackState,
+                initialPreset: String = "", allow: [AddressRange] = [], recordPath: String? = nil,
+                policy: ExposurePolicy = ExposurePolicy()) {
         self.socket = socket
         self.replier = replier
         self.host = host
@@ -93,6 +103,7 @@ public final class RackController {
         targets = initial
         lastPreset = initialPreset
         self.allow = allow
+        self.policy = policy
         feedback = Feedback(replier: replier)
         recorder = SessionRecorder(path: recordPath)
         engineLinked = host.isRunning
@@ -139,6 +150,7 @@ public final class RackController {
     /// released rings, note the player's position, and send the meters when they are due.
     func tick(now: Double) {
         serveOnce()
+        feedback.expire(now: now)
         player.lastSeconds = playerSeconds
         if now - lastMeterTime >= 1 / ControllerTuning.meterHz {
             if let engine { feedback.sendMeters(engine: engine, host: host) }
@@ -168,6 +180,7 @@ public final class RackController {
     public func handle(datagram: UnsafeRawBufferPointer, from: OSCEndpoint) {
         packetsReceived += 1
         if !allow.isEmpty && !allow.contains(where: { $0.contains(from) }) && nsm?.isServer(from) != true { return }
+        replyBudget.received(datagram.count, from: from.address, now: clock())
         let messages: [(OSCMessage, OSCTimeTag)]
         do {
             messages = try OSCPacket.decode(datagram)
@@ -279,7 +292,22 @@ public final class RackController {
 
     // MARK: - Replies
 
-    func reply(_ m: OSCMessage, to: OSCEndpoint) { replier.send(m, to: to) }
+    /// Sends a reply, within the reply budget of a remote sender.
+    func reply(_ m: OSCMessage, to: OSCEndpoint) {
+        let bytes = m.encoded()
+        guard ExposurePolicy.isLocal(to) || replyBudget.spend(bytes.count, to: to.address, now: clock()) else { return }
+        replier.send(bytes, to: to)
+    }
+
+    /// Sees every change told to subscribers and every meter reading (15 a second), whether or
+    /// not anyone subscribed: the HTTP side's value pushes.
+    public var feedbackObserver: ((OSCMessage) -> Void)? {
+        get { feedback.observer }
+        set { feedback.observer = newValue }
+    }
+
+    /// Ends every subscription of `endpoint` (a WebSocket that closed).
+    public func forget(_ endpoint: OSCEndpoint) { feedback.unsubscribe(endpoint) }
 
     /// `/rack/error ADDRESS REASON`, within the error budget.
     func replyError(to: OSCEndpoint, address: String, reason: String) {

@@ -2,7 +2,8 @@
 extension RackController {
     /// `/rack/subscribe [port]`: applied changes go to the sender (on `port`, if given).
     func subscribe(_ r: Request) throws(Reason) {
-        try feedback.subscribe(Self.replyTarget(r))
+        let target = try Self.replyTarget(r)
+        try feedback.subscribe(target, expires: leaseEnd(for: target))
     }
 
     /// `/rack/unsubscribe [port]`: neither changes nor meters any more.
@@ -12,7 +13,14 @@ extension RackController {
 
     /// `/rack/meter [port]`: the meters go to the sender (on `port`, if given).
     func subscribeMeters(_ r: Request) throws(Reason) {
-        try feedback.subscribeMeters(Self.replyTarget(r))
+        let target = try Self.replyTarget(r)
+        try feedback.subscribeMeters(target, expires: leaseEnd(for: target))
+    }
+
+    /// When a subscription of `target` made now lapses: never for a local one, after the
+    /// policy's lease for a remote one (renewed by subscribing again).
+    func leaseEnd(for target: OSCEndpoint) -> Double {
+        ExposurePolicy.isLocal(target) ? .infinity : clock() + policy.leaseSeconds
     }
 
     /// Where a subscription sends to: the sender, on the port given as the optional argument.

@@ -5,6 +5,7 @@ import RackIO
 import CJack
 import RackJack
 import RackOSC
+import RackHTTP
 
 extension JackDriver: RackHost {}
 
@@ -44,12 +45,28 @@ struct RunCommand: ParsableCommand {
     var noMIDI = false
     @Option(name: .customLong("midi-channel"), help: "Obey MIDI on this channel only (1…16; omni by default).")
     var midiChannel: Int?
+    @Option(name: .customLong("http-port"), help: "TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0: the system chooses; the URL is printed).")
+    var httpPort: UInt16?
+    @Option(name: .customLong("http-host"), help: "Address to bind HTTP to. Anything but loopback exposes the rack to the network.")
+    var httpHost = OSCDefaults.host
+    @Option(name: .customLong("media-dir"), help: ArgumentHelp("Senders other than 127.0.0.1 may load files from this directory only (repeatable).", valueName: "DIR"))
+    var mediaDirs: [String] = []
+    @Option(name: .customLong("subscription-lease"), help: .hidden)
+    var subscriptionLease: Double = ExposurePolicy.defaultLeaseSeconds
 
     func validate() throws {
         for a in allow where AddressRange(a) == nil { throw ValidationError("--allow '\(a)' is not an IPv4 address or CIDR range") }
         if OSCEndpoint(host: oscHost, port: 0) == nil { throw ValidationError("--osc-host '\(oscHost)' is not an IPv4 address") }
         if name.isEmpty || name.utf8.count > 63 { throw ValidationError("--name must be 1…63 bytes") }
         if let c = midiChannel, !(1...16).contains(c) { throw ValidationError("--midi-channel \(c) is not a MIDI channel (1…16)") }
+        if OSCEndpoint(host: httpHost, port: 0) == nil { throw ValidationError("--http-host '\(httpHost)' is not an IPv4 address") }
+        for d in mediaDirs {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: d, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--media-dir '\(d)' is not a directory")
+            }
+        }
+        guard subscriptionLease.isFinite, subscriptionLease > 0 else { throw ValidationError("--subscription-lease must be positive seconds") }
     }
 
     func run() throws {
@@ -139,8 +156,10 @@ struct RunCommand: ParsableCommand {
             say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
             say("rack: the JACK server is \(driver.server.description)")
 
-            let c = RackController(socket: socket, host: driver, presets: presets, initial: state, initialPreset: presetName,
-                                   allow: allow.compactMap(AddressRange.init), recordPath: record)
+            let bridge = HTTPBridge(socket: socket, state: LiveState())
+            let c = RackController(socket: socket, replier: bridge, host: driver, presets: presets, initial: state,
+                                   initialPreset: presetName, allow: allow.compactMap(AddressRange.init), recordPath: record,
+                                   policy: ExposurePolicy(mediaDirectories: mediaDirs, leaseSeconds: subscriptionLease))
             controller = c
             c.log = { warn(messagePrefix + $0) }
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
@@ -150,15 +169,20 @@ struct RunCommand: ParsableCommand {
             firstStream = nil   // the controller owns it now (and frees it when it is retired)
             nsm?.replyOpen(socket: socket, error: nil)
             if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
+            let http = try startHTTP(bridge: bridge, controller: c, driver: driver, preset: presetName, osc: socket.local)
+            say("rack: OSCQuery on http://\(httpHost):\(http.port)/ (web page: http://\(httpHost):\(http.port)/ui/)")
             say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")
             if oscHost != "127.0.0.1" && allow.isEmpty {
                 warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
             }
 
-            c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: {
-                driver.poll(now: $0)
+            c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { now in
+                driver.poll(now: now)
                 c.pollMIDI()
+                bridge.drain(into: c)
+                bridge.publishPeriodic(now: now, controller: c, driver: driver)
             })
+            http.stop()
             c.shutDown()
             driver.close()
             c.flushRecording()

@@ -65,14 +65,15 @@ final class Rig {
     var now = 1000.0
     var left = [Float](repeating: 0, count: 256), right = [Float](repeating: 0, count: 256)
 
-    init(queueCapacity: Int = 4096, allow: [AddressRange] = [], recordPath: String? = nil) {
+    init(queueCapacity: Int = 4096, allow: [AddressRange] = [], recordPath: String? = nil,
+         policy: ExposurePolicy = ExposurePolicy()) {
         engine = Engine(sampleRate: 48_000, maxFrames: 256, queueCapacity: queueCapacity)
         host = FakeHost(engine: engine)
         userDir = NSTemporaryDirectory() + "rack-osc-" + UUID().uuidString + "/presets"
         let factory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Presets").path
         controller = RackController(replier: outbox, host: host, presets: PresetStore(factoryDirectory: factory, userDirectory: userDir),
-                                    initial: RackState(), allow: allow, recordPath: recordPath)
+                                    initial: RackState(), allow: allow, recordPath: recordPath, policy: policy)
         controller.clock = { [unowned self] in now }
     }
 

@@ -30,6 +30,7 @@ JACK_SERVER_SCRIPT = REPO / "scripts" / "jack-server"
 
 READY_JOINED = re.compile(r"^rack: joined JACK server as '(.+)' \((\d+) Hz, (\d+) frames\)\s*$")
 READY_OSC = re.compile(r"^rack: OSC on osc\.udp://([^:/]+):(\d+)/\s*$")
+READY_HTTP = re.compile(r"^rack: OSCQuery on http://([^:/]+):(\d+)/")
 
 
 def rack_bin() -> Path:
@@ -163,6 +164,9 @@ class RackProcess:
     """`rack run ...` with its stdout/stderr collected by threads; stop() is always safe."""
 
     def __init__(self, args: list[str], env: dict, binary: Path | None = None, subcommand: str | None = "run"):
+        # Every rack in the tests serves HTTP on a port of its own (the default, 8001, is for users).
+        if subcommand == "run" and "--http-port" not in args:
+            args = [*args, "--http-port", "0"]
         self.args = [str(binary or rack_bin()), *([subcommand] if subcommand else []), *args]
         self.env = env
         self.stdout: list[str] = []
@@ -172,6 +176,8 @@ class RackProcess:
         self.period: int | None = None
         self.osc_host: str | None = None
         self.osc_port: int | None = None
+        self.http_host: str | None = None
+        self.http_port: int | None = None
         self.server: str | None = None   # "PipeWire 0.3.65" or "JACK 1.9.21"
         self.ready_at: float | None = None
         self._cond = threading.Condition()
@@ -196,6 +202,9 @@ class RackProcess:
                 m = READY_JOINED.match(line)
                 if m and sink is self.stdout:
                     self.client_name, self.rate, self.period = m.group(1), int(m.group(2)), int(m.group(3))
+                m = READY_HTTP.match(line)
+                if m and sink is self.stdout:
+                    self.http_host, self.http_port = m.group(1), int(m.group(2))
                 m = READY_SERVER.match(line)
                 if m and sink is self.stdout:
                     self.server = m.group(1) + " " + m.group(2)

@@ -187,8 +187,8 @@ _rack() {
 _rack_run() {
     repeating_flags=()
     non_repeating_flags=(--connect -h --help)
-    repeating_options=(--allow)
-    non_repeating_options=(--name --osc-port --osc-host --file --preset --record)
+    repeating_options=(--allow --media-dir)
+    non_repeating_options=(--name --osc-port --osc-host --file --preset --record --http-port --http-host)
     __rack_offer_flags_options 0
 
     # Offer option value completions
@@ -212,6 +212,15 @@ _rack_run() {
         return
         ;;
     '--record')
+        return
+        ;;
+    '--http-port')
+        return
+        ;;
+    '--http-host')
+        return
+        ;;
+    '--media-dir')
         return
         ;;
     esac

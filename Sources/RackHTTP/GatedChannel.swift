@@ -1,0 +1,46 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// Every connection passes here as it is accepted, before a byte is read: it is closed at once
+/// when its address is not allowed or the budget is spent; otherwise it gives its place back
+/// when it closes (whatever protocol it has switched to by then), and it must finish the head
+/// of its first request within `HTTPLimits.firstRequestSeconds` (after that, Hummingbird's idle
+/// timeout and the WebSocket's pings take over).
+struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
+
+    /// Why a connection was closed at once.
+    struct Refused: Error {}
+
+    let inner: Inner
+    let budget: ConnectionBudget
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        guard let peer = channel.remoteAddress.flatMap(HTTPPeer.init), budget.admit(peer) else {
+            // (A failed setup alone leaves the socket open: close it.)
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(Refused())
+        }
+        let budget = self.budget
+        channel.closeFuture.whenComplete { _ in budget.release(peer) }
+        do {
+            try channel.pipeline.syncOperations.addHandler(FirstRequestDeadline(), position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return inner.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPPeer {
+    /// The IPv4 peer of a socket address (nil for IPv6 and Unix sockets: rack binds IPv4).
+    init?(_ address: SocketAddress) {
+        guard case let .v4(a) = address else { return nil }
+        self.init(address: a.address.sin_addr.s_addr, port: UInt16(address.port ?? 0))
+    }
+}

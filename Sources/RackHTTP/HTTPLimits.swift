@@ -1,0 +1,33 @@
+/// The bounds of the HTTP side, each with its reason. The README's exposure rules quote them.
+public enum HTTPLimits {
+    /// Connections open at once, all sources together (HTTP and WebSocket). A phone, a laptop
+    /// and a few OSCQuery browsers need a handful; beyond this, new connections are closed at
+    /// once (the listening socket keeps accepting, so nothing queues behind them).
+    public static let maximumConnections = 256
+    /// Connections open at once from one address other than 127.0.0.1; 127.0.0.1 (the user's
+    /// own programs) is bounded only by `maximumConnections`.
+    public static let maximumConnectionsPerAddress = 16
+    /// A new connection must have sent the head of its first request within this time, however
+    /// slowly it drips bytes, or it is closed (slow clients cannot hold places for long).
+    public static let firstRequestSeconds: Int64 = 10
+    /// An HTTP connection that sends no complete request for this long is closed (a WebSocket is
+    /// kept alive by its own pings instead).
+    public static let idleTimeoutSeconds: Int64 = 20
+    /// One request header line, all header lines together, and their number. A browser sends
+    /// well under 2 KB; anything larger is refused by the parser with a 4xx and the connection
+    /// closed, before any handler sees it.
+    public static let maximumHeaderFieldBytes = 8 * 1024
+    public static let maximumHeaderListBytes = 16 * 1024
+    public static let maximumHeaderFieldCount = 64
+    /// Longest request target (path and query) answered; longer ones get 414.
+    public static let maximumTargetBytes = 2048
+    /// Largest WebSocket message taken: the largest OSC datagram rack takes over UDP (64 KiB).
+    /// Larger messages close the connection (status 1009).
+    public static let maximumWebSocketMessageBytes = 65_536
+    /// Pushes queued for one WebSocket client before the oldest are dropped: a client that
+    /// reads too slowly loses old values, never holds up rack. At 15 meter and status pushes a
+    /// second plus every value change, 512 is several seconds of traffic.
+    public static let pushQueueLength = 512
+    /// WebSocket ping period (also what keeps an idle page's connection open).
+    public static let webSocketPingSeconds: Int64 = 15
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The OSCQuery server of `rack run`: HTTP and WebSocket on one port, on an event loop thread of
+/// its own. It reaches the rest of rack only through `RackHTTPHost` (datagrams in) and
+/// `LiveState` (values out); it never touches the engine or the render thread.
+public final class RackHTTPServer: Sendable {
+    /// Where to listen and what to tell clients.
+    public struct Configuration: Sendable {
+        /// IPv4 address to bind (loopback unless the user says otherwise).
+        public var host: String
+        /// TCP port; 0 lets the system choose (`port` tells which).
+        public var port: Int
+        /// `HOST_INFO` `NAME` (the JACK client name).
+        public var name: String
+        /// Where rack's OSC listens (`OSC_IP`, `OSC_PORT`).
+        public var oscHost: String
+        public var oscPort: Int
+        /// `--allow`: whether a peer may connect at all.
+        public var allow: @Sendable (HTTPPeer) -> Bool
+
+        public init(host: String, port: Int, name: String, oscHost: String, oscPort: Int,
+                    allow: @escaping @Sendable (HTTPPeer) -> Bool = { _ in true }) {
+            self.host = host
+            self.port = port
+            self.name = name
+            self.oscHost = oscHost
+            self.oscPort = oscPort
+            self.allow = allow
+        }
+    }
+
+    /// Why the server could not start.
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let state: LiveState
+    private let configuration: Configuration
+    private let host: any RackHTTPHost
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let running = Mutex<Task<Void, Never>?>(nil)
+    private let boundPort = Atomic<Int>(0)
+
+    public init(configuration: Configuration, state: LiveState, host: any RackHTTPHost) {
+        self.configuration = configuration
+        self.state = state
+        self.host = host
+    }
+
+    /// The port the server listens on (after `start`).
+    public var port: Int { boundPort.load(ordering: .acquiring) }
+
+    /// Binds and starts serving; returns once the socket listens (or throws why not).
+    public func start(timeoutSeconds: Double = 10) throws {
+        let ready = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        let budget = ConnectionBudget(allow: configuration.allow)
+        let rules = ExposureRules.currentMachine()
+        let info = HostInfoSource(configuration: configuration, port: self)
+        let responder = OSCQueryResponder(state: state, info: info, rules: rules)
+        let state = self.state
+        let host = self.host
+        var logger = Logger(label: "rack.http")
+        logger.logLevel = .critical
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .seconds(HTTPLimits.idleTimeoutSeconds),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: HTTPLimits.maximumHeaderFieldBytes,
+                                            maxHeaderListSize: HTTPLimits.maximumHeaderListBytes,
+                                            maxHeaderFieldCount: HTTPLimits.maximumHeaderFieldCount))
+        let ws = WebSocketServerConfiguration(maxFrameSize: HTTPLimits.maximumWebSocketMessageBytes,
+                                              autoPing: .enabled(timePeriod: .seconds(HTTPLimits.webSocketPingSeconds)))
+        let app = Application(
+            responder: responder,
+            server: HTTPServerBuilder { responder in
+                GatedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) {
+                    request, channel, _ in
+                    // A refused upgrade is answered 400 by the WebSocket library.
+                    guard let peer = channel.remoteAddress.flatMap(HTTPPeer.init), budget.allows(peer),
+                          rules.acceptsHost(request.authority),
+                          rules.acceptsOrigin(request.headerFields[.origin], authority: request.authority)
+                    else { return .dontUpgrade }
+                    let session = WebSocketSession(state: state, host: host, peer: peer)
+                    return .upgrade([:]) { inbound, outbound, _ in try await session.run(inbound: inbound, outbound: outbound) }
+                }, budget: budget)
+            },
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { [self] channel in
+                self.boundPort.store(channel.localAddress?.port ?? 0, ordering: .releasing)
+                ready.signal()
+            },
+            eventLoopGroupProvider: .shared(group),
+            logger: logger)
+        let task = Task.detached {
+            do {
+                try await app.runService(gracefulShutdownSignals: [])
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                ready.signal()
+            }
+        }
+        running.withLock { $0 = task }
+        if ready.wait(timeout: .now() + timeoutSeconds) == .timedOut {
+            throw StartError(description: "the HTTP server did not start within \(formatSeconds(timeoutSeconds))")
+        }
+        if let why = failure.withLock({ $0 }) { throw StartError(description: why) }
+    }
+
+    /// Stops serving and closes every connection (waits up to `timeoutSeconds`).
+    public func stop(timeoutSeconds: Double = 2) {
+        guard let task = running.withLock({ t -> Task<Void, Never>? in defer { t = nil }; return t }) else { return }
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            task.cancel()
+            await task.value
+            done.signal()
+        }
+        // The event loop is shut down only once the server has let go of it; otherwise the process
+        // is about to exit anyway, and the loop goes with it.
+        if done.wait(timeout: .now() + timeoutSeconds) == .success { try? group.syncShutdownGracefully() }
+    }
+}
+
+/// `HOST_INFO` with the port the server actually bound.
+final class HostInfoSource: Sendable {
+    private let configuration: RackHTTPServer.Configuration
+    private let server: RackHTTPServer
+
+    init(configuration: RackHTTPServer.Configuration, port server: RackHTTPServer) {
+        self.configuration = configuration
+        self.server = server
+    }
+
+    var info: HostInfo {
+        HostInfo(name: configuration.name, oscHost: configuration.oscHost, oscPort: configuration.oscPort,
+                 httpHost: configuration.host, httpPort: server.port)
+    }
+}
+
+private func formatSeconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }

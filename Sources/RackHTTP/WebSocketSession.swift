@@ -1,0 +1,76 @@
+import Foundation
+import HummingbirdWebSocket
+import NIOCore
+
+/// One WebSocket connection: OSCQuery's `LISTEN`/`IGNORE` commands (JSON text frames), value
+/// pushes for what it listens to (OSC binary frames), and binary OSC frames applied like UDP OSC,
+/// their replies sent back on the same socket.
+struct WebSocketSession: Sendable {
+    let state: LiveState
+    let host: any RackHTTPHost
+    let peer: HTTPPeer
+
+    /// Serves the connection until the client closes it. Pushes and replies go through a bounded
+    /// queue (oldest dropped), written by a task of their own: neither rack's control thread nor
+    /// other clients ever wait for this socket.
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let (pushes, queue) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(HTTPLimits.pushQueueLength))
+        let id = state.addListener(queue)
+        defer {
+            state.removeListener(id)
+            queue.finish()
+            host.disconnected(peer)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in pushes {
+                    switch item {
+                    case let .binary(bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                    case let .text(text): try await outbound.write(.text(text))
+                    }
+                }
+            }
+            for try await message in inbound.messages(maxSize: HTTPLimits.maximumWebSocketMessageBytes) {
+                switch message {
+                case var .binary(buffer):
+                    let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+                    _ = host.submit(datagram: bytes, from: peer) { reply in queue.yield(.binary(reply)) }
+                case let .text(text):
+                    command(text, id: id, queue: queue)
+                }
+            }
+            queue.finish()
+            group.cancelAll()
+        }
+    }
+
+    /// `{"COMMAND": "LISTEN" | "IGNORE", "DATA": "/path"}`. A LISTEN is answered at once with the
+    /// node's current value, so a client never misses a change made between its `GET` and its
+    /// `LISTEN`. Anything else is ignored (as the proposal asks of unknown commands).
+    func command(_ text: String, id: Int, queue: AsyncStream<Outgoing>.Continuation) {
+        guard let parsed = Self.parse(text) else { return }
+        let snapshot = state.snapshot()
+        guard let node = OSCQueryNamespace.root(presetNames: snapshot.presetNames).find(parsed.path),
+              node.path == parsed.path else { return }
+        switch parsed.command {
+        case "LISTEN":
+            state.setListening(id, path: node.path, true)
+            if let v = snapshot.values[node.path] {
+                queue.yield(.binary(OSCWire.message(node.path, v.map(\.osc))))
+            }
+        case "IGNORE":
+            state.setListening(id, path: node.path, false)
+        default:
+            break
+        }
+    }
+
+    /// The command and path of a JSON command, nil when it is not one.
+    static func parse(_ text: String) -> (command: String, path: String)? {
+        guard text.utf8.count <= 4096,
+              let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let command = object["COMMAND"] as? String, let path = object["DATA"] as? String
+        else { return nil }
+        return (command, path)
+    }
+}

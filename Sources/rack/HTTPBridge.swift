@@ -1,0 +1,143 @@
+import Foundation
+import RackEngine
+import RackHTTP
+import RackOSC
+import Synchronization
+
+/// Joins the HTTP side to the controller, and nothing else: datagrams from WebSockets queue
+/// here and are handed to the controller on its own thread (so it stays lock-free); replies
+/// addressed to a WebSocket's sender go back over that socket, all others to UDP; every change
+/// the controller tells its subscribers, the meters, the status and the preset list are
+/// published to the HTTP side's `LiveState`. The render thread is reached only as before:
+/// controller → lock-free queue → engine.
+final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
+    /// Datagrams (and WebSocket closes) waiting for the control thread.
+    private enum Item {
+        case datagram([UInt8], OSCEndpoint, @Sendable ([UInt8]) -> Void)
+        case closed(OSCEndpoint)
+    }
+
+    /// Datagrams queued at most; more are dropped (as a full UDP socket buffer drops them).
+    static let inboxCapacity = 1024
+
+    let state: LiveState
+    private let socket: UDPSocket
+    private let inbox = Mutex<[Item]>([])
+    // The rest is touched only on the control thread (`drain`, `send`, `publishPeriodic`): the
+    // `@unchecked Sendable` above is for the inbox, which is locked.
+    /// Where replies to a WebSocket's sender go, while it is open.
+    private var routes: [OSCEndpoint: @Sendable ([UInt8]) -> Void] = [:]
+    private var presetNames: [String] = []
+    private var lastPeriodic = 0.0
+
+    init(socket: UDPSocket, state: LiveState) {
+        self.socket = socket
+        self.state = state
+    }
+
+    // MARK: - From the HTTP side (any thread)
+
+    func submit(datagram: [UInt8], from peer: HTTPPeer, reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
+        let item = Item.datagram(datagram, OSCEndpoint(address: peer.address, port: peer.port), reply)
+        return inbox.withLock { q in
+            guard q.count < Self.inboxCapacity else { return false }
+            q.append(item)
+            return true
+        }
+    }
+
+    func disconnected(_ peer: HTTPPeer) {
+        inbox.withLock { $0.append(.closed(OSCEndpoint(address: peer.address, port: peer.port))) }
+    }
+
+    // MARK: - On the control thread
+
+    /// Hands every queued datagram to `controller`, as if it had come over UDP from its sender.
+    func drain(into controller: RackController) {
+        let items = inbox.withLock { q -> [Item] in
+            defer { q.removeAll(keepingCapacity: true) }
+            return q
+        }
+        for item in items {
+            switch item {
+            case let .datagram(bytes, from, reply):
+                routes[from] = reply
+                bytes.withUnsafeBytes { controller.handle(datagram: $0, from: from) }
+            case let .closed(endpoint):
+                routes[endpoint] = nil
+                controller.forget(endpoint)
+            }
+        }
+    }
+
+    /// `Replier`: to the WebSocket of that sender if it has one open, else over UDP.
+    @discardableResult
+    func send(_ datagram: [UInt8], to endpoint: OSCEndpoint) -> Bool {
+        if let route = routes[endpoint] {
+            route(datagram)
+            return true
+        }
+        return socket.send(datagram, to: endpoint)
+    }
+
+    /// What the controller tells subscribers (every applied change, from any source) and the
+    /// meters, as OSCQuery values.
+    func publish(_ m: OSCMessage) {
+        state.publish(m.address, m.arguments.compactMap(Self.liveValue))
+    }
+
+    /// The values that are not changes: the status, and the preset list (after a save or
+    /// delete from anywhere), `statusHz` times a second.
+    func publishPeriodic(now: Double, controller: RackController, driver: JackDriverStatus) {
+        guard now - lastPeriodic >= 1 / Self.statusHz else { return }
+        lastPeriodic = now
+        state.publish("/rack/status", [
+            .int(Int(driver.sampleRate)), .int(driver.bufferSize), .int(driver.xruns),
+            .float(driver.dspLoadPercent), .float(controller.playerSeconds), .string(driver.stateName),
+            .int(driver.engine?.monitor.get(.replacedInputSamples) ?? 0),
+        ])
+        let names = controller.presets.all.map(\.name)
+        if names != presetNames {
+            presetNames = names
+            state.setPresetNames(names)
+        }
+    }
+
+    /// Status pushes per second (the page's position and JACK state).
+    static let statusHz = 15.0
+
+    /// The values a fresh page sees before the first change (the meters and the status too,
+    /// so every readable node has a value from the first request on).
+    func publishInitial(controller: RackController, preset: String, driver: JackDriverStatus) {
+        state.publish("/rack/meter", [.float(-120), .float(-120), .float(-120), .float(-120), .float(0), .int(0), .int(0)])
+        publishPeriodic(now: .infinity, controller: controller, driver: driver)
+        lastPeriodic = 0
+        for spec in Parameters.all { state.publish(spec, value: controller.targets[spec.id]) }
+        state.publish("/rack/preset", [.string(preset)])
+        state.publish("/rack/version", [.string(RackController.namespaceVersion)])
+        presetNames = controller.presets.all.map(\.name)
+        state.setPresetNames(presetNames)
+    }
+
+    static func liveValue(_ v: OSCValue) -> LiveValue? {
+        switch v {
+        // A float as its shortest decimal (0.89, not 0.8900941610336304) in JSON.
+        case let .float(f): .float(Double(f.description) ?? Double(f))
+        case let .double(d): .float(d)
+        case let .int(i): .int(Int(i))
+        case let .int64(i): .int(Int(i))
+        case let .string(s): .string(s)
+        default: nil
+        }
+    }
+}
+
+/// What the status push needs from the JACK driver.
+protocol JackDriverStatus {
+    var sampleRate: Double { get }
+    var bufferSize: Int { get }
+    var xruns: Int { get }
+    var dspLoadPercent: Double { get }
+    var stateName: String { get }
+    var engine: Engine? { get }
+}

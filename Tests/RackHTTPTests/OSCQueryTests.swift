@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+import RackEngine
+@testable import RackHTTP
+
+/// The OSCQuery namespace from the parameter table, the Host/Origin rules, and the wire forms.
+final class OSCQueryTests: XCTestCase {
+    func testEveryParameterOfTheTableIsANodeWithItsRangeAndUnit() throws {
+        let root = OSCQueryNamespace.root(presetNames: ["Warm", "Bright"])
+        for spec in Parameters.all {
+            let node = try XCTUnwrap(root.find(spec.address), spec.name)
+            XCTAssertEqual(node.access, 3)
+            XCTAssertEqual(node.tags, [spec.taper.rawValue])
+            XCTAssertTrue(node.children.isEmpty, "a method is not a container too")
+            if spec.taper == .choice {
+                XCTAssertEqual(node.range, [.object([("VALS", .array(spec.choices.map(JSON.string)))])])
+                XCTAssertEqual(spec.choices.count, 13)
+            } else {
+                XCTAssertEqual(node.range, [.object([("MIN", .number(spec.minimum)), ("MAX", .number(spec.maximum))])])
+            }
+        }
+        XCTAssertEqual(root.find("/rack/preset")?.range, [.object([("VALS", .array([.string("Warm"), .string("Bright")]))])])
+        XCTAssertNil(root.find("/rack/cutoff/norm"))
+        XCTAssertNil(root.find("/etc/passwd"))
+        XCTAssertNotNil(root.find("/rack/"), "a trailing slash names the same node")
+    }
+
+    func testValuesComeFromTheLiveState() {
+        let state = LiveState()
+        state.publish(Parameters[.cutoff], value: 800)
+        state.publish(Parameters[.room], value: 5)
+        let root = OSCQueryNamespace.root(presetNames: [])
+        let values = state.snapshot().values
+        XCTAssertEqual(root.find("/rack/cutoff")?.attribute("VALUE", values: values), .array([.number(800)]))
+        XCTAssertEqual(root.find("/rack/room")?.attribute("VALUE", values: values), .array([.string(Parameters[.room].choices[5])]))
+        XCTAssertNil(root.find("/rack/dump")?.attribute("VALUE", values: values), "a method without a value has none")
+    }
+
+    func testHostAndOriginRules() {
+        let rules = ExposureRules(machineNames: ["studio", "studio.local"])
+        for ok in ["127.0.0.1:8001", "localhost:8001", "[::1]:8001", "192.168.1.20", "studio.local:8001", "STUDIO:8001"] {
+            XCTAssertTrue(rules.acceptsHost(ok), ok)
+        }
+        for bad in [nil, "", "attacker.example:8001", "127.0.0.1.attacker.example", "a b", "studio.local.evil:1"] {
+            XCTAssertFalse(rules.acceptsHost(bad), bad ?? "nil")
+        }
+        XCTAssertTrue(rules.acceptsOrigin(nil, authority: "127.0.0.1:8001"), "not a browser")
+        XCTAssertTrue(rules.acceptsOrigin("http://127.0.0.1:8001", authority: "127.0.0.1:8001"))
+        XCTAssertFalse(rules.acceptsOrigin("http://evil.example", authority: "127.0.0.1:8001"))
+        XCTAssertFalse(rules.acceptsOrigin("http://127.0.0.1:8002", authority: "127.0.0.1:8001"))
+        XCTAssertFalse(rules.acceptsOrigin("null", authority: "127.0.0.1:8001"))
+    }
+
+    func testOSCWireAndJSON() {
+        XCTAssertEqual(OSCWire.message("/a", [.float(1), .int(-2), .string("xy")]),
+                       Array("/a\0\0,fis\0\0\0\0".utf8) + [0x3f, 0x80, 0, 0, 0xff, 0xff, 0xff, 0xfe] + Array("xy\0\0".utf8))
+        XCTAssertEqual(JSON.object([("a", .string("\"</script>\n")), ("b", .number(0.5)), ("c", .number(.nan))]).text,
+                       #"{"a":"\"\u003c/script>\n","b":0.5,"c":null}"#)
+    }
+
+    func testConnectionBudget() {
+        let budget = ConnectionBudget(allow: { $0.hostOrderAddress != 0x0a00_0001 }, maximumTotal: 5, maximumPerAddress: 2)
+        let remote = HTTPPeer(address: UInt32(0xc000_0207).bigEndian, port: 1)
+        let local = HTTPPeer(address: UInt32(0x7f00_0001).bigEndian, port: 1)
+        XCTAssertFalse(budget.admit(HTTPPeer(address: UInt32(0x0a00_0001).bigEndian, port: 1)), "--allow")
+        XCTAssertTrue(budget.admit(remote) && budget.admit(remote))
+        XCTAssertFalse(budget.admit(remote), "two per remote address")
+        XCTAssertTrue(budget.admit(local) && budget.admit(local) && budget.admit(local))
+        XCTAssertFalse(budget.admit(local), "five in all")
+        budget.release(remote)
+        XCTAssertTrue(budget.admit(remote))
+        XCTAssertTrue(FirstRequestDeadline.containsHeadEnd(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+        XCTAssertFalse(FirstRequestDeadline.containsHeadEnd(Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8)))
+    }
+}

@@ -1,0 +1,77 @@
+"""Helpers of the HTTP tests: plain HTTP requests on raw sockets (so nothing normalises the
+path or the headers on the way), JSON GETs, and OSC bytes for WebSocket frames."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+from livelib import build_message, parse_packet
+
+
+def raw_request(port: int, request: bytes, host: str = "127.0.0.1", timeout: float = 3.0,
+                source: str | None = None) -> tuple[int | None, bytes]:
+    """Sends `request` as it is; returns (status, whole response) or (None, b"") when the
+    connection was closed without an answer."""
+    s = socket.create_connection((host, port), timeout=timeout,
+                                 source_address=(source, 0) if source else None)
+    try:
+        s.sendall(request)
+        data = b""
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except (ConnectionResetError, socket.timeout):
+                break
+            if not chunk:
+                break
+            data += chunk
+            if b"\r\n\r\n" in data and _complete(data):
+                break
+    finally:
+        s.close()
+    if not data.startswith(b"HTTP/1.1 "):
+        return None, data
+    return int(data[9:12]), data
+
+
+def _complete(data: bytes) -> bool:
+    head, _, body = data.partition(b"\r\n\r\n")
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return len(body) >= int(line.split(b":")[1])
+    return True
+
+
+def get(port: int, target: str, host_header: str | None = None, extra: str = "") -> tuple[int | None, bytes]:
+    """GET `target` exactly as given, with `Connection: close`."""
+    host_header = host_header or f"127.0.0.1:{port}"
+    req = f"GET {target} HTTP/1.1\r\nHost: {host_header}\r\n{extra}Connection: close\r\n\r\n".encode()
+    return raw_request(port, req)
+
+
+def body(response: bytes) -> bytes:
+    return response.partition(b"\r\n\r\n")[2]
+
+
+def get_json(port: int, target: str):
+    status, response = get(port, target)
+    assert status == 200, (target, status, response[:300])
+    return json.loads(body(response))
+
+
+def osc(address: str, *args) -> bytes:
+    return build_message(address, *args).dgram
+
+
+def decode(frame: bytes):
+    return parse_packet(frame)
+
+
+def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(step)

@@ -1,0 +1,142 @@
+"""Safe exposure of OSC to senders other than 127.0.0.1 (127.0.0.2 plays the remote host):
+replies bounded by a small multiple of the request, subscriptions as leases that no single
+source can fill the tables with, and files only from --media-dir with one generic error."""
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+import pytest
+
+from livelib import Osc, build_bundle, build_message
+
+REMOTE = "127.0.0.2"
+
+
+class RemoteOsc(Osc):
+    """An OSC client whose datagrams come from 127.0.0.2."""
+
+    def __init__(self, port: int):
+        self.target = ("127.0.0.1", port)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+        self.sock.bind((REMOTE, 0))
+        self.port = self.sock.getsockname()[1]
+        self.backlog, self.sources = [], set()
+
+
+@pytest.fixture
+def remote(rack):
+    c = RemoteOsc(rack.osc_port)
+    yield c
+    c.close()
+
+
+def dump_bundle() -> bytes:
+    """One datagram of 64 KB: a bundle of as many /rack/dump requests as fit."""
+    element = build_message("/rack/dump").dgram
+    count = (65_507 - 16) // (len(element) + 4)
+    return build_bundle(0, *[build_message("/rack/dump")] * count)
+
+
+def reply_bytes(client: Osc, seconds: float) -> tuple[int, int]:
+    """Bytes and datagrams received within `seconds`."""
+    total, n = 0, 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        import select
+        r, _, _ = select.select([client.sock], [], [], max(0.0, deadline - time.monotonic()))
+        if not r:
+            break
+        data, _ = client.sock.recvfrom(65536)
+        total += len(data) + 28   # IP and UDP headers, as on the wire
+        n += 1
+    return total, n
+
+
+def test_amplification_before_and_after(rack, osc, remote):
+    bundle = dump_bundle()
+    sent = len(bundle) + 28
+    osc.send_raw(bundle)                      # 127.0.0.1: not bounded (can't be forged from outside)
+    local_bytes, local_n = reply_bytes(osc, 2.0)
+    remote.send_raw(bundle)
+    remote_bytes, remote_n = reply_bytes(remote, 1.0)
+    print(f"\namplification, one {len(bundle)}-byte bundle of /rack/dump: local {local_n} replies, "
+          f"{local_bytes / sent:.1f}x; remote {remote_n} replies, {remote_bytes / sent:.3f}x")
+    assert local_bytes / sent > 10, "the unbounded path still answers everything (the figure before)"
+    assert remote_n <= 64 and remote_bytes / sent < 0.1
+
+
+def test_small_requests_are_answered_but_bounded_per_source(remote):
+    assert remote.ping()
+    assert len(remote.request_all("/rack/params")) == 5, "a single request is always answered"
+    for _ in range(300):
+        remote.send("/rack/params")
+    got, _ = reply_bytes(remote, 1.5)
+    sent = 300 * (16 + 28)
+    assert got <= 2 * sent + 2 * 4096 + 4096, (got, sent)
+
+
+def test_remote_subscriptions_are_leases(rack_factory, osc_factory):
+    rack = rack_factory("--subscription-lease", "1")
+    local = osc_factory(rack.osc_port)
+    far = RemoteOsc(rack.osc_port)
+    try:
+        far.send("/rack/meter")
+        local.send("/rack/meter")
+        assert far.wait_for("/rack/meter", 1.0) and local.wait_for("/rack/meter", 1.0)
+        time.sleep(1.3)
+        far.collect(0.1)   # what was on its way
+        local.collect(0.1)
+        assert not far.collect(0.5), "the remote lease lapsed"
+        assert local.collect(0.5), "a local subscription stays"
+        far.send("/rack/meter")
+        assert far.wait_for("/rack/meter", 1.0), "subscribing again renews it"
+    finally:
+        far.close()
+
+
+def test_one_remote_address_cannot_fill_the_tables(remote):
+    for port in range(20001, 20005):
+        remote.send("/rack/subscribe", port)
+    err = remote.expect_error("/rack/subscribe", 20005)
+    assert err and err.args == ["/rack/subscribe", "too many subscriptions from this address"]
+    err = remote.expect_error("/rack/meter", 20006)
+    assert err and err.args[1] == "too many subscriptions from this address"
+
+
+@pytest.fixture
+def media(tmp_path):
+    d = tmp_path / "media"
+    d.mkdir()
+    subprocess_sox = __import__("subprocess")
+    subprocess_sox.run(["sox", "-n", "-r", "48000", "-c", "2", str(d / "tone.wav"), "synth", "1", "sine", "440"], check=True)
+    subprocess_sox.run(["sox", "-n", "-r", "48000", "-c", "2", str(tmp_path / "outside.wav"), "synth", "1", "sine", "220"], check=True)
+    os.symlink(tmp_path / "outside.wav", d / "link.wav")
+    (d / "text.wav").write_text("not audio")
+    return d
+
+
+def test_media_dir_and_one_generic_error(rack_factory, media):
+    rack = rack_factory("--media-dir", str(media))
+    far = RemoteOsc(rack.osc_port)
+    try:
+        far.send("/rack/player/load", str(media / "tone.wav"))
+        assert far.recv(0.8) is None, "a file under --media-dir loads"
+        answers = set()
+        for path in ["/etc/passwd", str(media.parent / "outside.wav"), str(media / "link.wav"),
+                     str(media / ".." / "outside.wav"), str(media / "missing.wav"), str(media / "text.wav"),
+                     str(media), "/dev/zero"]:
+            err = far.expect_error("/rack/player/load", path, timeout=1.5)
+            assert err, path
+            answers.add(err.args[1])
+        assert answers == {"cannot load this file"}, answers
+    finally:
+        far.close()
+    local = Osc(rack.osc_port)
+    try:
+        err = local.expect_error("/rack/player/load", str(media / "missing.wav"), timeout=1.5)
+        assert err and err.args[1] != "cannot load this file", "127.0.0.1 still gets the real reason"
+    finally:
+        local.close()

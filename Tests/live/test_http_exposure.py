@@ -1,0 +1,104 @@
+"""The HTTP side as an attacker sees it: paths that try to reach files, foreign Host names,
+oversized requests, bodies, and idle connections held open; none of it reaches the file
+system, crashes rack or slows OSC down."""
+from __future__ import annotations
+
+import socket
+import time
+
+from httplib import body, get, raw_request
+
+
+def test_no_path_reaches_the_file_system(rack, osc):
+    port = rack.http_port
+    for target in ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/ui/../../../etc/passwd",
+                   "/ui/%2e%2e/%2e%2e/etc/passwd", "/ui/..%2f..%2fetc%2fpasswd", "//etc/passwd", "/etc/passwd",
+                   "/ui/app.js/../../etc/passwd", "/rack/../../etc/passwd"]:
+        status, response = get(port, target)
+        assert status in (400, 404), (target, status, response[:200])
+        assert b"root:" not in response, target
+    assert osc.ping()
+
+
+def test_a_foreign_host_name_is_refused(rack):
+    port = rack.http_port
+    status, _ = get(port, "/", host_header=f"attacker.example:{port}")   # DNS rebinding
+    assert status == 403
+    assert get(port, "/", host_header=f"localhost:{port}")[0] == 200
+
+
+def test_oversized_requests_are_refused_and_rack_carries_on(rack, osc):
+    port = rack.http_port
+    huge_header = f"X-Padding: {'a' * 100_000}\r\n"
+    status, _ = get(port, "/", extra=huge_header)
+    assert status in (None, 400, 413, 431), status
+    many = "".join(f"X-H{i}: v\r\n" for i in range(200))
+    status, _ = get(port, "/", extra=many)
+    assert status in (None, 400, 431), status
+    status, _ = get(port, "/" + "a" * 3000)
+    assert status in (400, 414), status
+    body_request = (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 10000000\r\n"
+                    f"Connection: close\r\n\r\n").encode() + b"x" * 1000
+    assert raw_request(port, body_request)[0] == 413
+    assert get(port, "/rack/cutoff?VALUE")[0] == 200
+    assert osc.ping()
+
+
+def test_garbage_gets_a_status_not_a_crash(rack, osc):
+    port = rack.http_port
+    for junk in [b"\x00\xff\x13\x37\r\n\r\n", b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+                 b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -5\r\n\r\n"]:
+        status, _ = raw_request(port, junk)
+        assert status in (None, 400, 403, 505), (junk, status)
+    assert get(port, "/")[0] == 200 and osc.ping()
+
+
+def test_idle_connections_do_not_block_osc_or_http(rack, osc):
+    port = rack.http_port
+    idle = []
+    try:
+        for _ in range(100):
+            s = socket.create_connection(("127.0.0.1", port), timeout=2)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")   # and never finish the request
+            idle.append(s)
+        t0 = time.monotonic()
+        assert osc.ping(timeout=1.0)
+        ping_ms = (time.monotonic() - t0) * 1000
+        assert ping_ms < 100, f"OSC ping took {ping_ms:.0f} ms with 100 idle HTTP connections"
+        status, response = get(port, "/rack/gain?VALUE")
+        assert status == 200, "a new client is still answered"
+        assert body(response) == b'{"VALUE":[0]}'
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_connections_per_remote_address_are_bounded(rack):
+    """127.0.0.2 counts as remote: 16 connections at most, the rest closed at once."""
+    port = rack.http_port
+    held, refused = [], 0
+    try:
+        for _ in range(24):
+            s = socket.create_connection(("127.0.0.1", port), timeout=2, source_address=("127.0.0.2", 0))
+            held.append(s)
+        time.sleep(0.3)
+        for s in held:
+            s.settimeout(0.2)
+            try:
+                if s.recv(1) == b"":
+                    refused += 1
+            except socket.timeout:
+                pass
+            except ConnectionResetError:
+                refused += 1
+        assert refused == 24 - 16, refused
+    finally:
+        for s in held:
+            s.close()
+    assert get(port, "/rack/gain?VALUE")[0] == 200
+
+
+def test_allow_applies_to_http(rack_factory):
+    rack = rack_factory("--allow", "10.9.8.7")
+    status, response = raw_request(rack.http_port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert status is None and response == b"", "a sender outside --allow is dropped without a reply"

@@ -1,0 +1,111 @@
+"""The OSCQuery WebSocket, driven by an independent client (websockets): LISTEN/IGNORE with
+value pushes for changes from any source, binary OSC applied like UDP OSC with replies on the
+socket, and upgrades from a foreign Origin refused."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from httplib import decode, osc as osc_bytes, wait_until
+from livelib import close_to
+
+ws_sync = pytest.importorskip("websockets.sync.client")
+exceptions = pytest.importorskip("websockets.exceptions")
+
+
+def connect(rack, **kwargs):
+    return ws_sync.connect(f"ws://127.0.0.1:{rack.http_port}/", open_timeout=3, **kwargs)
+
+
+def messages(ws, timeout: float = 1.0, until=None):
+    """OSC messages received within `timeout` (or until one matches `until`)."""
+    got = []
+    while True:
+        try:
+            frame = ws.recv(timeout=timeout)
+        except TimeoutError:
+            return got
+        if isinstance(frame, bytes):
+            got += decode(frame)
+            if until and any(until(m) for m in got):
+                return got
+
+
+def test_listen_pushes_changes_from_udp_and_ignore_stops_them(rack, osc):
+    with connect(rack) as ws:
+        ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": "/rack/cutoff"}))
+        first = messages(ws, 1.0, until=lambda m: m.address == "/rack/cutoff")
+        assert first and first[0].args == [20000.0], "a LISTEN is answered with the current value"
+        osc.send("/rack/cutoff", 1234.0)
+        got = messages(ws, 1.0, until=lambda m: m.address == "/rack/cutoff")
+        assert got and close_to(got[-1].args[0], 1234), got
+        osc.send("/rack/gain", -3.0)
+        assert not [m for m in messages(ws, 0.3) if m.address == "/rack/gain"], "only what it listens to"
+        ws.send(json.dumps({"COMMAND": "IGNORE", "DATA": "/rack/cutoff"}))
+        time.sleep(0.1)   # the IGNORE reaches rack before the change does
+        osc.send("/rack/cutoff", 500.0)
+        assert not [m for m in messages(ws, 0.4) if m.address == "/rack/cutoff"]
+
+
+def test_preset_recall_pushes_every_parameter(rack, osc):
+    with connect(rack) as ws:
+        for p in ["/rack/cutoff", "/rack/mix", "/rack/preset"]:
+            ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": p}))
+        messages(ws, 0.3)
+        osc.send("/rack/preset", "Warm")
+        got = messages(ws, 1.5)
+        seen = {m.address: m.args[0] for m in got}
+        assert seen.get("/rack/preset") == "Warm" and close_to(seen.get("/rack/cutoff"), 384), got
+        assert close_to(seen.get("/rack/mix"), 40), got
+
+
+def test_binary_osc_is_applied_like_udp_and_replies_come_back(rack, osc):
+    with connect(rack) as ws:
+        ws.send(osc_bytes("/rack/gain", -6.5))
+        assert wait_until(lambda: close_to(osc.get("gain"), -6.5))
+        ws.send(osc_bytes("/rack/get", "gain"))
+        got = messages(ws, 1.0, until=lambda m: m.address == "/rack/gain")
+        assert [m.args for m in got if m.address == "/rack/gain"] == [[-6.5]], got
+        ws.send(osc_bytes("/rack/cutoff", "loud"))
+        got = messages(ws, 1.0, until=lambda m: m.address == "/rack/error")
+        assert any(m.address == "/rack/error" and m.args[0] == "/rack/cutoff" for m in got), got
+        ws.send(b"\x00\x01")
+        got = messages(ws, 1.0, until=lambda m: m.address == "/rack/error")
+        assert any(m.address == "/rack/error" for m in got), "a malformed frame is an OSC error, not a crash"
+    assert osc.ping()
+
+
+def test_subscribe_over_the_websocket_ends_with_it(rack, osc):
+    with connect(rack) as ws:
+        ws.send(osc_bytes("/rack/subscribe"))
+        messages(ws, 0.2)
+        osc.send("/rack/mix", 12.0)
+        got = messages(ws, 1.0, until=lambda m: m.address == "/rack/mix")
+        assert any(m.address == "/rack/mix" for m in got), got
+    osc.send("/rack/mix", 13.0)
+    assert close_to(osc.get("mix"), 13) and osc.ping()
+
+
+def test_foreign_origin_is_refused(rack):
+    port = rack.http_port
+    with pytest.raises(exceptions.InvalidStatus) as refused:
+        connect(rack, origin="http://evil.example")
+    assert refused.value.response.status_code == 400   # the WebSocket library's refusal
+    with pytest.raises(exceptions.InvalidStatus):
+        connect(rack, origin=f"http://localhost:{port + 1}")
+    with connect(rack, origin=f"http://127.0.0.1:{port}") as ws:   # the page's own origin
+        ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": "/rack/room"}))
+        assert messages(ws, 1.0, until=lambda m: m.address == "/rack/room")
+
+
+def test_oversized_websocket_message_closes_only_that_socket(rack, osc):
+    with connect(rack, max_size=None) as ws:
+        ws.send(b"\x00" * (65_536 + 4))
+        with pytest.raises(exceptions.ConnectionClosed):
+            for _ in range(20):
+                ws.recv(timeout=0.5)
+    with connect(rack) as ws:
+        ws.send(osc_bytes("/rack/gain", -1.0))
+        assert wait_until(lambda: close_to(osc.get("gain"), -1))
