@@ -186,9 +186,9 @@ _rack() {
 
 _rack_run() {
     repeating_flags=()
-    non_repeating_flags=(--connect -h --help)
+    non_repeating_flags=(--connect --no-midi -h --help)
     repeating_options=(--allow --media-dir)
-    non_repeating_options=(--name --osc-port --osc-host --file --preset --record --http-port --http-host)
+    non_repeating_options=(--name --osc-port --osc-host --file --preset --record --midi-channel --http-port --http-host)
     __rack_offer_flags_options 0
 
     # Offer option value completions
@@ -212,6 +212,9 @@ _rack_run() {
         return
         ;;
     '--record')
+        return
+        ;;
+    '--midi-channel')
         return
         ;;
     '--http-port')

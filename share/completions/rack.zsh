@@ -83,6 +83,8 @@ _rack_run() {
         '--preset[Preset to start with.]:preset:'
         '--connect[Connect outputs to the physical playback ports and inputs from capture.]'
         '--record[Write every applied change to this automation file.]:record:'
+        '--no-midi[Leave out the MIDI ports (midi_in, midi_out).]'
+        '--midi-channel[Obey MIDI on this channel only (1…16; omni by default).]:midi-channel:'
         '--http-port[TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0\: the system chooses; the URL is printed).]:http-port:'
         '--http-host[Address to bind HTTP to. Anything but loopback exposes the rack to the network.]:http-host:'
         '*--media-dir[Senders other than 127.0.0.1 may load files from this directory only (repeatable).]:DIR:'
