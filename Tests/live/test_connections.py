@@ -135,8 +135,18 @@ def test_jackd_restarts_timed(tmp_path, rack_binary):
             # behind, and the next server of the name then refuses to start).
             assert wait_until(lambda: not livelib._alive(pid), 10), "jackd did not exit"
             livelib.stop_jack(pid)
-            t1 = time.monotonic()
-            pid = livelib.start_jack(server, 48000, 256)
+            # jackd itself now and then refuses to start again at once under the same name (its
+            # registration in /dev/shm is still being torn down): that is the server, not rack,
+            # so a start is tried up to three times and the rejoin is timed from the one that took.
+            for attempt in range(3):
+                t1 = time.monotonic()
+                try:
+                    pid = livelib.start_jack(server, 48000, 256)
+                    break
+                except RuntimeError:
+                    if attempt == 2:
+                        raise
+                    time.sleep(1.0)
             assert wait_until(lambda: state() == "running", 8)
             rejoined = time.monotonic() - t1
             assert wait_until(lambda: connected(server, "timed:out_1", "system:playback_1"), 3)

@@ -152,8 +152,9 @@ def test_ten_thousand_seeks_and_a_thousand_loads_leave_nothing_behind(fast_jack,
         end = usage(rack.pid)
         print(f"\n{seeks} seeks + {loads} loads in {elapsed:.1f} s (phases end at {phases} s): threads {base['threads']} -> {end['threads']}, "
               f"fds {base['fds']} -> {end['fds']}, RSS {base['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB")
-        assert end["threads"] == base["threads"], f"threads {base['threads']} -> {end['threads']}"
-        assert end["fds"] == base["fds"], f"open files {base['fds']} -> {end['fds']}"
+        # A leak is growth; the HTTP server's event loop may retire an idle thread meanwhile.
+        assert end["threads"] <= base["threads"], f"threads {base['threads']} -> {end['threads']}"
+        assert end["fds"] <= base["fds"], f"open files {base['fds']} -> {end['fds']}"
         assert end["rss_mb"] <= base["rss_mb"] + RSS_MARGIN_MB, (
             f"RSS {base['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB")
         assert osc.ping(), "rack stopped answering"
