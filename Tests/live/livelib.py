@@ -88,11 +88,11 @@ def jack_port_list(server: str) -> list[str]:
     return [l.strip() for l in jack_ports(server).splitlines() if l.strip()]
 
 
-def jack_connections(server: str) -> dict[str, list[str]]:
-    """{port: [connected ports]} from `jack_lsp -c`."""
+def parse_connections(lsp_output: str) -> dict[str, list[str]]:
+    """{port: [connected ports]} from the output of `jack_lsp -c`."""
     result: dict[str, list[str]] = {}
     current = None
-    for line in jack_ports(server, "-c").splitlines():
+    for line in lsp_output.splitlines():
         if not line.strip():
             continue
         if line.startswith((" ", "\t")):
@@ -102,6 +102,21 @@ def jack_connections(server: str) -> dict[str, list[str]]:
             current = line.strip()
             result[current] = []
     return result
+
+
+def jack_connections(server: str) -> dict[str, list[str]]:
+    """{port: [connected ports]} on `server`."""
+    return parse_connections(jack_ports(server, "-c"))
+
+
+def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
+    """Polls `predicate` until it holds or `timeout` seconds pass; its last answer."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
 
 
 # --------------------------------------------------------------------------------------------
@@ -619,18 +634,7 @@ class PipeWire:
         return [l.strip() for l in self._run("jack_lsp").stdout.splitlines() if l.strip()]
 
     def connections(self) -> dict[str, list[str]]:
-        result: dict[str, list[str]] = {}
-        current = None
-        for line in self._run("jack_lsp", "-c").stdout.splitlines():
-            if not line.strip():
-                continue
-            if line.startswith((" ", "\t")):
-                if current is not None:
-                    result[current].append(line.strip())
-            else:
-                current = line.strip()
-                result[current] = []
-        return result
+        return parse_connections(self._run("jack_lsp", "-c").stdout)
 
     def setting(self, key: str, value) -> None:
         """pw-metadata -n settings 0 KEY VALUE (clock.force-rate, clock.force-quantum)."""

@@ -10,16 +10,10 @@ import subprocess
 import time
 
 import livelib
+from livelib import wait_until
 from livelib import Osc, RackProcess
 
 
-def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 class Peer:

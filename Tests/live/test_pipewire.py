@@ -17,18 +17,12 @@ import numpy as np
 import pytest
 
 import livelib
+from livelib import wait_until
 from livelib import PW_SINK, Osc
 
 PORTS = ("in_1", "in_2", "out_1", "out_2", "midi_in", "midi_out")
 
 
-def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def status(osc: Osc):

@@ -13,19 +13,13 @@ import time
 from pathlib import Path
 
 import livelib
+from livelib import wait_until
 from livelib import Osc, RackProcess
 
 # The marker in the name of a preset save's temp file (PresetStore.tempMarker).
 PRESET_TEMP_MARKER = ".rack-tmp-"
 
 
-def wait_until(predicate, timeout: float, step: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def status_state(osc: Osc) -> str | None:

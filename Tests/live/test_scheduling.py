@@ -10,18 +10,12 @@ import time
 import numpy as np
 
 import livelib
+from livelib import wait_until
 from livelib import Osc, RackProcess, build_bundle, build_message, close_to
 
 HORIZON_SECONDS = 3600  # ControllerTuning.scheduleHorizonSeconds
 
 
-def wait_until(predicate, timeout: float, step: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def tone(path, freq: float, seconds: float = 4.0):
