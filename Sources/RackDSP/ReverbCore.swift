@@ -57,12 +57,7 @@
 /// input samples below 1e-30 in magnitude are flushed to 0, and so are DC blocker outputs.
 /// Every state and output value is therefore 0 or a normal float.
 ///
-/// Onset: `clearWindow` (a new room in this core while the input runs) arms a fade-in of the
-/// late input over `ReverbTuning.onsetSeconds`, taken only if the first group's late input is
-/// not silent, so a running signal enters the silent diffusers and lines without a step (an
-/// impulse into a cleared, silent history is untouched; `clearAll` disarms it).
-///
-/// Realtime: `render`, `load`, `clearAll` and `clearWindow` are `@_noLocks`; the buffers are
+/// Realtime: `render`, `load`, `clearAll` and `clear(from:count:)` are `@_noLocks`; the buffers are
 /// made by `init(lineLength:diffuserLength:)` (from `Reverb.prepare`).
 struct ReverbCore {
     /// Eight delay rings of `lineMask + 1` floats plus an 8-float mirror of their start (so any
@@ -83,11 +78,6 @@ struct ReverbCore {
     /// Crossover low-pass and HF damping low-pass states, one lane per line.
     var lowState = SIMD8<Float>(repeating: 0)
     var dampState = SIMD8<Float>(repeating: 0)
-    /// Onset after `clearWindow`: armed by it; the first group then looks at its late input
-    /// and, if it is not silent (a running signal), fades that input in over `k.onsetLength`
-    /// samples (`onsetDone` counts them; ≥ `onsetLength`: no fade).
-    var onsetArmed = false
-    var onsetDone = Int.max
     /// DC blocker states (x₋₁, y₋₁) of the left and right outputs.
     var dcLeft = SIMD2<Float>(repeating: 0)
     var dcRight = SIMD2<Float>(repeating: 0)
@@ -142,44 +132,16 @@ struct ReverbCore {
         lines?.update(repeating: 0, count: 8 * lineStride)
         diffusers?.update(repeating: 0, count: 8 * diffuserStride)
         inputDiffusers?.update(repeating: 0, count: 8 * diffuserStride)
-        lowState = .zero
-        dampState = .zero
-        dcLeft = .zero
-        dcRight = .zero
-        onsetArmed = false
-        onsetDone = Int.max
+        clearFilterStates()
     }
 
-    /// Silence for the current room, touching only what its delays will read before it is
-    /// overwritten: the `delay` samples behind the write position of each line and diffuser.
+    /// The absorbers' and the DC blockers' states to 0.
     @_noLocks @inline(__always)
-    mutating func clearWindow() {
-        guard let lines, let diffusers, let inputDiffusers else { return }
-        for i in 0..<8 {
-            Self.clearBehind(lines + i * lineStride, lineMask, position, Int(k.lineDelay[i]))
-            Self.clearBehind(diffusers + i * diffuserStride, diffuserMask,
-                             position & diffuserMask, Int(k.diffuserDelay[i]))
-            Self.clearBehind(inputDiffusers + i * diffuserStride, diffuserMask,
-                             position & diffuserMask, Int(k.inputDiffuserDelay[i]))
-        }
+    mutating func clearFilterStates() {
         lowState = .zero
         dampState = .zero
         dcLeft = .zero
         dcRight = .zero
-        onsetArmed = true
-        onsetDone = Int.max
-    }
-
-    /// Zeroes the `count` slots before `position` in a ring of `mask + 1` floats followed by its
-    /// 8-float mirror, and refreshes the mirror.
-    @inline(__always)
-    static func clearBehind(_ ring: UnsafeMutablePointer<Float>, _ mask: Int, _ position: Int,
-                            _ count: Int) {
-        let start = (position - count) & mask
-        let first = min(count, mask + 1 - start)
-        (ring + start).update(repeating: 0, count: first)
-        if count > first { ring.update(repeating: 0, count: count - first) }
-        store(load(ring), ring + mask + 1)
     }
 
     @_noLocks @inline(__always)
@@ -237,22 +199,6 @@ struct ReverbCore {
                 xr += wj * h.load(delay: pd &+ j, channel: 1)
                 j &+= 1
             }
-        }
-        // Onset: after a clear, a late input that is already running is faded in (linearly,
-        // over `onsetLength` samples) so that it enters the silent diffusers and lines without
-        // a step.
-        if onsetArmed {
-            onsetArmed = false
-            let running = (xl .!= 0) .| (xr .!= 0)
-            onsetDone = any(running) ? 0 : Int.max
-        }
-        if onsetDone < k.onsetLength {
-            let j = SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8)
-            let ramp = ((Float(onsetDone) + j) * (1 / Float(k.onsetLength)))
-                .replacing(with: 1, where: j .> Float(k.onsetLength &- onsetDone))
-            xl *= ramp
-            xr *= ramp
-            onsetDone &+= 8
         }
         // The anti-denormal offset goes in first, so that it also keeps the input diffusers'
         // rings off the subnormal range once the input stops.
@@ -360,20 +306,13 @@ extension ReverbCore {
 
     /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers, then
     /// input diffusers; `from + count ≤ stateFloats`) and, with `from == 0`, the filter and DC
-    /// blocker states and the onset: a full clear spread over several calls, each costing at
+    /// blocker states: a full clear spread over several calls, each costing at
     /// most `count` stores.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func clear(from: Int, count: Int) {
         guard let lines, let diffusers, let inputDiffusers, count > 0 else { return }
-        if from == 0 {
-            lowState = .zero
-            dampState = .zero
-            dcLeft = .zero
-            dcRight = .zero
-            onsetArmed = false
-            onsetDone = Int.max
-        }
+        if from == 0 { clearFilterStates() }
         let lineFloats = 8 * lineStride, diffuserFloats = 8 * diffuserStride
         var start = from, n = count
         if start < lineFloats {

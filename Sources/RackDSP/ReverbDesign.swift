@@ -37,9 +37,6 @@ struct ReverbCoefficients {
     var inputDiffusion: Float
     /// The output DC blocker (depends on the rate only).
     var dcBlocker: DCBlocker
-    /// Length of the late input's fade-in after a clear (samples, ≥ 8;
-    /// `ReverbTuning.onsetSeconds`).
-    var onsetLength: Int
     /// Output scale (room loudness normalisation) for the ±1 output patterns.
     var outputScale: Float
     /// Early taps: delay (samples, ≥ 8) and input channel (0: L, 1: R) of each tap, lanes 0…3 →
@@ -74,7 +71,6 @@ struct ReverbCoefficients {
         inputDiffuserDelay = SIMD8(repeating: 8)
         inputDiffusion = 0
         dcBlocker = DCBlocker()
-        onsetLength = 8
         outputScale = 0
         earlyDelay = SIMD8(repeating: 8)
         earlyChannel = .zero
@@ -117,7 +113,6 @@ struct ReverbCoefficients {
         inputDiffuserDelay = inputDelay
         inputDiffusion = Float(t.inputDiffusion)
         dcBlocker = DCBlocker(cutoff: ReverbTuning.dcBlockerHertz, sampleRate: fs)
-        onsetLength = max(8, Self.samples(ReverbTuning.onsetSeconds * fs))
         var lineGain = [Double](repeating: 0, count: 8), lineShelf = lineGain, linePole = lineGain
         let crossoverCoefficient = 1 - RackMath.exp2(-2 * RackMath.pi * t.crossover / fs / RackMath.ln2)
         lowCoefficient = Float(crossoverCoefficient)

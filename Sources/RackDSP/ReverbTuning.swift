@@ -83,13 +83,6 @@ enum ReverbTuning {
     /// Smallest input diffuser delay (s), whatever the room size.
     static let minimumInputDiffuserSeconds = 0.001
 
-    // MARK: Onset after a clear
-
-    /// Length (s) of the fade-in of the late reverb's input after a core is cleared for a new
-    /// room while the input is running (`ReverbCore.clearWindow`): the input diffusers and lines
-    /// start from silence, and a signal that is already running would otherwise enter them with
-    /// a step (heard as a click at each of their delays during a room crossfade).
-    static let onsetSeconds = 0.010
 
     // MARK: DC blocking
 
