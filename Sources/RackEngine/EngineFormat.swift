@@ -6,17 +6,14 @@ import RackDSP
 /// own error path (exit 65 offline, one line and 69 live), so the engine's own preconditions
 /// can never be reached from input.
 public enum EngineFormat {
-    /// The sample rates the engine serves, in Hz (the reverb's range; `SampleRates`).
-    public static var supportedRates: ClosedRange<Double> { SampleRates.supported }
-
     /// Largest render call an engine may be prepared for, in frames (`rack render --block`).
     public static let maximumFrames = 65_536
 
     /// Nil when the engine serves `sampleRate`, else why not (one line, no program name).
     public static func problem(sampleRate: Double) -> String? {
-        guard sampleRate.isFinite, supportedRates.contains(sampleRate) else {
+        guard sampleRate.isFinite, SampleRates.supported.contains(sampleRate) else {
             return "a sample rate of \(formatNumber(sampleRate)) Hz is not supported (rack runs at "
-                + "\(formatNumber(supportedRates.lowerBound))…\(formatNumber(supportedRates.upperBound)) Hz)"
+                + "\(formatNumber(SampleRates.supported.lowerBound))…\(formatNumber(SampleRates.supported.upperBound)) Hz)"
         }
         return nil
     }
