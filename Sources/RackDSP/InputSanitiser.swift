@@ -22,12 +22,24 @@ public enum InputSanitiser {
     public static func replaceNonAudio(_ samples: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         let limit = maximumMagnitude
         var replaced = 0
-        for i in 0..<frames {
+        var i = 0
+        // Eight samples at a time; NaN fails every comparison, ±Inf is beyond the limit.
+        while frames - i >= 8 {
+            let x = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD8<Float>.self)
+            let ok = (x .<= limit) .& (x .>= -limit)
+            if !all(ok) {
+                UnsafeMutableRawPointer(samples + i).storeBytes(of: x.replacing(with: 0, where: .!ok),
+                                                                as: SIMD8<Float>.self)
+                for lane in 0..<8 where !ok[lane] { replaced &+= 1 }
+            }
+            i &+= 8
+        }
+        while i < frames {
             let x = samples[i]
-            // NaN fails every comparison, ±Inf is beyond the limit.
             let ok = x.magnitude <= limit
             samples[i] = ok ? x : 0
             replaced &+= ok ? 0 : 1
+            i &+= 1
         }
         return replaced
     }
