@@ -65,10 +65,10 @@ public struct LowPass: Sendable {
         let dc = SIMD2<Float>(Float(to.x - from.x), Float(to.y - from.y))
         var s1 = ic1eq, s2 = ic2eq
         if dc == .zero {
-            // Constant coefficients: a1…a3 once per call, not per sample.
-            let a = Self.gains(g: c0.x, k: c0.y)
+            // Constant coefficients: the state-space matrix once per call, not per sample.
+            let m = StateUpdate(Self.gains(g: c0.x, k: c0.y))
             for i in 0..<frames {
-                let v2 = Self.step(SIMD2(left[i], right[i]), a, &s1, &s2)
+                let v2 = m.step(SIMD2(left[i], right[i]), &s1, &s2)
                 left[i] = v2.x
                 right[i] = v2.y
             }
@@ -76,7 +76,7 @@ public struct LowPass: Sendable {
             let invLength = 1 / Float(max(length, 1))
             for i in 0..<frames {
                 let c = c0 + dc * (Float(offset + i) * invLength)
-                let v2 = Self.step(SIMD2(left[i], right[i]), Self.gains(g: c.x, k: c.y), &s1, &s2)
+                let v2 = StateUpdate(Self.gains(g: c.x, k: c.y)).step(SIMD2(left[i], right[i]), &s1, &s2)
                 left[i] = v2.x
                 right[i] = v2.y
             }
@@ -116,19 +116,45 @@ extension LowPass {
         return probe.x != 0 || probe.y != 0     // NaN != 0 too
     }
 
-    /// One sample of the SVF for both channels: returns the low-pass output v2 and updates the
-    /// integrator states; states smaller than 1e-25 are flushed to zero so that silent tails
-    /// never go subnormal.
-    @_noLocks @inline(__always)
-    static func step(_ v0: SIMD2<Float>, _ a: SIMD3<Float>, _ s1: inout SIMD2<Float>, _ s2: inout SIMD2<Float>) -> SIMD2<Float> {
-        let tiny = SIMD2<Float>(repeating: 1e-25)
-        let v3 = v0 - s2
-        let v1 = a.x * s1 + a.y * v3
-        let v2 = s2 + a.y * s1 + a.z * v3
-        let n1 = 2 * v1 - s1, n2 = 2 * v2 - s2
-        s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
-        s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
-        return v2
+    /// One step of Simper's SVF written as a state update (the same recursion, its terms
+    /// gathered per state): with v3 = v0 − s2, v1 = a1·s1 + a2·v3, v2 = s2 + a2·s1 + a3·v3 and
+    /// s' = 2·v − s,
+    ///
+    ///     s1' = (2a1 − 1)·s1 − 2a2·s2 + 2a2·v0
+    ///     s2' = 2a2·s1 + (1 − 2a3)·s2 + 2a3·v0,     v2 = (s2 + s2')/2.
+    ///
+    /// Each new state is two products of the old states plus a term of the input alone, so a
+    /// sample waits on one multiply and two adds of the previous one (the loop is bound by that
+    /// chain, not by the number of operations).
+    struct StateUpdate {
+        /// Row of s1': coefficients of s1, s2 and v0.
+        var s1s1: Float, s1s2: Float, s1v0: Float
+        /// Row of s2'.
+        var s2s1: Float, s2s2: Float, s2v0: Float
+
+        @_noLocks @inline(__always)
+        init(_ a: SIMD3<Float>) {
+            s1s1 = 2 * a.x - 1
+            s1s2 = -2 * a.y
+            s1v0 = 2 * a.y
+            s2s1 = 2 * a.y
+            s2s2 = 1 - 2 * a.z
+            s2v0 = 2 * a.z
+        }
+
+        /// One sample of both channels: returns the low-pass output v2 and updates the states;
+        /// states smaller than 1e-25 are flushed to zero so that silent tails never go
+        /// subnormal.
+        @_noLocks @inline(__always)
+        func step(_ v0: SIMD2<Float>, _ s1: inout SIMD2<Float>, _ s2: inout SIMD2<Float>) -> SIMD2<Float> {
+            let tiny = SIMD2<Float>(repeating: 1e-25)
+            let n1 = (s1v0 * v0 + s1s2 * s2) + s1s1 * s1
+            let n2 = (s2v0 * v0 + s2s2 * s2) + s2s1 * s1
+            let v2 = 0.5 * (s2 + n2)
+            s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
+            s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+            return v2
+        }
     }
 }
 
