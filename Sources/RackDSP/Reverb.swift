@@ -140,9 +140,7 @@ public struct Reverb: @unchecked Sendable {
         for s in 0..<slotCount {
             var slot = ReverbSlot()
             slot.core = ReverbCore(lineLength: lineLength, diffuserLength: diffuserLength)
-            let h = UnsafeMutablePointer<Float>.allocate(capacity: historyFloats)
-            h.initialize(repeating: 0, count: historyFloats)
-            slot.history = h
+            slot.history = ZeroedFloats.allocate(historyFloats)
             (slots + s).initialize(to: slot)
         }
         self.slots = slots
@@ -173,7 +171,7 @@ public struct Reverb: @unchecked Sendable {
         if let slots {
             for s in 0..<slotCount {
                 slots[s].core.deallocate()
-                slots[s].history?.deallocate()
+                ZeroedFloats.free(slots[s].history)
             }
             slots.deinitialize(count: slotCount)
             slots.deallocate()
@@ -331,6 +329,7 @@ public struct Reverb: @unchecked Sendable {
             let h = HistoryView(base: history, stride: historyLength + 8, mask: historyLength - 1,
                                 write: historyWrite)
             var (l, r) = slots[s].core.render(h)
+            slots[s].touched = true
             let probe = (l - l) + (r - r)           // 0 unless a lane is NaN or ±Inf
             if any(probe .!= SIMD8<Float>.zero) {
                 recover(s, slots)

@@ -92,21 +92,18 @@ struct ReverbCore {
         lineStride = lineLength + 8
         diffuserMask = diffuserLength - 1
         diffuserStride = diffuserLength + 8
-        let l = UnsafeMutablePointer<Float>.allocate(capacity: 8 * lineStride)
-        l.initialize(repeating: 0, count: 8 * lineStride)
-        let d = UnsafeMutablePointer<Float>.allocate(capacity: 8 * diffuserStride)
-        d.initialize(repeating: 0, count: 8 * diffuserStride)
-        let e = UnsafeMutablePointer<Float>.allocate(capacity: 8 * diffuserStride)
-        e.initialize(repeating: 0, count: 8 * diffuserStride)
+        let l = ZeroedFloats.allocate(8 * lineStride)
+        let d = ZeroedFloats.allocate(8 * diffuserStride)
+        let e = ZeroedFloats.allocate(8 * diffuserStride)
         lines = l
         diffusers = d
         inputDiffusers = e
     }
 
     mutating func deallocate() {
-        lines?.deallocate()
-        diffusers?.deallocate()
-        inputDiffusers?.deallocate()
+        ZeroedFloats.free(lines)
+        ZeroedFloats.free(diffusers)
+        ZeroedFloats.free(inputDiffusers)
         lines = nil
         diffusers = nil
         inputDiffusers = nil

@@ -176,8 +176,9 @@ struct ReverbCoefficients {
             let hz = lowHz * RackMath.exp2(octaves * (Double(j) + 0.5) / Double(bins))
             let w = 2 * RackMath.pi * hz / fs
             var meanPower = 0.0
+            let (sinW, cosW) = RackMath.sincos(w)
             for i in 0..<8 {
-                meanPower += Self.loopPower(at: w, gain: lineGain[i], lowShelf: lineShelf[i],
+                meanPower += Self.loopPower(sinW: sinW, cosW: cosW, gain: lineGain[i], lowShelf: lineShelf[i],
                                             lowCoefficient: crossoverCoefficient,
                                             damping: linePole[i]) / 8
             }
@@ -223,12 +224,11 @@ struct ReverbCoefficients {
         x > 0 ? RackMath.exp2(0.5 * RackMath.log2(x)) : 0
     }
 
-    /// |G(e^{jw})|² of one line's absorption: gain·|1 + s·a/(1 − (1−a)·e^{−jw})|²·
+    /// |G(e^{jw})|² of one line's absorption (given sin w and cos w): gain·|1 + s·a/(1 − (1−a)·e^{−jw})|²·
     /// |(1−b)/(1 − b·e^{−jw})|², with s = lowShelf/gain and a the crossover coefficient (the
     /// low shelf x + s·LP(x), then the HF one-pole).
-    static func loopPower(at w: Double, gain: Double, lowShelf: Double, lowCoefficient a: Double,
-                          damping b: Double) -> Double {
-        let (sinW, cosW) = RackMath.sincos(w)
+    static func loopPower(sinW: Double, cosW: Double, gain: Double, lowShelf: Double,
+                          lowCoefficient a: Double, damping b: Double) -> Double {
         // LP(z) = a/(1 − (1−a)z⁻¹): denominator d = 1 − (1−a)(cos w − j sin w).
         let dr = 1 - (1 - a) * cosW, di = (1 - a) * sinW
         let dd = dr * dr + di * di

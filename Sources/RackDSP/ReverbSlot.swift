@@ -42,6 +42,9 @@ struct ReverbSlot {
     /// decay (0: not holding; see `SpillOverTuning.holdDecaySeconds`).
     var holdGroups = 0
     var holdRoom: Room = .default
+    /// False while every float of its memory is still 0 since it was allocated or last cleared
+    /// (nothing has rendered into it): clearing it at once then writes nothing.
+    var touched = false
 
     /// True in phase `p` (compares raw values: the synthesised `==` is a generic call).
     /// - Realtime: safe

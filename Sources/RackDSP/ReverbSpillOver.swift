@@ -139,15 +139,23 @@ extension Reverb {
             cursor += n
         }
         slots[s].clearCursor = cursor
-        if cursor >= coreFloats + historyFloats { slots[s].phase = .clean }
+        if cursor >= coreFloats + historyFloats {
+            slots[s].phase = .clean
+            slots[s].touched = false
+        }
     }
 
     /// Clears slot `s` whole at once and makes it clean (setup and faults only).
     /// - Realtime: safe
     @_noLocks @inline(__always)
     func clearAtOnce(_ s: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) {
-        slots[s].core.clearAll()
-        slots[s].history?.update(repeating: 0, count: historyFloats)
+        if slots[s].touched {
+            slots[s].core.clearAll()
+            slots[s].history?.update(repeating: 0, count: historyFloats)
+        } else {
+            slots[s].core.clearFilterStates()
+        }
+        slots[s].touched = false
         slots[s].phase = .clean
         slots[s].holdGroups = 0
         slots[s].quietGroups = 0

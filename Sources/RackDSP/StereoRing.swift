@@ -29,10 +29,8 @@ public struct StereoRing: @unchecked Sendable, Equatable {
         let c = powerOfTwo(atLeast: minimumCapacity)
         capacity = c
         mask = c - 1
-        left = .allocate(capacity: c)
-        left.initialize(repeating: 0, count: c)
-        right = .allocate(capacity: c)
-        right.initialize(repeating: 0, count: c)
+        left = ZeroedFloats.allocate(c)
+        right = ZeroedFloats.allocate(c)
         counters = .allocate(capacity: Self.counterCount)
         for i in 0..<Self.counterCount { (counters + i).initialize(to: Atomic(0)) }
         passStorage = .allocate(capacity: 1)
@@ -41,8 +39,8 @@ public struct StereoRing: @unchecked Sendable, Equatable {
 
     /// Frees the storage. Call once, when neither side uses the ring any more.
     public func deallocate() {
-        left.deallocate()
-        right.deallocate()
+        ZeroedFloats.free(left)
+        ZeroedFloats.free(right)
         counters.deinitialize(count: Self.counterCount)
         counters.deallocate()
         passStorage.deinitialize(count: 1)

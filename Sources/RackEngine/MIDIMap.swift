@@ -76,7 +76,7 @@ public struct MIDIMap: Sendable, Equatable {
     /// The render thread's table of this map with the channel filter `channel` (1…16; 0 = omni).
     /// Allocates; not realtime.
     public func table(channelFilter channel: Int) -> MIDITable {
-        var t = MIDITable(channelFilter: UInt8(clamping: channel))
+        let t = MIDITable(channelFilter: UInt8(clamping: channel))
         for b in bindings {
             let spec = Parameters[b.parameter]
             t.slots[b.controller] = MIDITable.Slot(parameter: Int8(b.parameter.rawValue), channel: UInt8(b.channel),

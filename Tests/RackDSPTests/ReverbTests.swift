@@ -366,8 +366,9 @@ final class ReverbTests: XCTestCase {
                     var worst = 0.0
                     for j in 0...512 {
                         let w = RackMath.pi * Double(j) / 512
+                        let (sinW, cosW) = RackMath.sincos(w)
                         worst = max(worst, diffuserPower * ReverbCoefficients.loopPower(
-                            at: w, gain: Double(c.gain[i]) * 8.0.squareRoot(),
+                            sinW: sinW, cosW: cosW, gain: Double(c.gain[i]) * 8.0.squareRoot(),
                             lowShelf: Double(c.lowShelf[i]) * 8.0.squareRoot(),
                             lowCoefficient: Double(c.lowCoefficient), damping: Double(c.damping[i])))
                     }

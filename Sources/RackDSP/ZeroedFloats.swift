@@ -1,0 +1,23 @@
+import Glibc
+
+/// Float buffers that start as zeros without being written: `calloc` hands out large blocks as
+/// fresh pages, which the kernel maps to zeros on first touch, so a delay memory that is never
+/// used (a spare reverb network, most of a ring that a short file never fills) costs neither a
+/// memset nor its page faults. Not realtime: allocation and freeing happen in `prepare`,
+/// `init` and `deallocate` only.
+enum ZeroedFloats {
+    /// `count` floats, all 0. Free with `free(_:)`, never with `deallocate()`.
+    static func allocate(_ count: Int) -> UnsafeMutablePointer<Float> {
+        guard let raw = calloc(max(count, 1), MemoryLayout<Float>.stride) else {
+            // As the standard allocator does when memory is exhausted.
+            fatalError("out of memory allocating \(count) floats")
+        }
+        return raw.bindMemory(to: Float.self, capacity: max(count, 1))
+    }
+
+    /// Frees a buffer from `allocate(_:)`; nil is ignored.
+    static func free(_ p: UnsafeMutablePointer<Float>?) {
+        guard let p else { return }
+        Glibc.free(UnsafeMutableRawPointer(p))
+    }
+}
