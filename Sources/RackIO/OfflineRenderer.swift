@@ -88,7 +88,7 @@ public enum OfflineRenderer {
 /// Sizes of the offline pipeline, in frames.
 enum OfflineTuning {
     /// How far the reader decodes ahead of the render.
-    static let ringFrames = 65_536
+    static let ringFrames = 131_072
     /// Frames per hand-over to the writer thread.
-    static let writeChunkFrames = 16_384
+    static let writeChunkFrames = 65_536
 }

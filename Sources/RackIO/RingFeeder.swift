@@ -32,7 +32,7 @@ final class RingFeeder: @unchecked Sendable {
 
     private func run() {
         defer { finished.signal() }
-        let chunk = 8192
+        let chunk = 32_768
         let l = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
         let r = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
         defer { l.deallocate(); r.deallocate() }
