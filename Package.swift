@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "CJack", linkerSettings: [.linkedLibrary("jack")]),
         .target(name: "CLibLo", linkerSettings: [.linkedLibrary("lo")]),
         .target(name: "CSndfile", linkerSettings: [.linkedLibrary("sndfile"), .linkedLibrary("samplerate")]),
+        // DNS-SD through the Avahi daemon (libavahi-client, pkg-config avahi-client).
+        .target(name: "CAvahi", linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
 
         // Pure-Swift DSP kernels: no dependencies, no Foundation.
         .target(name: "RackDSP", swiftSettings: realtimeFlags),
@@ -55,8 +57,8 @@ let package = Package(
         .target(name: "RackIO", dependencies: ["RackEngine", "CSndfile"]),
         // The JACK client: process callback trampoline, ports, xruns, reconnection.
         .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
-        // OSC: liblo encoding/decoding, the UDP server, the address space.
-        .target(name: "RackOSC", dependencies: ["RackEngine", "RackIO", "CLibLo"]),
+        // OSC: liblo encoding/decoding, the UDP server, the address space, DNS-SD advertising.
+        .target(name: "RackOSC", dependencies: ["RackEngine", "RackIO", "CLibLo", "CAvahi"]),
         // OSCQuery over HTTP, its WebSocket and the web control surface; reaches the rest of rack
         // only through the `RackHTTPHost` protocol.
         .target(name: "RackHTTP", dependencies: [

@@ -1,12 +1,14 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Every connection passes here as it is accepted, before a byte is read: it is closed at once
 /// when its address is not allowed or the budget is spent; otherwise it gives its place back
 /// when it closes (whatever protocol it has switched to by then), and it must finish the head
 /// of its first request within `HTTPLimits.firstRequestSeconds` (after that, Hummingbird's idle
-/// timeout and the WebSocket's pings take over).
+/// timeout and the WebSocket's pings take over). Once the inner channel has set up its HTTP
+/// pipeline, an `UpgradeGate` goes in after the request decoder, so a refused upgrade gets 403.
 struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
@@ -15,6 +17,7 @@ struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
 
     let inner: Inner
     let budget: ConnectionBudget
+    let rules: ExposureRules
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         guard let peer = channel.remoteAddress.flatMap(HTTPPeer.init), budget.admit(peer) else {
@@ -29,7 +32,13 @@ struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return inner.setup(channel: channel, logger: logger)
+        let rules = self.rules
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(UpgradeGate(rules: rules), position: .after(decoder))
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -81,14 +81,15 @@ public final class RackHTTPServer: Sendable {
             server: HTTPServerBuilder { responder in
                 GatedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) {
                     request, channel, _ in
-                    // A refused upgrade is answered 400 by the WebSocket library.
+                    // The `UpgradeGate` has answered a foreign Origin or Host with 403 before this;
+                    // anything refused here is answered 400 by the WebSocket library.
                     guard let peer = channel.remoteAddress.flatMap(HTTPPeer.init), budget.allows(peer),
                           rules.acceptsHost(request.authority),
                           rules.acceptsOrigin(request.headerFields[.origin], authority: request.authority)
                     else { return .dontUpgrade }
                     let session = WebSocketSession(state: state, host: host, peer: peer)
                     return .upgrade([:]) { inbound, outbound, _ in try await session.run(inbound: inbound, outbound: outbound) }
-                }, budget: budget)
+                }, budget: budget, rules: rules)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { [self] channel in

@@ -22,7 +22,9 @@ struct RunCommand: ParsableCommand {
             (MIDI control and feedback; --no-midi leaves them out). Without --file the \
             rack plays its synthesised demo loop. OSC listens on 127.0.0.1 unless --osc-host says \
             otherwise: binding another address lets anyone who can reach it control the rack; \
-            use --allow to restrict senders. Stop with Ctrl-C.
+            use --allow to restrict senders. When an Avahi daemon runs, OSCQuery and OSC are \
+            advertised over DNS-SD under the JACK client name unless bound to loopback \
+            (--no-advertise: never). Stop with Ctrl-C.
             """)
 
     @Option(help: "JACK client name (JACK renames it if taken; the real name is printed).")
@@ -49,6 +51,8 @@ struct RunCommand: ParsableCommand {
     var httpPort: UInt16?
     @Option(name: .customLong("http-host"), help: "Address to bind HTTP to. Anything but loopback exposes the rack to the network.")
     var httpHost = OSCDefaults.host
+    @Flag(name: .customLong("no-advertise"), help: "Do not advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over DNS-SD through Avahi (advertised by default when an Avahi daemon runs and the socket is not bound to loopback).")
+    var noAdvertise = false
     @Option(name: .customLong("media-dir"), help: ArgumentHelp("Senders other than 127.0.0.1 may load files from this directory only (repeatable).", valueName: "DIR"))
     var mediaDirs: [String] = []
     @Option(name: .customLong("subscription-lease"), help: .hidden)
@@ -175,6 +179,7 @@ struct RunCommand: ParsableCommand {
             if oscHost != "127.0.0.1" && allow.isEmpty {
                 warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
             }
+            let advertiser = noAdvertise ? nil : advertise(name: driver.clientName, httpPort: http.port, osc: socket.local)
 
             c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { now in
                 driver.poll(now: now)
@@ -182,6 +187,7 @@ struct RunCommand: ParsableCommand {
                 bridge.drain(into: c)
                 bridge.publishPeriodic(now: now, controller: c, driver: driver)
             })
+            advertiser?.stop()
             http.stop()
             c.shutDown()
             driver.close()

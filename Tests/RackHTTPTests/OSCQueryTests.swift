@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import NIOHTTP1
 import RackEngine
 @testable import RackHTTP
 
@@ -49,6 +50,27 @@ final class OSCQueryTests: XCTestCase {
         XCTAssertFalse(rules.acceptsOrigin("http://evil.example", authority: "127.0.0.1:8001"))
         XCTAssertFalse(rules.acceptsOrigin("http://127.0.0.1:8002", authority: "127.0.0.1:8001"))
         XCTAssertFalse(rules.acceptsOrigin("null", authority: "127.0.0.1:8001"))
+    }
+
+    func testUpgradeGateRefusesForeignOriginsAndHostsOnly() {
+        let rules = ExposureRules(machineNames: ["studio"])
+        func refusal(_ fields: [(String, String)]) -> String? {
+            UpgradeGate.refusal(of: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: HTTPHeaders(fields)), rules: rules)
+        }
+        let upgrade = [("Upgrade", "websocket"), ("Connection", "Upgrade")]
+        let own = ("Host", "127.0.0.1:8001")
+        XCTAssertNil(refusal([("Host", "evil.example"), ("Origin", "http://evil.example")]), "not an upgrade: the responder answers it")
+        XCTAssertNil(refusal([own] + upgrade), "no Origin: not a browser")
+        XCTAssertNil(refusal([own, ("Origin", "http://127.0.0.1:8001")] + upgrade), "the page's own origin")
+        XCTAssertNil(refusal([("Host", "studio:8001"), ("Origin", "http://STUDIO:8001")] + upgrade))
+        let foreign = "WebSocket from a foreign Origin refused"
+        XCTAssertEqual(refusal([own, ("Origin", "http://evil.example")] + upgrade), foreign)
+        XCTAssertEqual(refusal([own, ("Origin", "http://127.0.0.1:8002")] + upgrade), foreign)
+        XCTAssertEqual(refusal([own, ("Origin", "http://127.0.0.1:8001"), ("Origin", "http://127.0.0.1:8001")] + upgrade), foreign,
+                       "two Origin lines are no page's own")
+        XCTAssertEqual(refusal([("Host", "evil.example:8001"), ("Origin", "http://evil.example:8001")] + upgrade), "unknown Host")
+        XCTAssertEqual(refusal([own, own] + upgrade), "unknown Host")
+        XCTAssertEqual(refusal(upgrade), "unknown Host")
     }
 
     func testOSCWireAndJSON() {

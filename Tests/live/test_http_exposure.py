@@ -27,6 +27,32 @@ def test_a_foreign_host_name_is_refused(rack):
     assert get(port, "/", host_header=f"localhost:{port}")[0] == 200
 
 
+def upgrade_request(port: int, origin: str | None = None, host: str | None = None) -> bytes:
+    lines = [f"GET / HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}", "Upgrade: websocket", "Connection: Upgrade",
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+    if origin:
+        lines.append(f"Origin: {origin}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def test_a_websocket_from_a_foreign_origin_or_host_is_forbidden(rack, osc):
+    """403 with the reason, no upgrade, the connection closed (raw_request reads to the end)."""
+    port = rack.http_port
+    for request, reason in [(upgrade_request(port, origin="http://evil.example"), b"WebSocket from a foreign Origin refused\n"),
+                            (upgrade_request(port, origin=f"http://127.0.0.1:{port + 1}"), b"WebSocket from a foreign Origin refused\n"),
+                            (upgrade_request(port, host=f"attacker.example:{port}"), b"unknown Host\n")]:
+        status, response = raw_request(port, request)
+        assert status == 403, (request, response[:300])
+        assert body(response) == reason
+        head = response.partition(b"\r\n\r\n")[0].lower()
+        assert b"sec-websocket-accept" not in head and b"upgrade" not in head, head
+    status, response = raw_request(port, upgrade_request(port, origin=f"http://127.0.0.1:{port}"), timeout=1.0)
+    assert status == 101, response[:300]   # the page's own origin is upgraded
+    status, response = raw_request(port, upgrade_request(port), timeout=1.0)
+    assert status == 101, response[:300]   # no Origin: not a browser
+    assert osc.ping()
+
+
 def test_oversized_requests_are_refused_and_rack_carries_on(rack, osc):
     port = rack.http_port
     huge_header = f"X-Padding: {'a' * 100_000}\r\n"
