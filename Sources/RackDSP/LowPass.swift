@@ -14,6 +14,9 @@ public struct LowPass: Sendable {
     /// Integrator states (Simper's ic1eq, ic2eq), left and right in one vector.
     private var ic1eq = SIMD2<Float>.zero
     private var ic2eq = SIMD2<Float>.zero
+    /// The first sample of a two-sample step that the last call ended on: its input and the
+    /// coefficients (g, k) it was filtered with; the integrator states are still those before it.
+    private var halfPair: HalfPair? = nil
     public private(set) var sampleRate: Double = 48_000
     /// Times the state went non-finite (a NaN or ±Inf got in) and the filter reset itself.
     public private(set) var faultResets = 0
@@ -39,6 +42,7 @@ public struct LowPass: Sendable {
     public mutating func reset() {
         ic1eq = .zero
         ic2eq = .zero
+        halfPair = nil
     }
 
     /// The filter coefficients (g, k) for a cutoff in Hz and a resonance in dB.
@@ -64,21 +68,55 @@ public struct LowPass: Sendable {
         let c0 = SIMD2<Float>(Float(from.x), Float(from.y))
         let dc = SIMD2<Float>(Float(to.x - from.x), Float(to.y - from.y))
         var s1 = ic1eq, s2 = ic2eq
+        var i = 0
+        if let half = halfPair {
+            // A pair begun by the previous call: finish it when this call goes on with the same
+            // constant coefficients (a block edge inside a segment), else take its first
+            // sample's single step (its output went out already).
+            halfPair = nil
+            if dc == .zero && c0 == half.coefficients && frames > 0 {
+                let m2 = TwoStepUpdate(StateUpdate(Self.gains(g: c0.x, k: c0.y)))
+                let (_, y1) = m2.step(half.input, SIMD2(left[0], right[0]), &s1, &s2)
+                left[0] = y1.x
+                right[0] = y1.y
+                i = 1
+            } else {
+                _ = StateUpdate(Self.gains(g: half.coefficients.x, k: half.coefficients.y))
+                    .step(half.input, &s1, &s2)
+            }
+        }
         if dc == .zero {
-            // Constant coefficients: the state-space matrix once per call, not per sample.
+            // Constant coefficients: the state update once per call, not per sample, two
+            // samples a step (the loop-carried chain is one step long for both). Pairs run on
+            // from call to call (a last odd sample is finished by the next call), so a split
+            // of the stream into calls never changes which samples pair up.
             let m = StateUpdate(Self.gains(g: c0.x, k: c0.y))
-            for i in 0..<frames {
-                let v2 = m.step(SIMD2(left[i], right[i]), &s1, &s2)
-                left[i] = v2.x
-                right[i] = v2.y
+            let m2 = TwoStepUpdate(m)
+            while frames - i >= 2 {
+                let (y0, y1) = m2.step(SIMD2(left[i], right[i]), SIMD2(left[i &+ 1], right[i &+ 1]), &s1, &s2)
+                left[i] = y0.x
+                right[i] = y0.y
+                left[i &+ 1] = y1.x
+                right[i &+ 1] = y1.y
+                i &+= 2
+            }
+            if i < frames {
+                // The first half of a pair: its output now (the same expression as the pair's
+                // first output), the state stays at the pair's start.
+                let v0 = SIMD2(left[i], right[i])
+                let y0 = m2.firstOutput(v0, s1, s2)
+                left[i] = y0.x
+                right[i] = y0.y
+                halfPair = HalfPair(input: v0, coefficients: c0)
             }
         } else {
             let invLength = 1 / Float(max(length, 1))
-            for i in 0..<frames {
+            while i < frames {
                 let c = c0 + dc * (Float(offset + i) * invLength)
                 let v2 = StateUpdate(Self.gains(g: c.x, k: c.y)).step(SIMD2(left[i], right[i]), &s1, &s2)
                 left[i] = v2.x
                 right[i] = v2.y
+                i &+= 1
             }
         }
         ic1eq = s1
@@ -154,6 +192,58 @@ extension LowPass {
             s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
             s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
             return v2
+        }
+    }
+
+    /// The first half of a two-sample step left for the next call.
+    struct HalfPair {
+        var input: SIMD2<Float>
+        var coefficients: SIMD2<Float>
+    }
+
+    /// Two samples of `StateUpdate` at once: with s' = A·s + b·v, the state after two
+    /// samples is s'' = A²·s + A·b·v0 + b·v1, so the loop waits on one step per two samples;
+    /// the state between them (for the first output, v2 = (s2 + s2')/2) is computed beside it.
+    /// The same recursion, rounded differently (the products are formed once per call).
+    struct TwoStepUpdate {
+        let one: StateUpdate
+        /// A² (rows of s1'' and s2'' over s1, s2).
+        var s1s1: Float, s1s2: Float, s2s1: Float, s2s2: Float
+        /// A·b: the first sample's input weight in s1'' and s2''.
+        var s1v0: Float, s2v0: Float
+
+        @_noLocks @inline(__always)
+        init(_ m: StateUpdate) {
+            one = m
+            s1s1 = m.s1s1 * m.s1s1 + m.s1s2 * m.s2s1
+            s1s2 = m.s1s1 * m.s1s2 + m.s1s2 * m.s2s2
+            s2s1 = m.s2s1 * m.s1s1 + m.s2s2 * m.s2s1
+            s2s2 = m.s2s1 * m.s1s2 + m.s2s2 * m.s2s2
+            s1v0 = m.s1s1 * m.s1v0 + m.s1s2 * m.s2v0
+            s2v0 = m.s2s1 * m.s1v0 + m.s2s2 * m.s2v0
+        }
+
+        /// Samples v0 then v1 of both channels: returns their outputs and advances the
+        /// states by two (flushed like `StateUpdate.step`).
+        @_noLocks @inline(__always)
+        func step(_ v0: SIMD2<Float>, _ v1: SIMD2<Float>, _ s1: inout SIMD2<Float>, _ s2: inout SIMD2<Float>)
+            -> (SIMD2<Float>, SIMD2<Float>) {
+            let tiny = SIMD2<Float>(repeating: 1e-25)
+            let inputs1 = s1v0 * v0 + one.s1v0 * v1, inputs2 = s2v0 * v0 + one.s2v0 * v1
+            let n1 = (inputs1 + s1s2 * s2) + s1s1 * s1
+            let n2 = (inputs2 + s2s2 * s2) + s2s1 * s1
+            let middle = (one.s2v0 * v0 + one.s2s2 * s2) + one.s2s1 * s1
+            let y0 = 0.5 * (s2 + middle), y1 = 0.5 * (middle + n2)
+            s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
+            s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+            return (y0, y1)
+        }
+
+        /// The first output of `step` alone (the same expression), from v0 and the states.
+        @_noLocks @inline(__always)
+        func firstOutput(_ v0: SIMD2<Float>, _ s1: SIMD2<Float>, _ s2: SIMD2<Float>) -> SIMD2<Float> {
+            let middle = (one.s2v0 * v0 + one.s2s2 * s2) + one.s2s1 * s1
+            return 0.5 * (s2 + middle)
         }
     }
 }
