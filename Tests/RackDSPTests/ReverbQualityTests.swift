@@ -48,6 +48,19 @@ final class ReverbQualityTests: XCTestCase {
         }
     }
 
+    /// The halls are not front-loaded (their loudest part was the first early tap, C80 +4.0 and
+    /// +3.2 dB): C80 at most the best peer's, Dragonfly Hall measured side by side at −0.9 dB
+    /// (T30 1.8 s) and −2.3 dB (2.6 s): halls under 2.5 s ≤ −0.9 dB, longer ones ≤ −2.3 dB.
+    func testHallsAreNotFrontLoaded() {
+        let halls = ReverbTests.responses48k.filter { $0.room.name.contains("Hall") || $0.room.name == "cathedral" }
+        XCTAssertEqual(halls.count, 6)
+        for r in halls {
+            let c80 = IRA.clarity80(left: r.left, right: r.right, sampleRate: fs)
+            let limit = r.room.targetDecaySeconds < 2.5 ? -0.9 : -2.3
+            XCTAssertLessThanOrEqual(c80, limit, "\(r.room.name): C80 \(c80) dB")
+        }
+    }
+
     /// Per octave the decay stays natural: from 1 kHz up each octave decays no slower than the
     /// one below (high frequencies die first, as in air and on walls; 5 % measuring slack), and
     /// the low octaves (125, 250 Hz) lie within 0.8…1.6 × the 1 kHz decay (warm, not boomy).
