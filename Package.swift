@@ -1,31 +1,11 @@
 // swift-tools-version:6.1
 import PackageDescription
-import Foundation
 
 /// Flags for the realtime modules: `-enforce-exclusivity=unchecked` removes the dynamic
 /// exclusivity checks, which call into the runtime and so fail the `@_noLocks` checker.
 /// (The checker runs in debug builds too; there it sees only the current file, so every
 /// function the render path calls in another file carries `@_noLocks` itself.)
-///
-/// The DSP and the engine are compiled for the CPU they are built on when it has AVX2 and FMA
-/// (Haswell, 2013, and later; AMD since 2015), as zita's and many Linux audio programs'
-/// Makefiles build with `-march=native`: 8-float vectors in one register instead of two. The
-/// arithmetic is the same IEEE operations either way (Swift never fuses a multiply and an add
-/// on its own), so the output does not depend on it. `RACK_PORTABLE=1` builds for any x86-64
-/// (for a binary that runs on another machine).
-let hostVectorFlags: [String] = {
-    #if arch(x86_64) && os(Linux)
-    guard ProcessInfo.processInfo.environment["RACK_PORTABLE"] == nil,
-          let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-          let flags = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
-    else { return [] }
-    let set = Set(flags.split(separator: " "))
-    return set.contains("avx2") && set.contains("fma") ? ["-target-cpu", "haswell"] : []
-    #else
-    return []
-    #endif
-}()
-let realtimeFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"] + hostVectorFlags)]
+let realtimeFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
 let package = Package(
     name: "rack",
