@@ -87,6 +87,7 @@ _rack_run() {
         '--midi-channel[Obey MIDI on this channel only (1…16; omni by default).]:midi-channel:'
         '--http-port[TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0\: the system chooses; the URL is printed).]:http-port:'
         '--http-host[Address to bind HTTP to. Anything but loopback exposes the rack to the network.]:http-host:'
+        '--no-advertise[Do not advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over DNS-SD through Avahi (advertised by default when an Avahi daemon runs and the socket is not bound to loopback).]'
         '*--media-dir[Senders other than 127.0.0.1 may load files from this directory only (repeatable).]:DIR:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
