@@ -152,17 +152,8 @@ public struct Reverb: @unchecked Sendable {
         let floats = slots[0].core.stateFloats + historyFloats
         clearStepFloats = (floats + groups - 1) / groups
 
-        historyWrite = 0
-        phase = 0
-        groupLeft = .zero
-        groupRight = .zero
-        live = 0
-        slots[0].phase = .live
-        slots[0].core.load(table[requestedRoom.index], room: requestedRoom)
-        fadeLength = 0
-        fadeDone = 0
-        fadingOut = -1
-        pendingRoom = nil
+        // Fresh memory is all zero (nothing has rendered into it): this only sets the phases.
+        reset()
     }
 
     /// Frees what `prepare` allocated. Safe to call more than once; afterwards `process`
