@@ -69,13 +69,15 @@ public struct LowPass: Sendable {
         let dc = SIMD2<Float>(Float(to.x - from.x), Float(to.y - from.y))
         var s1 = ic1eq, s2 = ic2eq
         var i = 0
+        // The state update at the call's start (for steady coefficients, the whole call's:
+        // formed once per call, not per sample), and its two-sample form.
+        let m2 = TwoStepUpdate(StateUpdate(Self.gains(g: c0.x, k: c0.y)))
         if let half = halfPair {
             // A pair begun by the previous call: finish it when this call goes on with the same
             // constant coefficients (a block edge inside a segment), else take its first
             // sample's single step (its output went out already).
             halfPair = nil
             if dc == .zero && c0 == half.coefficients && frames > 0 {
-                let m2 = TwoStepUpdate(StateUpdate(Self.gains(g: c0.x, k: c0.y)))
                 let (_, y1) = m2.step(half.input, SIMD2(left[0], right[0]), &s1, &s2)
                 left[0] = y1.x
                 right[0] = y1.y
@@ -86,12 +88,10 @@ public struct LowPass: Sendable {
             }
         }
         if dc == .zero {
-            // Constant coefficients: the state update once per call, not per sample, two
-            // samples a step (the loop-carried chain is one step long for both). Pairs run on
-            // from call to call (a last odd sample is finished by the next call), so a split
-            // of the stream into calls never changes which samples pair up.
-            let m = StateUpdate(Self.gains(g: c0.x, k: c0.y))
-            let m2 = TwoStepUpdate(m)
+            // Constant coefficients: two samples a step (the loop-carried chain is one step
+            // long for both). Pairs run on from call to call (a last odd sample is finished by
+            // the next call), so a split of the stream into calls never changes which samples
+            // pair up.
             while frames - i >= 2 {
                 let (y0, y1) = m2.step(SIMD2(left[i], right[i]), SIMD2(left[i &+ 1], right[i &+ 1]), &s1, &s2)
                 left[i] = y0.x
@@ -180,19 +180,36 @@ extension LowPass {
             s2v0 = 2 * a.z
         }
 
-        /// One sample of both channels: returns the low-pass output v2 and updates the states;
-        /// states smaller than 1e-25 are flushed to zero so that silent tails never go
-        /// subnormal.
+        /// The next s1 (unflushed).
+        @_noLocks @inline(__always)
+        func nextS1(_ v0: SIMD2<Float>, _ s1: SIMD2<Float>, _ s2: SIMD2<Float>) -> SIMD2<Float> {
+            (s1v0 * v0 + s1s2 * s2) + s1s1 * s1
+        }
+
+        /// The next s2 (unflushed).
+        @_noLocks @inline(__always)
+        func nextS2(_ v0: SIMD2<Float>, _ s1: SIMD2<Float>, _ s2: SIMD2<Float>) -> SIMD2<Float> {
+            (s2v0 * v0 + s2s2 * s2) + s2s1 * s1
+        }
+
+        /// One sample of both channels: returns the low-pass output v2 and updates the states
+        /// (flushed, `flushed(_:)`).
         @_noLocks @inline(__always)
         func step(_ v0: SIMD2<Float>, _ s1: inout SIMD2<Float>, _ s2: inout SIMD2<Float>) -> SIMD2<Float> {
-            let tiny = SIMD2<Float>(repeating: 1e-25)
-            let n1 = (s1v0 * v0 + s1s2 * s2) + s1s1 * s1
-            let n2 = (s2v0 * v0 + s2s2 * s2) + s2s1 * s1
+            let n1 = nextS1(v0, s1, s2), n2 = nextS2(v0, s1, s2)
             let v2 = 0.5 * (s2 + n2)
-            s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
-            s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+            s1 = LowPass.flushed(n1)
+            s2 = LowPass.flushed(n2)
             return v2
         }
+    }
+
+    /// A state with magnitudes below 1e-25 set to zero, so that silent tails never go
+    /// subnormal.
+    @_noLocks @inline(__always)
+    static func flushed(_ x: SIMD2<Float>) -> SIMD2<Float> {
+        let tiny = SIMD2<Float>(repeating: 1e-25)
+        return x.replacing(with: 0, where: (x .< tiny) .& (x .> -tiny))
     }
 
     /// The first half of a two-sample step left for the next call.
@@ -228,22 +245,20 @@ extension LowPass {
         @_noLocks @inline(__always)
         func step(_ v0: SIMD2<Float>, _ v1: SIMD2<Float>, _ s1: inout SIMD2<Float>, _ s2: inout SIMD2<Float>)
             -> (SIMD2<Float>, SIMD2<Float>) {
-            let tiny = SIMD2<Float>(repeating: 1e-25)
             let inputs1 = s1v0 * v0 + one.s1v0 * v1, inputs2 = s2v0 * v0 + one.s2v0 * v1
             let n1 = (inputs1 + s1s2 * s2) + s1s1 * s1
             let n2 = (inputs2 + s2s2 * s2) + s2s1 * s1
-            let middle = (one.s2v0 * v0 + one.s2s2 * s2) + one.s2s1 * s1
+            let middle = one.nextS2(v0, s1, s2)
             let y0 = 0.5 * (s2 + middle), y1 = 0.5 * (middle + n2)
-            s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
-            s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+            s1 = LowPass.flushed(n1)
+            s2 = LowPass.flushed(n2)
             return (y0, y1)
         }
 
         /// The first output of `step` alone (the same expression), from v0 and the states.
         @_noLocks @inline(__always)
         func firstOutput(_ v0: SIMD2<Float>, _ s1: SIMD2<Float>, _ s2: SIMD2<Float>) -> SIMD2<Float> {
-            let middle = (one.s2v0 * v0 + one.s2s2 * s2) + one.s2s1 * s1
-            return 0.5 * (s2 + middle)
+            0.5 * (s2 + one.nextS2(v0, s1, s2))
         }
     }
 }
