@@ -1,0 +1,18 @@
+import Foundation
+import XCTest
+@testable import RackOSC
+
+/// The README tells users which OSC namespace version they get; `/rack/version` answers it.
+/// The two must agree.
+final class ReadmeVersionTests: XCTestCase {
+    func testTheReadmeNamesTheNamespaceVersionTheCodeReports() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = "Namespace version: **"
+        let start = try XCTUnwrap(readme.range(of: marker), "the README's OSC reference names the namespace version")
+        let rest = readme[start.upperBound...]
+        let end = try XCTUnwrap(rest.range(of: "**"))
+        XCTAssertEqual(String(rest[..<end.lowerBound]), RackController.namespaceVersion)
+    }
+}
