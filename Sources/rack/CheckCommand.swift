@@ -23,8 +23,16 @@ struct CheckCommand: ParsableCommand {
         try runReportingErrors {
             let presets = PresetStore.standard()
             let automation = try readAutomation(file, presets: presets, length: length).automation
+            let crowded = LivePacing.crowdedLines(automation.events)
             if let failure = reportProblems(of: automation, in: file, warningsAreErrors: strict) { throw failure }
-            print("\(file): \(automation.events.count) events, \(automation.warnings.count) warnings, no errors")
+            let severity = strict ? "error" : "warning"
+            for c in crowded.dropLast(strict ? 1 : 0) {
+                warn(messagePrefix + "\(file):\(c.line): \(severity): \(LivePacing.crowdedMessage(count: c.count))")
+            }
+            if strict, let last = crowded.last {
+                throw RackError(.dataError, "\(file):\(last.line): error: \(LivePacing.crowdedMessage(count: last.count))")
+            }
+            print("\(file): \(automation.events.count) events, \(automation.warnings.count + crowded.count) warnings, no errors")
         }
     }
 }

@@ -7,7 +7,7 @@ struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Play an automation file live to a running rack, as OSC bundles with timetags.",
-        discussion: "Each event goes out as a bundle timetagged with its time from the start (plus --lead), sent --lead seconds ahead, so the rack applies it at the exact sample whatever the network jitter.")
+        discussion: "Each event goes out as a bundle timetagged with its time from the start (plus --lead), sent --lead seconds ahead, so the rack applies it at the exact sample whatever the network jitter. It first checks that a rack answers /ping (exit 69 if none does), paces itself so that the rack can take every event (a file denser than the rack can schedule ahead is delivered whole, the excess applied on arrival), shows progress on a terminal, and exits 69 when the rack refused events.")
 
     @Argument(help: "Automation file.")
     var file: String
@@ -30,17 +30,26 @@ struct SendCommand: ParsableCommand {
             do { socket = try UDPSocket(host: "0.0.0.0", port: 0) } catch {
                 throw RackError(.unavailable, "cannot open a UDP socket: \(error.localizedDescription)")
             }
-            let origin = OSCTimeTag.now().adding(seconds: lead)
-            let start = Date()
-            for e in automation.events {
-                // Wait until `lead` seconds before the event is due.
-                let wait = e.time - Date().timeIntervalSince(start)
-                if wait > 0 { usleep(useconds_t(min(wait, 3600) * 1e6)) }
-                let bundle = OSCPacket.bundle([OSCMessage(e.address, Self.arguments(of: e))], timeTag: origin.adding(seconds: e.time))
-                guard socket.send(bundle, to: target) else {
-                    throw RackError(.ioError, "cannot send to \(target): \(String(cString: strerror(errno)))")
-                }
+            let sender = AutomationSender(socket: socket, target: target, lead: lead)
+            guard sender.rackAnswers() else {
+                throw RackError(.unavailable, "no rack answers OSC at \(target) (is `rack run` listening there? --to HOST:PORT)")
             }
+            let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar(label: "sending \(file)") : nil
+            let total = max(automation.events.count, 1)
+            let outcome = sender.play(automation.events) { bar?.update(Double($0) / Double(total)) }
+            bar?.finish()
+            try Self.report(outcome, of: automation.events.count, to: target)
+        }
+    }
+
+    /// One line for what did not go as written: refused events end the command (69), late
+    /// ones are a warning.
+    static func report(_ outcome: AutomationSender.Outcome, of count: Int, to target: OSCEndpoint) throws(RackError) {
+        if outcome.refused > 0 {
+            throw RackError(.unavailable, "the rack at \(target) refused \(outcome.refused) of \(count) events (first: \(outcome.firstRefusal ?? "?"))")
+        }
+        if outcome.late > 0 {
+            warn(messagePrefix + "warning: \(outcome.late) of \(count) events were sent after their time (the file is denser than the rack schedules ahead) and applied on arrival")
         }
     }
 
