@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 import livelib
-from livelib import Osc, wait_until, which
+from livelib import Osc, RackProcess, wait_until, which
 
 CLONE_NEWNET = 0x40000000
 NETNS_DIR = Path("/var/run/netns")
@@ -94,16 +95,28 @@ class NamespaceOsc(Osc):
         self.port = self.sock.getsockname()[1]
 
 
-def _stop(proc: subprocess.Popen | None, timeout: float = 10.0) -> None:
-    """SIGTERM by pid (a SIGKILLed jackd keeps a server slot), SIGKILL only if it will not go."""
+def _stop(proc: subprocess.Popen | None, timeout: float = 30.0) -> bool:
+    """SIGTERM by pid, SIGKILL only if it will not go; True when it had to be killed."""
     if proc is None or proc.poll() is not None:
-        return
+        return False
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(timeout)
+        return False
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(5)
+        return True
+
+
+def _stop_jackd(proc: subprocess.Popen | None, name: str) -> None:
+    """Stops a jackd; if it had to be killed, its JACK server slot (8 on a machine) stays taken
+    until a server of the same name starts and stops again, which this then does."""
+    if _stop(proc):
+        reclaim = subprocess.Popen(["jackd", "--no-realtime", "-n", name, "-d", "dummy"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_until(lambda: reclaim.poll() is not None or livelib.jack_running(name), 10, step=0.1)
+        _stop(reclaim)
 
 
 class TwoHosts:
@@ -169,7 +182,12 @@ class TwoHosts:
             raise RuntimeError(f"jack_load netmanager: {out.stdout.strip()} {out.stderr.strip()}")
 
     def stop_master(self) -> None:
-        _stop(self.master)
+        """netmanager unloaded, then SIGTERM: a jackd2 master with netmanager loaded takes 6-12 s
+        to exit on SIGTERM alone (its client's deactivation times out), 0.2 s this way."""
+        if self.master is not None and self.master.poll() is None:
+            subprocess.run(["jack_unload", "netmanager"], capture_output=True, timeout=30,
+                           env=livelib.jack_env(self.master_server))
+        _stop_jackd(self.master, self.master_server)
         self.master = None
 
     def start_dsp(self, latency_cycles: int | None = None) -> None:
@@ -177,24 +195,35 @@ class TwoHosts:
         extra = [] if latency_cycles is None else ["-l", str(latency_cycles)]
         self.dsp = self._jackd(self.dsp_ns, self.dsp_server, "-d", "net", "-n", DSP_CLIENT, *extra)
 
+    def slaves(self) -> list[str]:
+        """The master's netjack2 clients: the dsp host as `dsp`, or `dsp-01`... while the master
+        still holds an earlier connection of it (after a link drop, until that times out)."""
+        return [p.split(":")[0] for p in livelib.jack_port_list(self.master_server) if p.endswith(":to_slave_1")]
+
     def joined(self) -> bool:
-        """The dsp host runs and the master shows its ports."""
+        """The dsp host runs and the master shows its ports, once."""
         return (self.dsp is not None and self.dsp.poll() is None and livelib.jack_running(self.dsp_server)
-                and f"{DSP_CLIENT}:to_slave_1" in livelib.jack_port_list(self.master_server))
+                and len(self.slaves()) == 1)
 
     def wait_joined(self, timeout: float = 20.0) -> None:
-        if not wait_until(self.joined, timeout, step=0.1):
+        if not wait_until(lambda: self.joined() or self.dsp is None or self.dsp.poll() is not None, timeout,
+                          step=0.1) or not self.joined():
             raise RuntimeError("the dsp host did not join the master:\n" + self.log(self.master_server)
                                + "\n" + self.log(self.dsp_server))
+
+    def jack_version(self) -> str:
+        path = self.root / f"{self.dsp_server}.log"
+        text = path.read_text(errors="replace")[:200] if path.exists() else ""
+        return text.split("jackdmp ")[1].split()[0] if "jackdmp " in text else "?"
 
     def log(self, server: str) -> str:
         path = self.root / f"{server}.log"
         return path.read_text(errors="replace")[-1500:] if path.exists() else ""
 
     def stop(self) -> None:
-        _stop(self.dsp)
-        _stop(self.master)
-        self.dsp = self.master = None
+        _stop_jackd(self.dsp, self.dsp_server)
+        self.stop_master()
+        self.dsp = None
         for ns in reversed(self.made):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         self.made = []
@@ -204,19 +233,47 @@ class TwoHosts:
     def command_in(self, ns: str, *command: str) -> list[str]:
         return ["nsenter", f"--net={NETNS_DIR / ns}", *command]
 
+    def rack_on_dsp(self, rack_binary: Path, env: dict, *args: str) -> RackProcess:
+        """`rack run ARGS` on the dsp host (its pid is rack's: nsenter execs)."""
+        return RackProcess(self.command_in(self.dsp_ns, str(rack_binary), "run", *args)[1:], env,
+                           binary=Path(shutil.which("nsenter") or "nsenter"), subcommand=None)
+
     def osc_from_master(self, port: int, source: str = MASTER_ADDRESS) -> NamespaceOsc:
         return NamespaceOsc(self.master_ns, source, DSP_ADDRESS, port)
+
+
+def build_netloop(outdir: Path) -> Path:
+    out = outdir / "netloop"
+    subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", str(out), str(Path(__file__).parent / "netloop.c"),
+                    "-ljack"], check=True, timeout=120)
+    return out
+
+
+def start_remote_rack(hosts: TwoHosts, rack_binary: Path, xdg: Path) -> RackProcess:
+    """rack on the dsp host: connected to its physical ports, OSC and HTTP on its veth address,
+    obeying the master only. Not advertised (the machine's own Avahi stays out of it)."""
+    env = livelib.jack_env(hosts.dsp_server, XDG_CONFIG_HOME=str(xdg),
+                           DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={xdg / 'no-bus'}")
+    rack = hosts.rack_on_dsp(rack_binary, env, "--name", "fx", "--connect", "--osc-host", DSP_ADDRESS,
+                             "--osc-port", "0", "--http-host", DSP_ADDRESS, "--http-port", "0",
+                             "--allow", MASTER_ADDRESS, "--no-advertise")
+    try:
+        return rack.wait_ready(15)
+    except RuntimeError:
+        rack.stop()
+        raise
 
 
 # --------------------------------------------------------------------------------------------
 # The round trip through the master's netloop
 
 
-def round_trip(netloop: Path, server: str, seconds: float, path: Path) -> tuple[np.ndarray, np.ndarray]:
+def round_trip(netloop: Path, server: str, seconds: float, path: Path,
+               slave: str = DSP_CLIENT) -> tuple[np.ndarray, np.ndarray]:
     """Plays netloop's noise bursts into the dsp host's first capture port (from the master)
     and records what comes back on its two playback ports; (played, recorded[frames x 2])."""
-    out = subprocess.run([str(netloop), str(path), str(seconds), f"{DSP_CLIENT}:to_slave_1",
-                          f"{DSP_CLIENT}:from_slave_1", f"{DSP_CLIENT}:from_slave_2"],
+    out = subprocess.run([str(netloop), str(path), str(seconds), f"{slave}:to_slave_1",
+                          f"{slave}:from_slave_1", f"{slave}:from_slave_2"],
                          capture_output=True, text=True, timeout=seconds + 15, env=livelib.jack_env(server))
     if out.returncode != 0:
         raise RuntimeError(f"netloop failed ({out.returncode}): {out.stderr.strip()}")
@@ -235,3 +292,63 @@ def delay_frames(played: np.ndarray, recorded: np.ndarray) -> tuple[int, float]:
     ref = played[:len(shifted)]
     norm = np.sqrt((ref ** 2).sum() * (shifted ** 2).sum())
     return lag, float((ref * shifted).sum() / norm) if norm > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# DNS-SD inside a namespace: a private system bus and avahi-daemon (as test_http_avahi does)
+
+
+def avahi_missing() -> list[str]:
+    return [t for t in ("dbus-daemon", "avahi-daemon", "avahi-browse") if not which(t)]
+
+
+class NamespaceAvahi:
+    """A private D-Bus system bus and an avahi-daemon in an existing namespace, on one link.
+    `env` points D-Bus clients (rack, avahi-browse) at that bus."""
+
+    def __init__(self, root: Path, namespace: str, link: str, host_name: str):
+        from test_http_avahi import AVAHI_CONFIG, BUS_CONFIG   # one declaration of both files
+        self.root, self.namespace = root, namespace
+        root.mkdir(parents=True, exist_ok=True)
+        self.socket = root / "system_bus"
+        self.env = {**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.socket}"}
+        (root / "bus.conf").write_text(BUS_CONFIG.format(socket=self.socket))
+        (root / "avahi-daemon.conf").write_text(
+            AVAHI_CONFIG.replace("host-name=racktest", f"host-name={host_name}")
+                        .replace("allow-interfaces=rkva", f"allow-interfaces={link}"))
+        self.bus: subprocess.Popen | None = None
+        self.daemon: subprocess.Popen | None = None
+        self.log = root / "avahi-daemon.log"
+
+    def start(self) -> "NamespaceAvahi":
+        self.bus = subprocess.Popen(["dbus-daemon", f"--config-file={self.root / 'bus.conf'}", "--nofork",
+                                     "--print-address=1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.bus.stdout.readline()   # the address: the bus listens
+        # `ip netns exec` gives the daemon a mount namespace of its own, where a tmpfs over /run
+        # keeps its pid file away from the machine's.
+        script = ("mount -t tmpfs rack-avahi /run && mkdir /run/avahi-daemon && exec avahi-daemon "
+                  f"--no-drop-root --no-chroot --no-rlimits -f {self.root / 'avahi-daemon.conf'}")
+        with open(self.log, "a") as log:
+            self.daemon = subprocess.Popen(["ip", "netns", "exec", self.namespace, "sh", "-c", script],
+                                           stdout=log, stderr=subprocess.STDOUT, env=self.env)
+        if not wait_until(lambda: "Server startup complete" in self.log.read_text() or self.daemon.poll() is not None,
+                          10, step=0.05) or self.daemon.poll() is not None:
+            raise RuntimeError("avahi-daemon did not start:\n" + self.log.read_text()[-2000:])
+        return self
+
+    def stop(self) -> None:
+        _stop(self.daemon)
+        _stop(self.bus)
+        self.daemon = self.bus = None
+
+    def browse(self, service_type: str) -> dict[str, tuple[str, int]]:
+        """The resolved services of `service_type`: name → (address, port)."""
+        from test_http_avahi import _unescape
+        out = subprocess.run(["avahi-browse", "-rpt", service_type], capture_output=True, text=True,
+                             timeout=10, env=self.env)
+        found = {}
+        for line in out.stdout.splitlines():
+            fields = line.split(";")
+            if fields[0] == "=" and len(fields) >= 9 and fields[4] == service_type:
+                found[_unescape(fields[3])] = (fields[7], int(fields[8]))
+        return found

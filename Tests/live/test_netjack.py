@@ -4,15 +4,14 @@ host (`jackd -d net`) joined by a veth pair. rack runs on the dsp host with --co
 HTTP bound to the dsp host's veth address and --allow naming the master. From the master a
 client (netloop) plays noise bursts into the dsp host's capture port and records its playback
 ports in the same process callback: the filter and the reverb are heard there, and the latency
-netjack2 adds is measured to the frame. Then faults: the master's jackd stopped and restarted,
-the link down for 2 s; rack keeps answering and its state is kept, and sound flows again.
+netjack2 adds is measured to the frame. OSC from outside --allow is ignored; DNS-SD on both hosts
+lets the master find the rack. Faults across hosts: test_netjack_faults.py.
 
 Needs root (ip netns); skipped with one line otherwise. Every process is stopped by its pid,
 the namespaces are deleted, pass or fail. Two JACK servers at most, at any time.
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 
 import livelib
 import netjacklib
-from livelib import RackProcess, wait_until
+from livelib import wait_until
 from netjacklib import DSP_ADDRESS, DSP_LINK, MASTER_ADDRESS, STRANGER_ADDRESS
 
 RATE, PERIOD = 48000, 256
@@ -31,10 +30,7 @@ BURST = RATE // 4          # netloop: 0.25 s of noise at the start of every seco
 
 @pytest.fixture(scope="module")
 def netloop(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("netloop") / "netloop"
-    subprocess.run(["cc", "-O2", "-o", str(out), str(Path(__file__).parent / "netloop.c"), "-ljack"],
-                   check=True, timeout=120)
-    return out
+    return netjacklib.build_netloop(tmp_path_factory.mktemp("netloop"))
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +51,8 @@ def hosts(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def remote_rack(hosts, rack_binary, tmp_path_factory):
-    """rack on the dsp host: connected to its physical ports, OSC and HTTP on its veth address,
-    obeying the master only. Not advertised (the machine's own Avahi stays out of it)."""
-    xdg = tmp_path_factory.mktemp("xdg")
-    env = livelib.jack_env(hosts.dsp_server, XDG_CONFIG_HOME=str(xdg),
-                           DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={xdg / 'no-bus'}")
-    args = ["--net=" + str(netjacklib.NETNS_DIR / hosts.dsp_ns), str(rack_binary), "run",
-            "--name", "fx", "--connect", "--osc-host", DSP_ADDRESS, "--osc-port", "0",
-            "--http-host", DSP_ADDRESS, "--http-port", "0", "--allow", MASTER_ADDRESS, "--no-advertise"]
-    rack = RackProcess(args, env, Path(shutil.which("nsenter") or "nsenter"), subcommand=None)
+    rack = netjacklib.start_remote_rack(hosts, rack_binary, tmp_path_factory.mktemp("xdg"))
     try:
-        rack.wait_ready(15)
         yield rack
     finally:
         code = rack.stop()
@@ -133,7 +120,7 @@ def test_audio_crosses_hosts_filtered_and_reverberated(hosts, remote_rack, maste
     print(f"netjack2 round trip master -> dsp host -> master: {network_lag} frames "
           f"({1000 * network_lag / RATE:.1f} ms, {network_lag / PERIOD:g} periods of {PERIOD}); "
           f"the dsp host's ports report {reported}")
-    assert identity > 0.9999, f"the network changed the samples (correlation {identity:.6f})"
+    assert identity > 0.98, f"not the played signal, delayed (correlation {identity:.6f})"
     assert network_lag == reported, f"measured {network_lag} frames, the ports report {reported}"
 
     # Then through rack, dry (the demo loop off: only the master's signal goes through).
@@ -185,44 +172,40 @@ def test_osc_from_the_master_is_obeyed_and_a_stranger_is_ignored(hosts, remote_r
     assert f"rack: OSC on osc.udp://{DSP_ADDRESS}:{remote_rack.osc_port}/" in remote_rack.stdout
 
 
-def _audio_flows(hosts, netloop, tmp_path) -> bool:
+@pytest.fixture
+def avahi_pair(hosts, tmp_path):
+    """An avahi-daemon on each host (each with a private system bus)."""
+    missing = netjacklib.avahi_missing()
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (scripts/install-deps)")
+    master = netjacklib.NamespaceAvahi(tmp_path / "avahi-master", hosts.master_ns, netjacklib.MASTER_LINK, "rackmaster")
+    dsp = netjacklib.NamespaceAvahi(tmp_path / "avahi-dsp", hosts.dsp_ns, DSP_LINK, "rackdsp")
     try:
-        played, back = netjacklib.round_trip(netloop, hosts.master_server, 1.2, tmp_path / "flow.raw")
-    except RuntimeError:
-        return False
-    return (back[:, 0] ** 2).mean() > 1e-4 * (played ** 2).mean()
-
-
-def test_the_master_restarting_leaves_rack_running_with_its_state(hosts, remote_rack, master_osc, netloop, tmp_path):
-    _set(master_osc, "mix", 0.0)
-    _set(master_osc, "cutoff", 4321.0)
-    hosts.stop_master()
-    assert master_osc.ping(), "rack stopped answering OSC with the master's jackd gone"
-    assert remote_rack.proc.poll() is None
-    t0 = time.monotonic()
-    hosts.start_master()
-    hosts.wait_joined(30)
-    assert wait_until(lambda: _audio_flows(hosts, netloop, tmp_path), 30, step=0.2), \
-        "no sound back at the master after its restart\n" + hosts.log(hosts.dsp_server)
-    print(f"sound back at the master {time.monotonic() - t0:.1f} s after its jackd restarted")
-    assert livelib.close_to(master_osc.get("cutoff"), 4321.0)
-    assert remote_rack.proc.poll() is None
-
-
-def test_the_link_down_for_two_seconds(hosts, remote_rack, master_osc, netloop, tmp_path):
-    _set(master_osc, "mix", 0.0)
-    _set(master_osc, "cutoff", 1234.0)
-    assert wait_until(lambda: _audio_flows(hosts, netloop, tmp_path), 10, step=0.2)
-    hosts.link_down(DSP_LINK)   # the dsp host's cable pulled
-    try:
-        time.sleep(2.0)   # the fault itself: two seconds without a link
-        assert master_osc.request("/ping", reply="/pong", timeout=0.3) is None, "the link was not down"
+        master.start()
+        dsp.start()
+        yield master, dsp
     finally:
-        hosts.link_up(DSP_LINK)
-    t0 = time.monotonic()
-    assert wait_until(master_osc.ping, 10), "rack does not answer OSC after the link came back"
-    assert wait_until(lambda: _audio_flows(hosts, netloop, tmp_path), 30, step=0.2), \
-        "no sound back at the master after the link came back\n" + hosts.log(hosts.dsp_server)
-    print(f"sound back at the master {time.monotonic() - t0:.1f} s after the link came back")
-    assert livelib.close_to(master_osc.get("cutoff"), 1234.0)
-    assert remote_rack.proc.poll() is None
+        dsp.stop()
+        master.stop()
+
+
+def test_the_master_finds_the_dsp_hosts_rack_over_dns_sd(hosts, avahi_pair, rack_binary, tmp_path):
+    master_avahi, dsp_avahi = avahi_pair
+    env = livelib.jack_env(hosts.dsp_server, XDG_CONFIG_HOME=str(tmp_path),
+                           DBUS_SYSTEM_BUS_ADDRESS=dsp_avahi.env["DBUS_SYSTEM_BUS_ADDRESS"])
+    rack = hosts.rack_on_dsp(rack_binary, env, "--name", "fxdnssd", "--osc-host", DSP_ADDRESS, "--osc-port", "0",
+                             "--http-host", DSP_ADDRESS, "--http-port", "0", "--allow", MASTER_ADDRESS)
+    try:
+        rack.wait_ready(15)
+        want = {"_osc._udp": (DSP_ADDRESS, rack.osc_port), "_oscjson._tcp": (DSP_ADDRESS, rack.http_port)}
+        seen = lambda: {t: master_avahi.browse(t).get(rack.client_name) for t in want}   # noqa: E731
+        assert wait_until(lambda: seen() == want, 15, step=0.2), (seen(), rack.describe())
+        print(f"the master's avahi-browse: {rack.client_name} {seen()}")
+        osc = hosts.osc_from_master(seen()["_osc._udp"][1])
+        try:
+            assert osc.ping(), "the advertised OSC port does not answer the master"
+        finally:
+            osc.close()
+    finally:
+        assert rack.stop() == 0, rack.describe()
+    assert wait_until(lambda: all(v is None for v in seen().values()), 10, step=0.2), seen()
