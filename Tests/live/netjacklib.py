@@ -52,6 +52,10 @@ def why_not() -> str | None:
     return None
 
 
+def nsenter() -> Path:
+    return Path(shutil.which("nsenter") or "nsenter")
+
+
 def _ip(*args: str) -> None:
     out = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=10)
     if out.returncode != 0:
@@ -169,13 +173,15 @@ class TwoHosts:
                                  *driver], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)
 
-    def start_master(self, timeout: float = 15.0) -> None:
+    def start_master(self, timeout: float = 15.0, netmanager: bool = True) -> None:
         """The master's jackd (dummy backend) with netmanager loaded; returns once it answers."""
         self.master = self._jackd(self.master_ns, self.master_server, "-d", "dummy", "-r", str(self.rate),
                                   "-p", str(self.period))
         if not wait_until(lambda: self.master.poll() is not None or livelib.jack_running(self.master_server),
                           timeout, step=0.05) or self.master.poll() is not None:
             raise RuntimeError("the master's jackd did not start:\n" + self.log(self.master_server))
+        if not netmanager:
+            return
         out = subprocess.run(["jack_load", "-s", self.master_server, "netmanager"], capture_output=True,
                              text=True, timeout=15, env=livelib.jack_env(self.master_server))
         if out.returncode != 0:
@@ -236,7 +242,7 @@ class TwoHosts:
     def rack_on_dsp(self, rack_binary: Path, env: dict, *args: str) -> RackProcess:
         """`rack run ARGS` on the dsp host (its pid is rack's: nsenter execs)."""
         return RackProcess(self.command_in(self.dsp_ns, str(rack_binary), "run", *args)[1:], env,
-                           binary=Path(shutil.which("nsenter") or "nsenter"), subcommand=None)
+                           binary=nsenter(), subcommand=None)
 
     def osc_from_master(self, port: int, source: str = MASTER_ADDRESS) -> NamespaceOsc:
         return NamespaceOsc(self.master_ns, source, DSP_ADDRESS, port)
