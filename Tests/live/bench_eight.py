@@ -116,7 +116,7 @@ def report(result: dict, seconds: float) -> None:
           f"DSP median of medians {statistics.median(r['median'] for r in rows):.1f} us; "
           f"xruns total {sum(r['xruns'] for r in rows)}; PSS total {sum(r['pss'] for r in rows) / 1024:.1f} MiB")
     print(f"  floor (jack_thru, a trivial client): CPU {cpu['floor']:.2f}%, RSS {result['floor_memory'][0] / 1024:.1f} MiB; "
-          f"jackd: CPU {cpu['jackd']:.2f}%")
+          f"jackd: CPU {cpu['jackd']:.2f}%; load average at the end {os.getloadavg()[0]:.1f}")
 
 
 def main() -> int:
