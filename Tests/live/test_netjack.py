@@ -123,6 +123,7 @@ def test_audio_crosses_hosts_filtered_and_reverberated(hosts, remote_rack, maste
     # 1 on an idle machine; periods lost to a loaded one (no realtime scheduling) lower it
     assert identity > 0.5, f"not the played signal, delayed (correlation {identity:.4f})"
     assert network_lag == reported, f"measured {network_lag} frames, the ports report {reported}"
+    assert network_lag == (5 + 1) * PERIOD, "jackd -d net's default: 5 cycles of network latency"
 
     # Then through rack, dry (the demo loop off: only the master's signal goes through).
     master_osc.send("/rack/player/stop")
