@@ -29,8 +29,8 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: "JACK client name (JACK renames it if taken; the real name is printed).")
     var name = "rack"
-    @Option(name: .customLong("osc-port"), help: "UDP port for OSC (0: the system chooses; the port is printed).")
-    var oscPort: UInt16 = OSCDefaults.port
+    @Option(name: .customLong("osc-port"), help: "UDP port for OSC (default \(OSCDefaults.port), or one the system chooses if \(OSCDefaults.port) is taken; 0: the system chooses; the port is printed).")
+    var oscPort: UInt16?
     @Option(name: .customLong("osc-host"), help: "Address to bind OSC to. Anything but loopback exposes the rack to the network.")
     var oscHost = OSCDefaults.host
     @Option(name: .customLong("allow"), help: ArgumentHelp("Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).", valueName: "ADDR"))
@@ -88,12 +88,7 @@ struct RunCommand: ParsableCommand {
                 presetName = found.name
             }
             // OSC first: under a session manager the session decides the client name and state.
-            let socket: UDPSocket
-            do {
-                socket = try UDPSocket(host: oscHost, port: oscPort)
-            } catch {
-                throw RackError(.unavailable, "cannot listen for OSC on \(oscHost):\(oscPort): \(error.localizedDescription)")
-            }
+            let socket = try bindOSCSocket()
             var clientName = name
             var session: SessionState?
             var nsm: NSMClient?

@@ -101,7 +101,7 @@ complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq
 complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq 1' -fa 'demo-loop' -d 'Write the synthesised demo loop that `rack run` plays without --file.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" name' -l 'name' -d 'JACK client name (JACK renames it if taken; the real name is printed).' -rfka ''
-complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" osc-port' -l 'osc-port' -d 'UDP port for OSC (0: the system chooses; the port is printed).' -rfka ''
+complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" osc-port' -l 'osc-port' -d 'UDP port for OSC (default 8000, or one the system chooses if 8000 is taken; 0: the system chooses; the port is printed).' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" osc-host' -l 'osc-host' -d 'Address to bind OSC to. Anything but loopback exposes the rack to the network.' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run"' -l 'allow' -d 'Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" file' -l 'file' -d 'Audio file to play (wav, flac, ogg; resampled to the JACK rate).' -rfka ''

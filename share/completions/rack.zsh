@@ -76,7 +76,7 @@ _rack_run() {
     local -i ret=1
     local -ar arg_specs=(
         '--name[JACK client name (JACK renames it if taken; the real name is printed).]:name:'
-        '--osc-port[UDP port for OSC (0\: the system chooses; the port is printed).]:osc-port:'
+        '--osc-port[UDP port for OSC (default 8000, or one the system chooses if 8000 is taken; 0\: the system chooses; the port is printed).]:osc-port:'
         '--osc-host[Address to bind OSC to. Anything but loopback exposes the rack to the network.]:osc-host:'
         '*--allow[Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).]:ADDR:'
         '--file[Audio file to play (wav, flac, ogg; resampled to the JACK rate).]:file:'
