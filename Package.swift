@@ -9,11 +9,11 @@ let realtimeFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=uncheck
 
 /// The LV2 plugin's link: the Swift runtime and Foundation (which `RackEngine`'s presets and
 /// automation import) linked in statically, so the bundle loads on a machine without a Swift
-/// toolchain; the libraries static Foundation needs that autolinking does not name; every
-/// symbol resolved at link time (`-z defs`); unused sections dropped; only `lv2_descriptor`
-/// exported (`exports.map`).
+/// toolchain; the libraries static Foundation needs that autolinking does not name (the tests
+/// load it with RTLD_NOW, which fails on any symbol left unresolved); unused sections dropped and symbols stripped
+/// (the bundle's size); only `lv2_descriptor` exported (`exports.map`).
 let lv2PluginLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-Xlinker", "--gc-sections", "-Xlinker", "-z", "-Xlinker", "defs",
+    .unsafeFlags(["-static-stdlib", "-Xlinker", "--gc-sections", "-Xlinker", "--strip-all",
                   "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/RackLV2Plugin/exports.map"]),
     .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
     .linkedLibrary("_FoundationICU"),

@@ -20,7 +20,7 @@ nonisolated(unsafe) private let descriptor: UnsafeMutablePointer<LV2_Descriptor>
         },
         connect_port: connectPort,
         activate: { handle in instance(handle).pointee.activate() },
-        run: runInstance,
+        run: rack_lv2_run,
         deactivate: { _ in },
         cleanup: { handle in
             let p = instance(handle)
@@ -47,10 +47,11 @@ private func connectPort(_ handle: LV2_Handle?, _ port: UInt32, _ data: UnsafeMu
     if Int(port) < p.pointee.portCount { p.pointee.ports[Int(port)] = data }
 }
 
-/// `run`: renders `frames` frames.
+/// `run` (through `rack_lv2_run`, which brackets it for the runtime probe): renders `frames`
+/// frames.
 /// - Realtime: safe
-@_noLocks
-private func runInstance(_ handle: LV2_Handle?, _ frames: UInt32) {
+@_cdecl("rack_lv2_render") @_noLocks
+func rackLV2Render(_ handle: LV2_Handle?, _ frames: UInt32) {
     instance(handle).pointee.run(frames: Int(frames))
 }
 

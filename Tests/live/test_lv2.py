@@ -4,7 +4,7 @@ gives the same samples as `rack render` with the same settings and with a factor
 output does not depend on the host's block size, a control moved between run() calls ramps, the
 plugin survives a hostile host (lv2host.c: 0-frame runs, runs longer than announced, unconnected
 ports, NaN input, activate/deactivate/activate, two instances), and jalv runs it on a private
-JACK server.
+JACK server with the runtime probe (rtprobe.c) counting 0 heap, lock and I/O calls in run().
 
 The bundle is assembled from share/lv2/rack.lv2 and the librack-lv2.so beside $RACK_BIN, and
 loaded with PATH and LD_LIBRARY_PATH free of any Swift toolchain."""
@@ -346,6 +346,12 @@ def test_hostile_host(bundle, lv2host, tmp_path):
     twice = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-a", *settings, name="twice")
     assert np.array_equal(twice[:len(plain)], plain) and np.array_equal(twice[len(plain):], plain)
 
+    # A sample rate the engine does not serve (below 8 kHz): instantiate returns NULL, no crash.
+    res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-r", "4000",
+                          "-i", str(tmp_path / "plain.in.f32"), "-o", str(tmp_path / "slow.f32")],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "instantiate failed" in res.stderr, res.stderr
+
     # Two instances at once, run alternately: each gives the samples one instance gives alone.
     run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-n", "2", *settings, name="two")
     first = np.fromfile(tmp_path / "two.f32", dtype="<f4").reshape(-1, 2)
@@ -372,7 +378,11 @@ def test_jalv_processes_audio_on_jack(bundle, rack_binary, helpers, tmp_path, xd
     pid = livelib.start_jack(server, RATE, 256)
     procs = []
     try:
-        env = host_env(bundle, JACK_DEFAULT_SERVER=server, JACK_NO_START_SERVER="1")
+        # The runtime probe counts heap, lock and I/O calls inside the plugin's run() (bracketed by
+        # its weak rack_probe_enter/leave hooks) on jalv's JACK thread; it reports when jalv exits.
+        probe_out = tmp_path / "probe.json"
+        env = host_env(bundle, JACK_DEFAULT_SERVER=server, JACK_NO_START_SERVER="1",
+                       LD_PRELOAD=str(helpers["probe"]), RACK_PROBE_OUT=str(probe_out))
         jalv = subprocess.Popen(["jalv", "-x", "-n", "rackfx", "-c", "cutoff=400", URI], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         procs.append(jalv)
@@ -400,6 +410,14 @@ def test_jalv_processes_audio_on_jack(bundle, rack_binary, helpers, tmp_path, xd
             return bool(np.isfinite(bright).all()) and seen["centroid"] > 1.5 * dark_c
 
         assert livelib.wait_until(brighter, 15), (dark_c, seen)
+        jalv.terminate()
+        assert jalv.wait(timeout=15) == 0
+        assert livelib.wait_until(probe_out.exists, 10), "the probe wrote no report"
+        report = json.loads(probe_out.read_text())
+        print(f"runtime probe under jalv: {report['cycles']} run() calls, malloc {report['malloc']}, "
+              f"free {report['free']}, lock {report['lock']}, io {report['io']}")
+        assert report["cycles"] > 100, report
+        assert (report["malloc"], report["free"], report["lock"], report["io"]) == (0, 0, 0, 0), report
     finally:
         for p in procs:
             p.terminate()
