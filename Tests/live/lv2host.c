@@ -9,7 +9,8 @@
  * (0 is a run() of 0 frames). -p: how many ports. -c: a control's value before the first run.
  * -s: a control's value from the first run() that starts at or after FRAME. -u: a port left
  * unconnected. -n: instances run side by side, outputs to OUT, OUT.1, ... -a: a second pass after
- * deactivate/activate, appended to the output. Exit 1 on any failure. */
+ * deactivate/activate, appended to the output. -t: print the CPU time spent inside run() (this
+ * thread's clock) to stderr. Exit 1 on any failure. */
 #include <dlfcn.h>
 #include <lv2/atom/atom.h>
 #include <lv2/buf-size/buf-size.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_PORTS 64
 #define MAX_SETS 64
@@ -43,13 +45,15 @@ int main(int argc, char **argv) {
     double rate = 48000;
     int32_t max_block = 4096;
     long blocks[256]; int n_blocks = 0;
-    int n_ports = 9, instances = 1, twice = 0;
+    int n_ports = 9, instances = 1, twice = 0, timed = 0;
+    double run_seconds = 0;
     float initial[MAX_PORTS]; int has_initial[MAX_PORTS] = {0};
     int unconnected[MAX_PORTS] = {0};
     Set sets[MAX_SETS]; int n_sets = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-a")) { twice = 1; continue; }
+        if (!strcmp(a, "-t")) { timed = 1; continue; }
         if (!v) fail("an option needs a value");
         i++;
         if (!strcmp(a, "-l")) lib = v;
@@ -118,6 +122,7 @@ int main(int argc, char **argv) {
         }
         d->activate(h[k]);
     }
+    float *block = malloc(sizeof(float) * 2 * (size_t)largest);
     FILE *out[8];
     for (int k = 0; k < instances; k++) {
         char name[4096];
@@ -148,13 +153,16 @@ int main(int argc, char **argv) {
                     audio[k][0][i] = in[2 * (pos + i)];
                     audio[k][1][i] = in[2 * (pos + i) + 1];
                 }
+                struct timespec t0, t1;
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
                 d->run(h[k], (uint32_t)n);
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+                run_seconds += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
                 for (long i = 0; i < n; i++) {
-                    float frame[2] = {audio[k][2][i], audio[k][3][i]};
-                    if (unconnected[2]) frame[0] = 0;
-                    if (unconnected[3]) frame[1] = 0;
-                    fwrite(frame, sizeof frame, 1, out[k]);
+                    block[2 * i] = unconnected[2] ? 0 : audio[k][2][i];
+                    block[2 * i + 1] = unconnected[3] ? 0 : audio[k][3][i];
                 }
+                fwrite(block, sizeof(float) * 2, (size_t)n, out[k]);
             }
             pos += n;
         }
@@ -164,5 +172,6 @@ int main(int argc, char **argv) {
         d->cleanup(h[k]);
         fclose(out[k]);
     }
+    if (timed) fprintf(stderr, "lv2host: %.6f s of CPU in run() for %ld frames\n", run_seconds, frames * (twice ? 2 : 1) * instances);
     return 0;
 }
