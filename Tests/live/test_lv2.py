@@ -335,6 +335,11 @@ def test_hostile_host(bundle, lv2host, tmp_path):
                          "-u", str(ports["cutoff"]["index"]), name="nocut")
     assert np.array_equal(defaults, no_cutoff)
 
+    # NaN on a control port leaves the parameter where it was.
+    nan_control = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", *settings,
+                           "-s", f"{256 * 40}:{ports['cutoff']['index']}=nan", name="nanctl")
+    assert np.array_equal(nan_control, plain)
+
     # NaN and infinities on the input: the output stays finite (they become 0, as in the JACK client).
     bad = signal.copy()
     bad[RATE // 5::997, 0] = np.nan
