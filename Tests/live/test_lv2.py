@@ -431,3 +431,65 @@ def test_jalv_processes_audio_on_jack(bundle, rack_binary, helpers, tmp_path, xd
             except subprocess.TimeoutExpired:
                 p.kill()
         livelib.stop_jack(pid)
+
+
+def splatter_db(x: np.ndarray, rate: int, above_hz: float = 50.0) -> float:
+    """The OSC and MIDI tests' measure: energy of the signal's changes (first difference) above
+    `above_hz`, in dB FS."""
+    d = np.diff(x.astype(np.float64))
+    spectrum = np.abs(np.fft.rfft(d)) ** 2
+    freqs = np.fft.rfftfreq(len(d), 1.0 / rate)
+    return float(10 * np.log10(spectrum[freqs > above_hz].sum() / len(d) + 1e-30))
+
+
+def test_a_control_changed_from_jalvs_console_ramps_without_a_click(bundle, helpers, tmp_path):
+    """A steady DC input, mix 0 (dry), gain −40 dB; `gain = 0` typed on jalv's console while
+    JACK records: the output rises over the gain's 20 ms default ramp (10 %→90 % of the dB rise
+    in 16 ms), and its changes carry at least 10 dB less energy above 50 Hz than the same rise
+    as a step."""
+    server = f"rack-lv2-{os.getpid()}-ramp"
+    pid = livelib.start_jack(server, RATE, 256)
+    procs = []
+    try:
+        env = host_env(bundle, JACK_DEFAULT_SERVER=server, JACK_NO_START_SERVER="1")
+        jalv = subprocess.Popen(["jalv", "-x", "-n", "rackfx", "-c", "mix=0", "-c", "gain=-40", URI],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, env=env)
+        procs.append(jalv)
+        assert livelib.wait_until(lambda: "rackfx:in_l" in livelib.jack_port_list(server), 20)
+        sched = tmp_path / "empty.txt"
+        sched.write_text("\n")
+        dc = subprocess.Popen([str(helpers["midisend"]), str(sched), "6", "-d", "rackfx:in_l", "-d", "rackfx:in_r"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=livelib.jack_env(server))
+        procs.append(dc)
+        assert livelib.wait_until(lambda: "midisend:dc" in livelib.jack_connections(server).get("rackfx:in_l", []), 10)
+        path = tmp_path / "ramp.f32"
+        rec = subprocess.Popen([str(helpers["jackrec"]), str(path), "2.5", "rackfx:out_l"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=livelib.jack_env(server))
+        procs.append(rec)
+        recorder = f"jackrec-{rec.pid}:in_1"
+        assert livelib.wait_until(lambda: "rackfx:out_l" in livelib.jack_connections(server).get(recorder, []), 10)
+        jalv.stdin.write("gain = 0\n")
+        jalv.stdin.flush()
+        out, err = rec.communicate(timeout=20)
+        assert rec.returncode == 0, err
+        x = np.fromfile(path, dtype=np.float32).astype(np.float64)
+    finally:
+        for p in procs:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        livelib.stop_jack(pid)
+    quiet, loud = 0.5 * 10 ** (-40 / 20), 0.5
+    rise = np.flatnonzero(x > quiet * 1.01)
+    assert rise.size and rise[0] > 480, "a quiet plateau before the change"
+    assert np.isclose(x[-4800:], loud, rtol=1e-4).all(), "the loud plateau after it"
+    window = x[rise[0] - 480: rise[0] + 9600]
+    db = 20 * np.log10(np.maximum(window, 1e-9) / loud)
+    ten, ninety = np.flatnonzero(db > -36)[0], np.flatnonzero(db > -4)[0]
+    assert abs((ninety - ten) - 0.016 * RATE) <= 2, (ninety - ten)
+    step = np.where(np.arange(len(window)) < (ten + ninety) // 2, quiet, loud)
+    s_ramp, s_step = splatter_db(window, RATE), splatter_db(step, RATE)
+    print(f"splatter above 50 Hz: jalv gain change {s_ramp:.2f} dB, the same rise as a step {s_step:.2f} dB")
+    assert s_ramp < s_step - 10, (s_ramp, s_step)
