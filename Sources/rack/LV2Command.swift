@@ -17,8 +17,8 @@ struct LV2Command: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = PresetStore(factoryDirectory: PresetStore.locateFactoryDirectory(environment: ProcessInfo.processInfo.environment),
-                                    userDirectory: "/nonexistent")
+            // Only the factory presets go into the bundle; the user's stay out of it.
+            let store = PresetStore.standard()
             guard !store.factory.isEmpty else { throw RackError(.noInput, "lv2-ttl: no factory presets found") }
             let description = try LV2Description(presets: store.factory)
             do {
