@@ -7,12 +7,26 @@ import PackageDescription
 /// function the render path calls in another file carries `@_noLocks` itself.)
 let realtimeFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
+/// The LV2 plugin's link: the Swift runtime and Foundation (which `RackEngine`'s presets and
+/// automation import) linked in statically, so the bundle loads on a machine without a Swift
+/// toolchain; the libraries static Foundation needs that autolinking does not name (the tests
+/// load it with RTLD_NOW, which fails on any symbol left unresolved); unused sections dropped and symbols stripped
+/// (the bundle's size); only `lv2_descriptor` exported (`exports.map`).
+let lv2PluginLinking: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-Xlinker", "--gc-sections", "-Xlinker", "--strip-all",
+                  "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/RackLV2Plugin/exports.map"]),
+    .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
+    .linkedLibrary("_FoundationICU"),
+]
+
 let package = Package(
     name: "rack",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "rack", targets: ["rack"]),
         .library(name: "RackEngine", targets: ["RackEngine"]),
+        // The LV2 plugin's shared object (librack-lv2.so), the binary of the rack.lv2 bundle.
+        .library(name: "rack-lv2", type: .dynamic, targets: ["RackLV2Plugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -28,6 +42,8 @@ let package = Package(
         .target(name: "CSndfile", linkerSettings: [.linkedLibrary("sndfile"), .linkedLibrary("samplerate")]),
         // DNS-SD through the Avahi daemon (libavahi-client, pkg-config avahi-client).
         .target(name: "CAvahi", linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
+        // The LV2 C API (lv2-dev's headers) and the host-options parsing.
+        .target(name: "CLV2"),
 
         // Pure-Swift DSP kernels: no dependencies, no Foundation.
         .target(name: "RackDSP", swiftSettings: realtimeFlags),
@@ -47,10 +63,18 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
+        // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator.
+        .target(name: "RackLV2", dependencies: ["RackEngine"]),
+        // The LV2 plugin: the descriptor and its callbacks around the engine. Only
+        // `lv2_descriptor` is exported (exports.map).
+        .target(name: "RackLV2Plugin", dependencies: ["RackLV2", "RackEngine", "CLV2"],
+                exclude: ["exports.map"],
+                swiftSettings: realtimeFlags,
+                linkerSettings: lv2PluginLinking),
         // `rack plot`: SVG drawings of automation timelines and filter responses.
         .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot",
+            "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

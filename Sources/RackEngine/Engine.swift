@@ -108,6 +108,14 @@ public final class Engine: @unchecked Sendable {
     public func frames(seconds: Double) -> Int64 { Int64((seconds * sampleRate).rounded()) }
 }
 
+extension Engine {
+    /// The queue `post` pushes to and the one `nextApplied` pops from, for a driver whose render
+    /// thread is also its control thread (the LV2 plugin's `run()`): their `push` and `pop`
+    /// are realtime-safe where these class methods are not checked.
+    public var controlQueue: EventQueue { queue }
+    public var appliedQueue: EventQueue { applied }
+}
+
 /// DSP time per render cycle as a driver measured it, over the cycles since the last look.
 public struct CycleStats: Sendable {
     public var cycles = 0

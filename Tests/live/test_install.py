@@ -22,7 +22,8 @@ def test_install_and_uninstall_into_a_prefix(tmp_path, rack_binary):
     for rel in ["bin/rack", "share/rack/presets/Warm.json", "share/rack/presets/Dry.json", "share/man/man1/rack.1",
                 "share/bash-completion/completions/rack", "share/zsh/site-functions/_rack",
                 "share/fish/vendor_completions.d/rack.fish", "lib/systemd/user/rack.service",
-                "share/rack/rack.env.example"]:
+                "share/rack/rack.env.example", "lib/lv2/rack.lv2/manifest.ttl", "lib/lv2/rack.lv2/rack.ttl",
+                "lib/lv2/rack.lv2/presets.ttl", "lib/lv2/rack.lv2/librack-lv2.so"]:
         assert (prefix / rel).is_file(), rel
     assert os.access(prefix / "bin/rack", os.X_OK)
     unit = (prefix / "lib/systemd/user/rack.service").read_text()
@@ -70,3 +71,21 @@ def test_install_keeps_what_was_there(tmp_path, rack_binary):
     assert subprocess.run([str(INSTALL), "--uninstall", str(prefix)], capture_output=True, env=env, timeout=60).returncode == 0
     left = sorted(str(p.relative_to(prefix)) for p in prefix.rglob("*"))
     assert left == ["share", "share/man", "share/man/man1", "share/man/man1/other.1"], left
+
+
+def test_install_the_lv2_plugin_alone(tmp_path, rack_binary):
+    """--lv2 DIR installs rack.lv2 into DIR (a user's ~/.lv2) and lilv finds it there;
+    --uninstall --lv2 DIR removes it and leaves DIR as it was."""
+    lv2 = tmp_path / "dot-lv2"
+    env = dict(os.environ, RACK_BIN=str(rack_binary))
+    out = subprocess.run([str(INSTALL), "--lv2", str(lv2)], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in (lv2 / "rack.lv2").iterdir()) == ["librack-lv2.so", "manifest.ttl", "presets.ttl", "rack.ttl"]
+    if shutil.which("lv2ls"):
+        listed = subprocess.run(["lv2ls"], capture_output=True, text=True, env=dict(os.environ, LV2_PATH=str(lv2)), timeout=60)
+        assert "urn:rack:lv2" in listed.stdout.split(), listed.stdout + listed.stderr
+    out = subprocess.run([str(INSTALL), "--uninstall", "--lv2", str(lv2)], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert list(lv2.iterdir()) == []
+    out = subprocess.run([str(INSTALL), "--uninstall", "--lv2", str(lv2)], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 66, "uninstalling nothing says so"

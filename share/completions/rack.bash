@@ -173,13 +173,13 @@ _rack() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    run|render|presets|check|send|plot|demo-loop|help)
+    run|render|presets|check|send|plot|demo-loop|lv2-ttl|help)
         # Offer subcommand argument completions
         "_rack_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'run render presets check send plot demo-loop help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'run render presets check send plot demo-loop lv2-ttl help' -- "${cur}"))
         ;;
     esac
 }
@@ -331,6 +331,14 @@ _rack_plot() {
 }
 
 _rack_demo-loop() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __rack_offer_flags_options 1
+}
+
+_rack_lv2-ttl() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()

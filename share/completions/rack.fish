@@ -36,6 +36,8 @@ function __rack_parse_tokens -S
             __rack_parse_subcommand 1 'o/output=' 'response' 'length=' 'rate=' 'preset=+' 'set=+' 'h/help'
         case 'demo-loop'
             __rack_parse_subcommand 1 'h/help'
+        case 'lv2-ttl'
+            __rack_parse_subcommand 1 'h/help'
         case 'help'
             __rack_parse_subcommand -r 1 
         end
@@ -99,6 +101,7 @@ complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq
 complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq 1' -fa 'send' -d 'Play an automation file live to a running rack, as OSC bundles with timetags.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq 1' -fa 'plot' -d 'Draw an automation file\'s parameters over time, or the filter\'s response, as SVG or PNG.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq 1' -fa 'demo-loop' -d 'Write the synthesised demo loop that `rack run` plays without --file.'
+complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq 1' -fa 'lv2-ttl' -d 'Write the LV2 plugin\'s .ttl files (manifest, ports, factory presets) into a directory.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_positional "rack" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" name' -l 'name' -d 'JACK client name (JACK renames it if taken; the real name is printed).' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" osc-port' -l 'osc-port' -d 'UDP port for OSC (default 8000, or one the system chooses if 8000 is taken; 0: the system chooses; the port is printed).' -rfka ''
@@ -138,3 +141,4 @@ complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rac
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack plot"' -l 'set' -d 'Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack plot" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack demo-loop" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack lv2-ttl" h help' -s 'h' -l 'help' -d 'Show help information.'

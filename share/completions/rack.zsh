@@ -56,13 +56,14 @@ _rack() {
             'send:Play an automation file live to a running rack, as OSC bundles with timetags.'
             'plot:Draw an automation file'\''s parameters over time, or the filter'\''s response, as SVG or PNG.'
             'demo-loop:Write the synthesised demo loop that `rack run` plays without --file.'
+            'lv2-ttl:Write the LV2 plugin'\''s .ttl files (manifest, ports, factory presets) into a directory.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        run|render|presets|check|send|plot|demo-loop|help)
+        run|render|presets|check|send|plot|demo-loop|lv2-ttl|help)
             "_rack_${words[1]}" && ret=0
             ;;
         esac
@@ -174,6 +175,17 @@ _rack_demo-loop() {
     local -i ret=1
     local -ar arg_specs=(
         ':path:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_rack_lv2-ttl() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':directory:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0

@@ -1,0 +1,495 @@
+"""rack.lv2 in real LV2 hosts: the bundle validates against the LV2 specification (sord_validate),
+lilv finds it and lists every port with the parameter table's ranges (lv2ls, lv2info), lv2apply
+gives the same samples as `rack render` with the same settings and with a factory preset, the
+output does not depend on the host's block size, a control moved between run() calls ramps, the
+plugin survives a hostile host (lv2host.c: 0-frame runs, runs longer than announced, unconnected
+ports, NaN input, activate/deactivate/activate, two instances), and jalv runs it on a private
+JACK server with the runtime probe (rtprobe.c) counting 0 heap, lock and I/O calls in run().
+
+The bundle is assembled from share/lv2/rack.lv2 and the librack-lv2.so beside $RACK_BIN, and
+loaded with PATH and LD_LIBRARY_PATH free of any Swift toolchain."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import livelib
+
+URI = "urn:rack:lv2"
+RATE = 48000
+HERE = Path(__file__).resolve().parent
+TOOLS = ["sord_validate", "sordi", "lv2ls", "lv2info", "lv2apply", "jalv"]
+
+pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
+                                reason="LV2 hosts missing (scripts/install-deps: lilv-utils jalv sordi lv2-dev)")
+
+
+# ----------------------------------------------------------------------------------------------
+# Fixtures and helpers
+
+
+def host_env(lv2_path: Path, **extra) -> dict:
+    """An environment with no Swift toolchain on PATH or LD_LIBRARY_PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LV2_PATH")}
+    env["PATH"] = ":".join(p for p in os.environ.get("PATH", "").split(":") if "swift" not in p) or "/usr/bin:/bin"
+    env["LV2_PATH"] = str(lv2_path)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory, rack_binary) -> Path:
+    """LV2_PATH directory holding rack.lv2 (the committed .ttl files + the built plugin)."""
+    lib = Path(rack_binary).parent / "librack-lv2.so"
+    assert lib.exists(), f"{lib} missing: swift build -c release --product rack-lv2"
+    root = tmp_path_factory.mktemp("lv2")
+    b = root / "rack.lv2"
+    b.mkdir()
+    for f in ["manifest.ttl", "rack.ttl", "presets.ttl"]:
+        shutil.copy(livelib.REPO / "share/lv2/rack.lv2" / f, b / f)
+    shutil.copy(lib, b / "librack-lv2.so")
+    return root
+
+
+@pytest.fixture(scope="module")
+def lv2host(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("lv2host") / "lv2host"
+    subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", str(exe), str(HERE / "lv2host.c"), "-ldl"],
+                   check=True, timeout=120)
+    return exe
+
+
+@pytest.fixture(scope="module")
+def table(rack_binary) -> dict:
+    """The parameter table as `rack`'s help lists it (unwrapped, from the parser's JSON):
+    name -> (min, max, default, unit) for the continuous ones, name -> [choices] for room."""
+    dump = subprocess.run([str(rack_binary), "--experimental-dump-help"], capture_output=True, text=True, timeout=30).stdout
+    text = json.loads(dump)["command"]["discussion"]
+    rows = {}
+    for m in re.finditer(r"^\s+(\w+)\s+.*?; (-?[\d.]+)…(-?[\d.]+) (\S+), default (-?[\d.]+)$", text, re.M):
+        rows[m.group(1)] = (float(m.group(2)), float(m.group(3)), float(m.group(5)), m.group(4))
+    m = re.search(r"^\s+room\s+.*; (.+)$", text, re.M)
+    rows["room"] = m.group(1).split()
+    assert set(rows) >= {"cutoff", "resonance", "mix", "gain", "room"}, text
+    return rows
+
+
+def lv2info_ports(bundle: Path) -> dict:
+    """symbol -> {index, min, max, default, properties} from lv2info."""
+    out = subprocess.run(["lv2info", URI], capture_output=True, text=True, env=host_env(bundle), timeout=60)
+    assert out.returncode == 0, out.stderr
+    ports = {}
+    for block in re.split(r"\n\tPort (\d+):\n", out.stdout)[1:]:
+        pass
+    chunks = re.split(r"\n\tPort (\d+):\n", out.stdout)
+    for index, body in zip(chunks[1::2], chunks[2::2]):
+        fields = dict(re.findall(r"^\t\t(\w[\w ]*?):\s+(.*)$", body, re.M))
+        ports[fields["Symbol"]] = dict(index=int(index), body=body,
+                                       min=float(fields.get("Minimum", "nan")), max=float(fields.get("Maximum", "nan")),
+                                       default=float(fields.get("Default", "nan")))
+    return ports
+
+
+def write_float_wav(path: Path, frames: np.ndarray, rate: int = RATE) -> None:
+    data = frames.astype("<f4").tobytes()
+    fmt = struct.pack("<HHIIHH", 3, 2, rate, rate * 8, 8, 32)
+    path.write_bytes(b"RIFF" + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data)) + b"WAVE"
+                     + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data)
+
+
+def read_float_wav(path: Path) -> np.ndarray:
+    raw = path.read_bytes()
+    assert raw[:4] == b"RIFF" and raw[8:12] == b"WAVE"
+    pos, fmt, data = 12, None, None
+    while pos + 8 <= len(raw):
+        cid, size = raw[pos:pos + 4], struct.unpack("<I", raw[pos + 4:pos + 8])[0]
+        body = raw[pos + 8:pos + 8 + size]
+        if cid == b"fmt ":
+            fmt = struct.unpack("<HH", body[:4])
+            bits = struct.unpack("<H", body[14:16])[0]
+        elif cid == b"data":
+            data = body
+        pos += 8 + size + (size & 1)
+    assert fmt is not None and data is not None and bits == 32 and fmt[0] in (3, 0xFFFE), (fmt, bits)
+    return np.frombuffer(data, dtype="<f4").reshape(-1, fmt[1])
+
+
+def make_signal(seconds: float = 1.5, seed: int = 7) -> np.ndarray:
+    """0.1 s of silence, then noise and a sine in stereo. The silence covers the player's 5 ms
+    fade-in in `rack render` (a fade of zeros is zeros), so both paths see the same input."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * RATE)
+    t = np.arange(n) / RATE
+    left = 0.2 * rng.standard_normal(n) * 0.5 + 0.2 * np.sin(2 * np.pi * 440 * t)
+    right = 0.2 * rng.standard_normal(n) * 0.5 + 0.2 * np.sin(2 * np.pi * 660 * t)
+    body = np.stack([left, right], axis=1).astype(np.float32)
+    return np.concatenate([np.zeros((RATE // 10, 2), np.float32), body])
+
+
+def run_host(lv2host: Path, bundle: Path, tmp: Path, signal: np.ndarray, *args: str, name: str = "out") -> np.ndarray:
+    inp, out = tmp / f"{name}.in.f32", tmp / f"{name}.f32"
+    signal.astype("<f4").tofile(inp)
+    res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-i", str(inp), "-o", str(out),
+                          "-p", str(ports_count(bundle)), *args],
+                         capture_output=True, text=True, env=host_env(bundle), timeout=120)
+    assert res.returncode == 0, res.stderr
+    return np.fromfile(out, dtype="<f4").reshape(-1, 2)
+
+
+_count: dict = {}
+
+
+def ports_count(bundle: Path) -> int:
+    if "n" not in _count:
+        _count["n"] = len(lv2info_ports(bundle))
+    return _count["n"]
+
+
+def control_args(bundle: Path, settings: dict) -> list[str]:
+    """lv2host's -c options: every control port at its default (as hosts do), then `settings`."""
+    ports = lv2info_ports(bundle)
+    values = {sym: p["default"] for sym, p in ports.items() if p["index"] >= 4}
+    values.update(settings)
+    return [a for sym, value in values.items() for a in ("-c", f"{ports[sym]['index']}={value}")]
+
+
+# ----------------------------------------------------------------------------------------------
+# The bundle's description
+
+
+def test_sord_validate_the_bundle_with_the_specification(bundle):
+    spec = sorted(str(p) for p in Path("/usr/lib/lv2").rglob("*.ttl"))
+    assert spec, "the LV2 specification's .ttl files (lv2-dev) are missing"
+    ours = sorted(str(p) for p in (bundle / "rack.lv2").glob("*.ttl"))
+    out = subprocess.run(["sord_validate", *spec, *ours], capture_output=True, text=True, timeout=120)
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text
+    assert "Found 0 errors" in text, text
+    assert not re.search(r"warning", text, re.I), text
+
+
+def test_lv2ls_finds_the_plugin_through_lv2_path(bundle, tmp_path):
+    out = subprocess.run(["lv2ls"], capture_output=True, text=True, env=host_env(bundle), timeout=60)
+    assert URI in out.stdout.split(), out.stdout + out.stderr
+    elsewhere = subprocess.run(["lv2ls"], capture_output=True, text=True, env=host_env(tmp_path), timeout=60)
+    assert URI not in elsewhere.stdout.split(), "found without LV2_PATH pointing at the bundle"
+
+
+def test_lv2info_lists_every_port_with_the_tables_ranges_and_units(bundle, table):
+    ports = lv2info_ports(bundle)
+    assert [s for s, p in sorted(ports.items(), key=lambda kv: kv[1]["index"])][:4] == ["in_l", "in_r", "out_l", "out_r"]
+    for sym in ["in_l", "in_r", "out_l", "out_r"]:
+        assert "AudioPort" in ports[sym]["body"]
+    # Units are not printed by lv2info: read them from the description (sordi's triples).
+    triples = subprocess.run(["sordi", str(bundle / "rack.lv2/rack.ttl")], capture_output=True, text=True, timeout=30).stdout
+    units = {"Hz": "units#hz", "dB": "units#db", "%": "units#pc"}
+    for name, row in table.items():
+        assert name in ports, f"no port for parameter {name}"
+        port = ports[name]
+        assert "ControlPort" in port["body"] and "InputPort" in port["body"]
+        if name == "room":
+            assert (port["min"], port["max"]) == (0, len(row) - 1)
+            points = re.findall(r"^\t\t\t\s*([\d.]+) = \"(\w+)\"", port["body"], re.M)
+            assert [p[1] for p in sorted(points, key=lambda p: float(p[0]))] == row, port["body"]
+            assert "enumeration" in port["body"] and "integer" in port["body"]
+            continue
+        lo, hi, default, unit = row
+        assert (port["min"], port["max"], port["default"]) == (lo, hi, default), (name, port)
+        blank = re.search(rf'(_:\w+) <http://lv2plug.in/ns/lv2core#symbol> "{name}"', triples).group(1)
+        assert re.search(rf"{blank} <http://lv2plug.in/ns/extensions/units#unit> <[^>]*{re.escape(units[unit])}>", triples), name
+        assert ("logarithmic" in port["body"]) == (name == "cutoff"), name
+    assert len(ports) == 4 + len(table)
+
+
+def test_presets_are_the_factory_presets(bundle, rack_binary):
+    out = subprocess.run(["lv2info", URI], capture_output=True, text=True, env=host_env(bundle), timeout=60).stdout
+    listed = out.split("Presets:")[1].split("\n\n")[0].split()
+    names = subprocess.run([str(rack_binary), "presets", "list"], capture_output=True, text=True, timeout=30,
+                           env=dict(os.environ, XDG_CONFIG_HOME="/nonexistent")).stdout
+    factory = [line.split()[1] for line in names.splitlines() if " factory " in line]
+    assert sorted(" ".join(listed).split()) == sorted(" ".join(
+        l[4:20].strip() for l in names.splitlines() if " factory " in l).split()), (listed, factory)
+
+
+# ----------------------------------------------------------------------------------------------
+# The same samples as rack render
+
+
+def preset_values(bundle: Path, name: str) -> dict:
+    """symbol -> value of a preset, from presets.ttl (sordi's triples)."""
+    triples = subprocess.run(["sordi", str(bundle / "rack.lv2/presets.ttl")], capture_output=True, text=True, timeout=30).stdout
+    uri = re.search(rf'(<[^>]+>) <http://www.w3.org/2000/01/rdf-schema#label> "{name}"', triples).group(1)
+    values = {}
+    for blank in re.findall(rf"{re.escape(uri)} <http://lv2plug.in/ns/lv2core#port> (_:\w+)", triples):
+        sym = re.search(rf'{blank} <http://lv2plug.in/ns/lv2core#symbol> "(\w+)"', triples).group(1)
+        val = re.search(rf'{blank} <http://lv2plug.in/ns/ext/presets#value> "([^"]+)"', triples).group(1)
+        values[sym] = float(val)
+    return values
+
+
+@pytest.mark.parametrize("case", ["settings", "preset"])
+def test_lv2apply_equals_rack_render(bundle, rack_binary, table, tmp_path, case):
+    inp = tmp_path / "in.wav"
+    write_float_wav(inp, make_signal())
+    if case == "settings":
+        settings = {"cutoff": 1500, "resonance": 6, "mix": 35, "gain": -4.5, "room": 3}
+        render_args = [f"--set={k}={table['room'][v] if k == 'room' else v}" for k, v in settings.items()]
+    else:
+        settings = preset_values(bundle, "Dark Chamber")
+        assert len(settings) == len(table)
+        render_args = ["--preset", "Dark Chamber"]
+    ref = tmp_path / "ref.wav"
+    r = subprocess.run([str(rack_binary), "render", str(inp), str(ref), *render_args], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out.wav"
+    controls = [a for k, v in settings.items() for a in ("-c", k, repr(float(v)))]
+    a = subprocess.run(["lv2apply", "-i", str(inp), "-o", str(out), *controls, URI], capture_output=True, text=True,
+                       env=host_env(bundle), timeout=120)
+    assert a.returncode == 0, a.stderr
+    expected, got = read_float_wav(ref), read_float_wav(out)
+    assert expected.shape == got.shape
+    assert np.abs(expected).max() > 0.05
+    assert np.array_equal(expected, got), f"max difference {np.abs(expected - got).max()}"
+
+
+def test_block_size_does_not_change_the_output(bundle, lv2host, tmp_path):
+    """Any run() lengths (single frames, 0-frame calls, calls longer than the announced maximum,
+    which the plugin splits, no announcement at all) give the same samples."""
+    signal = make_signal(1.0)
+    settings = control_args(bundle, {"cutoff": 900, "mix": 60, "room": 7})
+    reference = run_host(lv2host, bundle, tmp_path, signal, "-m", "8192", "-b", "8192", *settings, name="ref")
+    assert np.abs(reference).max() > 0.05
+    for blocks, maximum in [("1", "1"), ("64", "64"), ("257,3,1000,0,31", "1024"), ("5000", "256"), ("700", "0")]:
+        got = run_host(lv2host, bundle, tmp_path, signal, "-m", maximum, "-b", blocks, *settings, name="got")
+        assert np.array_equal(got, reference), (blocks, maximum, np.abs(got - reference).max())
+
+
+def test_a_moved_control_ramps_the_same_way_whatever_the_block_size(bundle, lv2host, tmp_path):
+    """A control moved between two run() calls ramps over its parameter's default ramp (gain:
+    20 ms) from the first frame of the call, never jumps, and block size changes nothing. A sine
+    at the input and mix 0 make the output the input times the gain."""
+    n = RATE
+    t = np.arange(n) / RATE
+    sine = np.stack([0.5 * np.sin(2 * np.pi * 1000 * t)] * 2, axis=1).astype(np.float32)
+    ports = lv2info_ports(bundle)
+    at = 28800  # a multiple of every block pattern below
+    args = [*control_args(bundle, {"mix": 0, "gain": 0}), "-s", f"{at}:{ports['gain']['index']}=-20"]
+    reference = run_host(lv2host, bundle, tmp_path, sine, "-m", "9600", "-b", "9600", *args, name="ref")
+    for blocks, maximum in [("1", "1"), ("32", "32"), ("75", "4096"), ("4800", "256")]:
+        got = run_host(lv2host, bundle, tmp_path, sine, "-m", maximum, "-b", blocks, *args, name="got")
+        assert np.array_equal(got, reference), (blocks, np.abs(got - reference).max())
+    # The gain as an envelope: output RMS over input RMS per cycle of the sine (48 frames).
+    cycles = n // 48
+    rms = lambda x: np.sqrt((x[:cycles * 48].reshape(cycles, 48) ** 2).mean(axis=1))
+    envelope = rms(reference[:, 0]) / rms(sine[:, 0])
+    first, ramp_cycles = at // 48, int(0.02 * RATE) // 48
+    assert np.allclose(envelope[5:first], 1, atol=0.01), envelope[5:first].min()
+    assert np.allclose(envelope[first + ramp_cycles + 1:], 0.1, atol=0.001), envelope[first + ramp_cycles + 1:].max()
+    moving = envelope[first:first + ramp_cycles]
+    assert (np.diff(moving) < 0).all() and moving[0] < 1 and moving[-1] > 0.1, moving  # the whole 20 ms
+    # No jump: past the filter's onset, the largest sample-to-sample step is the sine's own
+    # (1 kHz at 0.5 and 48 kHz: 0.5 · 2π · 1000 / 48000 = 0.0654).
+    assert np.abs(np.diff(reference[240:, 0])).max() < 0.0660
+
+
+# ----------------------------------------------------------------------------------------------
+# A hostile host
+
+
+def test_hostile_host(bundle, lv2host, tmp_path):
+    signal = make_signal(0.6)
+    ports = lv2info_ports(bundle)
+    settings = control_args(bundle, {"cutoff": 3000, "room": 5})
+    plain = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", *settings, name="plain")
+    assert np.abs(plain).max() > 0.05
+
+    # run() with 0 frames between real calls changes nothing.
+    zeros = run_host(lv2host, bundle, tmp_path, signal, "-b", "0,256,0,0", *settings, name="zeros")
+    assert np.array_equal(zeros, plain)
+
+    # The largest announced block, and ten times more than announced (the plugin splits it).
+    largest = run_host(lv2host, bundle, tmp_path, signal, "-m", "28800", "-b", "28800", *settings, name="largest")
+    longer = run_host(lv2host, bundle, tmp_path, signal, "-m", "64", "-b", "640", *settings, name="longer")
+    assert np.array_equal(largest, plain) and np.array_equal(longer, plain)
+
+    # An audio input never connected reads as silence: the same as a connected input of zeros.
+    one_side = signal.copy()
+    one_side[:, 1] = 0
+    connected = run_host(lv2host, bundle, tmp_path, one_side, "-b", "256", *settings, name="conn")
+    unconnected = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-u", str(ports["in_r"]["index"]), *settings, name="unconn")
+    assert np.array_equal(connected, unconnected)
+    # An output never connected: the plugin renders into its own sink and does not crash.
+    run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-u", str(ports["out_l"]["index"]), *settings, name="noout")
+    # A control port never connected takes the parameter's default.
+    defaults = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", *control_args(bundle, {}), name="dflt")
+    no_cutoff = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", *control_args(bundle, {"cutoff": 100}),
+                         "-u", str(ports["cutoff"]["index"]), name="nocut")
+    assert np.array_equal(defaults, no_cutoff)
+
+    # NaN on a control port leaves the parameter where it was.
+    nan_control = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", *settings,
+                           "-s", f"{256 * 40}:{ports['cutoff']['index']}=nan", name="nanctl")
+    assert np.array_equal(nan_control, plain)
+
+    # NaN and infinities on the input: the output stays finite (they become 0, as in the JACK client).
+    bad = signal.copy()
+    bad[RATE // 5::997, 0] = np.nan
+    bad[RATE // 4::1999, 1] = np.inf
+    finite = run_host(lv2host, bundle, tmp_path, bad, "-b", "256", *settings, name="nan")
+    assert np.isfinite(finite).all() and np.abs(finite).max() < 2
+
+    # activate / deactivate / activate: the second activation starts over (same samples again).
+    twice = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-a", *settings, name="twice")
+    assert np.array_equal(twice[:len(plain)], plain) and np.array_equal(twice[len(plain):], plain)
+
+    # A sample rate the engine does not serve (below 8 kHz): instantiate returns NULL, no crash.
+    res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-r", "4000",
+                          "-i", str(tmp_path / "plain.in.f32"), "-o", str(tmp_path / "slow.f32")],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "instantiate failed" in res.stderr, res.stderr
+
+    # Two instances at once, run alternately: each gives the samples one instance gives alone.
+    run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-n", "2", *settings, name="two")
+    first = np.fromfile(tmp_path / "two.f32", dtype="<f4").reshape(-1, 2)
+    second = np.fromfile(tmp_path / "two.f32.1", dtype="<f4").reshape(-1, 2)
+    assert np.array_equal(first, plain) and np.array_equal(second, plain)
+
+
+def test_only_lv2_descriptor_is_exported_and_no_swift_toolchain_is_needed(bundle):
+    lib = bundle / "rack.lv2/librack-lv2.so"
+    syms = subprocess.run(["readelf", "--dyn-syms", "-W", str(lib)], capture_output=True, text=True, timeout=30).stdout
+    exported = [l.split()[-1] for l in syms.splitlines()
+                if len(l.split()) >= 8 and l.split()[4] in ("GLOBAL", "WEAK") and l.split()[6] != "UND"]
+    assert exported == ["lv2_descriptor"], exported
+    ldd = subprocess.run(["ldd", str(lib)], capture_output=True, text=True, env=host_env(bundle), timeout=30).stdout
+    assert "swift" not in ldd.lower() and "not found" not in ldd, ldd
+
+
+# ----------------------------------------------------------------------------------------------
+# jalv on a private JACK server
+
+
+def test_jalv_processes_audio_on_jack(bundle, rack_binary, helpers, tmp_path, xdg):
+    server = f"rack-lv2-{os.getpid()}"
+    pid = livelib.start_jack(server, RATE, 256)
+    procs = []
+    try:
+        # The runtime probe counts heap, lock and I/O calls inside the plugin's run() (bracketed by
+        # its weak rack_probe_enter/leave hooks) on jalv's JACK thread; it reports when jalv exits.
+        probe_out = tmp_path / "probe.json"
+        env = host_env(bundle, JACK_DEFAULT_SERVER=server, JACK_NO_START_SERVER="1",
+                       LD_PRELOAD=str(helpers["probe"]), RACK_PROBE_OUT=str(probe_out))
+        jalv = subprocess.Popen(["jalv", "-x", "-n", "rackfx", "-c", "cutoff=400", URI], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        procs.append(jalv)
+        # The source: rack itself, playing its demo loop.
+        source = subprocess.Popen([str(rack_binary), "run", "--name", "src", "--osc-port", "0", "--http-port", "0",
+                                   "--no-advertise"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  env=dict(livelib.jack_env(server), XDG_CONFIG_HOME=str(xdg)))
+        procs.append(source)
+        assert livelib.wait_until(lambda: {"rackfx:in_l", "src:out_1"} <= set(livelib.jack_port_list(server)), 20), \
+            livelib.jack_port_list(server)
+        for a, b in [("src:out_1", "rackfx:in_l"), ("src:out_2", "rackfx:in_r")]:
+            subprocess.run(["jack_connect", a, b], check=True, env=livelib.jack_env(server), timeout=10)
+        dark, rate = livelib.record(helpers["jackrec"], server, ["rackfx:out_l", "rackfx:out_r"], 1.5, tmp_path / "dark.f32")
+        # A control changed from jalv's console.
+        assert rate == RATE
+        assert np.abs(dark).max() > 0.01 and np.isfinite(dark).all()
+        dark_c = livelib.spectral_centroid(dark, rate)
+        jalv.stdin.write("cutoff = 12000\n")
+        jalv.stdin.flush()
+        seen = {}
+
+        def brighter() -> bool:
+            bright, _ = livelib.record(helpers["jackrec"], server, ["rackfx:out_l", "rackfx:out_r"], 0.5, tmp_path / "bright.f32")
+            seen["centroid"] = livelib.spectral_centroid(bright, rate)
+            return bool(np.isfinite(bright).all()) and seen["centroid"] > 1.5 * dark_c
+
+        assert livelib.wait_until(brighter, 15), (dark_c, seen)
+        jalv.terminate()
+        assert jalv.wait(timeout=15) == 0
+        assert livelib.wait_until(probe_out.exists, 10), "the probe wrote no report"
+        report = json.loads(probe_out.read_text())
+        print(f"runtime probe under jalv: {report['cycles']} run() calls, malloc {report['malloc']}, "
+              f"free {report['free']}, lock {report['lock']}, io {report['io']}")
+        assert report["cycles"] > 100, report
+        assert (report["malloc"], report["free"], report["lock"], report["io"]) == (0, 0, 0, 0), report
+    finally:
+        for p in procs:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        livelib.stop_jack(pid)
+
+
+def splatter_db(x: np.ndarray, rate: int, above_hz: float = 50.0) -> float:
+    """The OSC and MIDI tests' measure: energy of the signal's changes (first difference) above
+    `above_hz`, in dB FS."""
+    d = np.diff(x.astype(np.float64))
+    spectrum = np.abs(np.fft.rfft(d)) ** 2
+    freqs = np.fft.rfftfreq(len(d), 1.0 / rate)
+    return float(10 * np.log10(spectrum[freqs > above_hz].sum() / len(d) + 1e-30))
+
+
+def test_a_control_changed_from_jalvs_console_ramps_without_a_click(bundle, helpers, tmp_path):
+    """A steady DC input, mix 0 (dry), gain −40 dB; `gain = 0` typed on jalv's console while
+    JACK records: the output rises over the gain's 20 ms default ramp (10 %→90 % of the dB rise
+    in 16 ms), and its changes carry at least 10 dB less energy above 50 Hz than the same rise
+    as a step."""
+    server = f"rack-lv2-{os.getpid()}-ramp"
+    pid = livelib.start_jack(server, RATE, 256)
+    procs = []
+    try:
+        env = host_env(bundle, JACK_DEFAULT_SERVER=server, JACK_NO_START_SERVER="1")
+        jalv = subprocess.Popen(["jalv", "-x", "-n", "rackfx", "-c", "mix=0", "-c", "gain=-40", URI],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, env=env)
+        procs.append(jalv)
+        assert livelib.wait_until(lambda: "rackfx:in_l" in livelib.jack_port_list(server), 20)
+        sched = tmp_path / "empty.txt"
+        sched.write_text("\n")
+        dc = subprocess.Popen([str(helpers["midisend"]), str(sched), "6", "-d", "rackfx:in_l", "-d", "rackfx:in_r"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=livelib.jack_env(server))
+        procs.append(dc)
+        assert livelib.wait_until(lambda: "midisend:dc" in livelib.jack_connections(server).get("rackfx:in_l", []), 10)
+        path = tmp_path / "ramp.f32"
+        rec = subprocess.Popen([str(helpers["jackrec"]), str(path), "2.5", "rackfx:out_l"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=livelib.jack_env(server))
+        procs.append(rec)
+        recorder = f"jackrec-{rec.pid}:in_1"
+        assert livelib.wait_until(lambda: "rackfx:out_l" in livelib.jack_connections(server).get(recorder, []), 10)
+        jalv.stdin.write("gain = 0\n")
+        jalv.stdin.flush()
+        out, err = rec.communicate(timeout=20)
+        assert rec.returncode == 0, err
+        x = np.fromfile(path, dtype=np.float32).astype(np.float64)
+    finally:
+        for p in procs:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        livelib.stop_jack(pid)
+    quiet, loud = 0.5 * 10 ** (-40 / 20), 0.5
+    rise = np.flatnonzero(x > quiet * 1.01)
+    assert rise.size and rise[0] > 480, "a quiet plateau before the change"
+    assert np.isclose(x[-4800:], loud, rtol=1e-4).all(), "the loud plateau after it"
+    window = x[rise[0] - 480: rise[0] + 9600]
+    db = 20 * np.log10(np.maximum(window, 1e-9) / loud)
+    ten, ninety = np.flatnonzero(db > -36)[0], np.flatnonzero(db > -4)[0]
+    assert abs((ninety - ten) - 0.016 * RATE) <= 2, (ninety - ten)
+    step = np.where(np.arange(len(window)) < (ten + ninety) // 2, quiet, loud)
+    s_ramp, s_step = splatter_db(window, RATE), splatter_db(step, RATE)
+    print(f"splatter above 50 Hz: jalv gain change {s_ramp:.2f} dB, the same rise as a step {s_step:.2f} dB")
+    assert s_ramp < s_step - 10, (s_ramp, s_step)
