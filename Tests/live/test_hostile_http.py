@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from httplib import body, get
+from httplib import body, decode, get, osc as osc_bytes
 from livelib import wait_until
 
 ws_sync = pytest.importorskip("websockets.sync.client")
@@ -118,3 +118,72 @@ def test_the_page_stays_reachable_while_256_malformed_sockets_are_held(rack):
     finally:
         for s in held:
             s.close()
+
+
+# --- issue 20 #11: WebSocket protocol ---------------------------------------------------------
+
+def open_websocket(port: int) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=3)
+    s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(1)
+        assert chunk, head
+        head += chunk
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return s
+
+
+def frame(opcode: int, payload: bytes, masked: bool = True) -> bytes:
+    key = b"\x11\x22\x33\x44"
+    assert len(payload) < 126
+    head = bytes([0x80 | opcode, (0x80 if masked else 0) | len(payload)])
+    if not masked:
+        return head + payload
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def read_frame(s: socket.socket) -> tuple[int, bytes]:
+    def exactly(n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = s.recv(n - len(data))
+            assert chunk, "closed without a close frame"
+            data += chunk
+        return data
+    first, second = exactly(2)
+    length = second & 0x7F
+    if length == 126:
+        length = int.from_bytes(exactly(2), "big")
+    elif length == 127:
+        length = int.from_bytes(exactly(8), "big")
+    return first & 0x0F, exactly(length)
+
+
+def close_code(s: socket.socket) -> int | None:
+    """The status of the first close frame rack sends (other frames skipped)."""
+    while True:
+        opcode, payload = read_frame(s)
+        if opcode == 0x8:
+            return int.from_bytes(payload[:2], "big") if len(payload) >= 2 else None
+
+
+def test_an_unmasked_client_frame_closes_with_1002(rack):
+    with open_websocket(rack.http_port) as s:
+        s.sendall(frame(0x2, osc_bytes("/ping"), masked=False))
+        assert close_code(s) == 1002
+
+
+def test_text_that_is_not_utf8_closes_with_1007(rack):
+    with open_websocket(rack.http_port) as s:
+        s.sendall(frame(0x1, b'{"COMMAND":"LISTEN","DATA":"/rack/\xff\xfe"}'))
+        assert close_code(s) == 1007
+
+
+def test_masked_frames_are_taken(rack):
+    """The control of the two above: a masked LISTEN is answered with the value."""
+    with open_websocket(rack.http_port) as s:
+        s.sendall(frame(0x1, b'{"COMMAND":"LISTEN","DATA":"/rack/gain"}'))
+        opcode, payload = read_frame(s)
+        assert opcode == 0x2 and decode(payload)[0].address == "/rack/gain"
