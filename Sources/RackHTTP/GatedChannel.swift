@@ -6,11 +6,12 @@ import NIOHTTP1
 /// Every connection passes here as it is accepted, before a byte is read: it is closed at once
 /// when its address is not allowed or the budget is spent; otherwise it gives its place back
 /// when it closes (whatever protocol it has switched to by then). Once the inner channel has set
-/// up its HTTP pipeline, three handlers go in after the request decoder for the first request:
-/// a `MalformedRequestAnswer` (a head that does not parse gets its 4xx and a close), a
+/// up its HTTP pipeline, handlers go in after the request decoder: for the first request a
+/// `MalformedRequestAnswer` (a head that does not parse gets its 4xx and a close) and a
 /// `FirstRequestDeadline` (a head must parse within `HTTPLimits.firstRequestSeconds`; after
-/// that, Hummingbird's idle timeout and the WebSocket's pings take over) and an `UpgradeGate`
-/// (a refused upgrade gets 403).
+/// that, Hummingbird's idle timeout and the WebSocket's pings take over); for every request
+/// `StrictRequests` (duplicate `Host`, foreign absolute-form targets, bodies, HTTP/1.0); and for
+/// the first an `UpgradeGate` (a refused upgrade gets 403).
 struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
@@ -34,8 +35,10 @@ struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             // In order after the decoder: a parse error is answered, the deadline runs until a
-            // head parses, and a refused upgrade is answered 403.
-            try operations.addHandlers([MalformedRequestAnswer(), FirstRequestDeadline(), UpgradeGate(rules: rules)],
+            // head parses, every head is held to rack's rules, and a refused upgrade is
+            // answered 403.
+            try operations.addHandlers([MalformedRequestAnswer(), FirstRequestDeadline(), StrictRequests(rules: rules),
+                                        UpgradeGate(rules: rules)],
                                        position: .after(decoder))
             return value
         }

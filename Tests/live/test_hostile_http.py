@@ -120,6 +120,58 @@ def test_the_page_stays_reachable_while_256_malformed_sockets_are_held(rack):
             s.close()
 
 
+# --- issue 20 #12: HTTP leniency --------------------------------------------------------------
+
+def test_two_host_lines_are_refused(rack):
+    port = rack.http_port
+    request = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\n\r\n".encode()
+    assert answer_and_close(port, request) == (400, True)
+    request = f"GET / HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    assert answer_and_close(port, request) == (400, True)
+
+
+def test_an_absolute_form_target_for_a_foreign_host_is_refused(rack):
+    port = rack.http_port
+    host = f"Host: 127.0.0.1:{port}\r\n"
+    foreign = f"GET http://evil.example/rack/gain?VALUE HTTP/1.1\r\n{host}\r\n".encode()
+    assert answer_and_close(port, foreign) == (403, True)
+    own = f"GET http://127.0.0.1:{port}/rack/gain?VALUE HTTP/1.1\r\n{host}Connection: close\r\n\r\n".encode()
+    assert answer_and_close(port, own) == (200, True)
+
+
+def test_a_request_with_a_body_is_answered_413_and_closed_at_once(rack):
+    """The body is announced, never sent, and the client does not ask for a close: rack's 413
+    said `Connection: close` but held the socket for the 20 s idle timeout."""
+    port = rack.http_port
+    for framing in ["Content-Length: 10000000", "Content-Length: 5", "Transfer-Encoding: chunked"]:
+        request = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{framing}\r\n\r\n".encode()
+        t0 = time.monotonic()
+        assert answer_and_close(port, request, timeout=5) == (413, True), framing
+        assert time.monotonic() - t0 < 1.0, framing
+
+
+def test_http_1_0_connections_are_closed_after_the_response(rack):
+    port = rack.http_port
+    request = f"GET /rack/gain?VALUE HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    t0 = time.monotonic()
+    assert answer_and_close(port, request, timeout=5) == (200, True)
+    assert time.monotonic() - t0 < 1.0
+
+
+def test_http_1_1_keeps_the_connection_for_the_next_request(rack):
+    """The control of the three above: requests that break no rule share one connection."""
+    port = rack.http_port
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
+        for _ in range(3):
+            s.sendall(f"GET /rack/gain?VALUE HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            data = b""
+            while not data.endswith(b'{"VALUE":[0]}'):
+                chunk = s.recv(65536)
+                assert chunk, f"closed after {data!r}"
+                data += chunk
+            assert data.startswith(b"HTTP/1.1 200")
+
+
 # --- issue 20 #11: WebSocket protocol ---------------------------------------------------------
 
 def open_websocket(port: int) -> socket.socket:
