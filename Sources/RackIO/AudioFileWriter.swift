@@ -53,72 +53,105 @@ public final class AudioFileWriter {
     public init(path: String, sampleRate: Double, format: SampleFormat,
                 vorbisQuality: Double = 0.7) throws(AudioFileError) {
         self.path = path
-
         guard let container = AudioContainer(path: path) else {
             let ext = AudioContainer.fileExtension(of: path).map { "'.\($0)'" } ?? "no extension"
             throw .cannotCreate(path: path, reason: "unknown file type (\(ext)); use .wav, .flac or .ogg")
         }
         self.container = container
+        let encoding = try Self.encoding(of: container, format: format, path: path)
+        sampleFormat = encoding.sampleFormat
+        var sfinfo = try Self.fileInfo(encoding: encoding.sfFormat, container: container, sampleRate: sampleRate, path: path)
+        self.sampleRate = sampleRate.rounded()
+        let destination = try Destination(path: path)
+        let (tmp, fd) = try Self.createTemporaryFile(for: destination, path: path)
+        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &sfinfo, 0) else {
+            let msg = Sys.sndfileMessage(nil)
+            Glibc.close(fd)
+            unlink(tmp)
+            throw .cannotCreate(path: path, reason: msg)
+        }
+        Self.configure(h, container: container, vorbisQuality: vorbisQuality)
+        self.temporaryPath = tmp
+        self.directory = destination.directory
+        frameLimit = Self.frameLimit(container: container, format: format)
+        self.fd = fd
+        self.handle = h
+    }
 
-        var sfFormat: Int
+    // MARK: Stages of init
+
+    /// The libsndfile format word for `container` and `format`, and the sample format written.
+    private static func encoding(of container: AudioContainer, format: SampleFormat,
+                                 path: String) throws(AudioFileError) -> (sfFormat: Int, sampleFormat: SampleFormat?) {
         switch container {
         case .wav:
-            sfFormat = Int(SF_FORMAT_WAV)
+            let base = Int(SF_FORMAT_WAV)
             switch format {
-            case .pcm16: sfFormat |= Int(SF_FORMAT_PCM_16)
-            case .pcm24: sfFormat |= Int(SF_FORMAT_PCM_24)
-            case .float: sfFormat |= Int(SF_FORMAT_FLOAT)
+            case .pcm16: return (base | Int(SF_FORMAT_PCM_16), format)
+            case .pcm24: return (base | Int(SF_FORMAT_PCM_24), format)
+            case .float: return (base | Int(SF_FORMAT_FLOAT), format)
             }
-            sampleFormat = format
         case .flac:
-            sfFormat = Int(SF_FORMAT_FLAC)
+            let base = Int(SF_FORMAT_FLAC)
             switch format {
-            case .pcm16: sfFormat |= Int(SF_FORMAT_PCM_16)
-            case .pcm24: sfFormat |= Int(SF_FORMAT_PCM_24)
+            case .pcm16: return (base | Int(SF_FORMAT_PCM_16), format)
+            case .pcm24: return (base | Int(SF_FORMAT_PCM_24), format)
             case .float:
                 throw .cannotCreate(path: path, reason: "FLAC cannot store float samples; use 16 or 24 bits")
             }
-            sampleFormat = format
         case .ogg:
-            sfFormat = Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS)
-            sampleFormat = nil
+            return (Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS), nil)
         }
+    }
 
+    /// The stereo `SF_INFO` at `sampleRate` (rounded), checked by libsndfile.
+    private static func fileInfo(encoding: Int, container: AudioContainer, sampleRate: Double,
+                                 path: String) throws(AudioFileError) -> SF_INFO {
         guard sampleRate.isFinite, sampleRate >= 1, sampleRate.rounded() <= Double(Int32.max) else {
             throw .cannotCreate(path: path, reason: "invalid sample rate \(sampleRate) Hz")
         }
-        self.sampleRate = sampleRate.rounded()
         var sfinfo = SF_INFO()
         sfinfo.samplerate = Int32(sampleRate.rounded())
         sfinfo.channels = 2
-        sfinfo.format = Int32(sfFormat)
+        sfinfo.format = Int32(encoding)
         guard sf_format_check(&sfinfo) == SF_TRUE else {
             throw .cannotCreate(path: path, reason: "\(container) cannot be written at \(sfinfo.samplerate) Hz")
         }
+        return sfinfo
+    }
 
-        // The destination must be a file name whose directory exists; an existing destination
-        // must be a regular file (rename() would replace a symlink, fail on a directory, and we
-        // must never replace a device node).
-        let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-        guard !name.isEmpty, name != ".", name != ".." else {
-            throw .cannotCreate(path: path, reason: "not a file name")
-        }
-        let prefix = String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self)   // "" or "dir/"
-        let directory = prefix.isEmpty ? "." : prefix
-        switch Sys.statPath(directory) {
-        case .failure(let e):
-            let why = e.code == ENOENT || e.code == ENOTDIR
-                ? "directory '\(directory)' does not exist"
-                : "directory '\(directory)': \(Sys.message(e.code))"
-            throw .cannotCreate(path: path, reason: why)
-        case .success(let st):
-            guard Sys.isDirectory(st) else {
-                throw .cannotCreate(path: path, reason: "'\(directory)' is not a directory")
+    /// Where the file goes: its directory (which must exist) and name, and the permission bits
+    /// of the file it replaces.
+    struct Destination {
+        /// "" or "dir/": what precedes the name in the path.
+        let prefix: String
+        let name: String
+        let directory: String
+        let keepMode: mode_t?
+
+        /// The destination must be a file name whose directory exists; an existing destination
+        /// must be a regular file (rename() would replace a symlink, fail on a directory, and we
+        /// must never replace a device node).
+        init(path: String) throws(AudioFileError) {
+            name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+            guard !name.isEmpty, name != ".", name != ".." else {
+                throw .cannotCreate(path: path, reason: "not a file name")
             }
-        }
-        var keepMode: mode_t?
-        var lst = Glibc.stat()
-        if lstat(path, &lst) == 0 {
+            prefix = String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self)
+            directory = prefix.isEmpty ? "." : prefix
+            switch Sys.statPath(directory) {
+            case .failure(let e):
+                let why = e.code == ENOENT || e.code == ENOTDIR
+                    ? "directory '\(directory)' does not exist"
+                    : "directory '\(directory)': \(Sys.message(e.code))"
+                throw .cannotCreate(path: path, reason: why)
+            case .success(let st):
+                guard Sys.isDirectory(st) else {
+                    throw .cannotCreate(path: path, reason: "'\(directory)' is not a directory")
+                }
+            }
+            var lst = Glibc.stat()
+            guard lstat(path, &lst) == 0 else { keepMode = nil; return }
             if Sys.isDirectory(lst) { throw .cannotCreate(path: path, reason: "is a directory") }
             if (lst.st_mode & S_IFMT) == S_IFLNK {
                 throw .cannotCreate(path: path, reason: "is a symbolic link (give the real file's path)")
@@ -128,44 +161,42 @@ public final class AudioFileWriter {
             }
             keepMode = lst.st_mode & 0o7777
         }
+    }
 
-        // Create the hidden temp file (O_EXCL, 0666 & ~umask like any new file).
+    /// Creates the hidden temp file beside the destination (O_EXCL, 0666 & ~umask like any new
+    /// file, the replaced file's permission bits); its path and descriptor.
+    private static func createTemporaryFile(for destination: Destination,
+                                            path: String) throws(AudioFileError) -> (String, Int32) {
         var tmp = ""
         var fd: Int32 = -1
         for attempt in 0..<100 {
-            tmp = prefix + "." + name + ".rack-tmp-" + Self.randomSuffix()
+            tmp = destination.prefix + "." + destination.name + ".rack-tmp-" + Self.randomSuffix()
             fd = Glibc.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666)
             if fd >= 0 { break }
             let code = errno
             if code != EEXIST || attempt == 99 {
-                throw .cannotCreate(path: path, reason: "cannot create a file in '\(directory)': \(Sys.message(code))")
+                throw .cannotCreate(path: path, reason: "cannot create a file in '\(destination.directory)': \(Sys.message(code))")
             }
         }
-        if let mode = keepMode { _ = fchmod(fd, mode) }
+        if let mode = destination.keepMode { _ = fchmod(fd, mode) }
+        return (tmp, fd)
+    }
 
-        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &sfinfo, 0) else {
-            let msg = Sys.sndfileMessage(nil)
-            Glibc.close(fd)
-            unlink(tmp)
-            throw .cannotCreate(path: path, reason: msg)
-        }
+    /// Vorbis quality for Ogg; clipping of out-of-range floats (instead of wrap-around) otherwise.
+    private static func configure(_ handle: OpaquePointer, container: AudioContainer, vorbisQuality: Double) {
         if container == .ogg {
             var q = min(max(vorbisQuality.isFinite ? vorbisQuality : 0.7, 0), 1)
-            _ = sf_command(h, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
+            _ = sf_command(handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
         } else {
-            // Clip out-of-range floats to full scale instead of wrapping around.
-            _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+            _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         }
-        self.temporaryPath = tmp
-        self.directory = directory
-        if container == .wav {
-            let bytesPerFrame: Int64 = format == .pcm16 ? 4 : format == .pcm24 ? 6 : 8
-            frameLimit = (Int64(UInt32.max) - 4096) / bytesPerFrame
-        } else {
-            frameLimit = nil
-        }
-        self.fd = fd
-        self.handle = h
+    }
+
+    /// WAV keeps sizes in 32-bit fields: the most frames that fit (with room for the header).
+    private static func frameLimit(container: AudioContainer, format: SampleFormat) -> Int64? {
+        guard container == .wav else { return nil }
+        let bytesPerFrame: Int64 = format == .pcm16 ? 4 : format == .pcm24 ? 6 : 8
+        return (Int64(UInt32.max) - 4096) / bytesPerFrame
     }
 
     deinit { abort() }
