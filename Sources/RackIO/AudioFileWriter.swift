@@ -36,6 +36,8 @@ public final class AudioFileWriter {
     private var fd: Int32 = -1
     private var scratch: [Float] = []
     private static let chunkFrames = 4096
+    /// Whether `removeOnStopSignals()` armed the signal handlers for this writer.
+    private var armedForSignals = false
     /// WAV keeps sizes in 32-bit fields: the most frames that fit (with room for the header).
     private let frameLimit: Int64?
 
@@ -132,12 +134,17 @@ public final class AudioFileWriter {
         /// The destination must be a file name whose directory exists; an existing destination
         /// must be a regular file (rename() would replace a symlink, fail on a directory, and we
         /// must never replace a device node).
+        /// `path` split into what precedes its last component ("" or "dir/") and that component.
+        static func split(_ path: String) -> (prefix: String, name: String) {
+            let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+            return (String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self), name)
+        }
+
         init(path: String) throws(AudioFileError) {
-            name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+            (prefix, name) = Self.split(path)
             guard !name.isEmpty, name != ".", name != ".." else {
                 throw .cannotCreate(path: path, reason: "not a file name")
             }
-            prefix = String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self)
             directory = prefix.isEmpty ? "." : prefix
             switch Sys.statPath(directory) {
             case .failure(let e):
@@ -170,7 +177,7 @@ public final class AudioFileWriter {
         var tmp = ""
         var fd: Int32 = -1
         for attempt in 0..<100 {
-            tmp = destination.prefix + "." + destination.name + ".rack-tmp-" + Self.randomSuffix()
+            tmp = destination.prefix + "." + destination.name + Self.temporaryMarker + Self.randomSuffix()
             fd = Glibc.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666)
             if fd >= 0 { break }
             let code = errno
@@ -179,6 +186,9 @@ public final class AudioFileWriter {
             }
         }
         if let mode = destination.keepMode { _ = fchmod(fd, mode) }
+        // Held until the descriptor closes (or the process dies): a temp file nobody holds is
+        // stale (`removeStaleTemporaryFiles`).
+        _ = flock(fd, LOCK_EX | LOCK_NB)
         return (tmp, fd)
     }
 
@@ -249,10 +259,9 @@ public final class AudioFileWriter {
         if failure == nil, durable, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
         if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
         if failure == nil, rename(temporaryPath, path) != 0 { failure = "rename: " + Sys.message(errno) }
-        if let failure {
-            unlink(temporaryPath)
-            throw .io(path: path, reason: failure)
-        }
+        if let failure { unlink(temporaryPath) }
+        disarmStopSignals()
+        if let failure { throw .io(path: path, reason: failure) }
         // Make the rename itself durable (best effort: some filesystems refuse fsync on a directory).
         guard durable else { return }
         let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -269,6 +278,55 @@ public final class AudioFileWriter {
         if let h = handle { sf_close(h); handle = nil }
         if fd >= 0 { Glibc.close(fd); fd = -1 }
         unlink(temporaryPath)
+        disarmStopSignals()
+    }
+
+    // MARK: Interrupted writers
+
+    /// Until `commit()` or `abort()`: SIGINT, SIGTERM and SIGHUP remove the temporary file, then
+    /// the process dies of the signal (a shell reports 130, 143, 129). For the one writer that
+    /// is the process's work (`rack render`): one writer of the process at a time.
+    public func removeOnStopSignals() {
+        armedForSignals = rack_tempfile_arm(temporaryPath) == 0
+    }
+
+    private func disarmStopSignals() {
+        guard armedForSignals else { return }
+        armedForSignals = false
+        rack_tempfile_disarm()
+    }
+
+    /// What every temporary file's name carries: `.NAME` + this + six letters or digits.
+    static let temporaryMarker = ".rack-tmp-"
+
+    /// Removes the temporary files that writers into `path`'s directory left when they were
+    /// killed: hidden files named as this writer names them (`.NAME.rack-tmp-XXXXXX`, NAME an
+    /// audio file's name) that no writer holds (each holds an exclusive `flock` on its temporary
+    /// file until it is done, and the kernel lets go when the process dies). Returns the paths
+    /// removed.
+    public static func removeStaleTemporaryFiles(besides path: String) -> [String] {
+        let prefix = Destination.split(path).prefix
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: prefix.isEmpty ? "." : prefix) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where isTemporaryName(name) {
+            let candidate = prefix + name
+            let fd = Glibc.open(candidate, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { continue }
+            defer { Glibc.close(fd) }
+            var st = Glibc.stat()
+            guard fstat(fd, &st) == 0, Sys.isRegular(st), flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if unlink(candidate) == 0 { removed.append(candidate) }
+        }
+        return removed
+    }
+
+    /// Whether `name` is one this writer gives its temporary files.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let marker = name.range(of: temporaryMarker, options: .backwards) else { return false }
+        let suffix = name[marker.upperBound...]
+        let original = String(name[name.index(after: name.startIndex)..<marker.lowerBound])
+        return suffix.count == 6 && suffix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            && AudioContainer(path: original) != nil
     }
 
     private static func randomSuffix() -> String {
