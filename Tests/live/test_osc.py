@@ -152,7 +152,7 @@ def test_version_is_semver(osc):
 def test_status(osc):
     reply = osc.status()
     assert reply is not None, "no /rack/status reply"
-    assert reply.tags == "iiiffsi", reply
+    assert reply.tags == "iiiffsis", reply
     rate, period, xruns, load, player, state, replaced = reply.args
     assert (rate, period) == (48000, 256)
     assert xruns >= 0 and 0.0 <= load <= 100.0 and math.isfinite(player) and player >= 0
