@@ -1,15 +1,15 @@
 import NIOCore
+import NIOHTTP1
 
-/// Closes a connection that has not sent the whole head of its first request (up to the empty
-/// line) within `HTTPLimits.firstRequestSeconds`, however slowly it drips bytes; then steps
-/// out of the pipeline.
+/// Closes a connection whose first request head has not *parsed* within
+/// `HTTPLimits.firstRequestSeconds`, however slowly it drips bytes (an empty line alone, or a
+/// head the parser is still waiting on, does not count); then steps out of the pipeline. It sits
+/// after the request decoder, so only a parsed head cancels it.
 final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
 
     private var deadline: Scheduled<Void>?
-    /// The last bytes seen, to find "\r\n\r\n" across reads.
-    private var tail: [UInt8] = []
 
     func handlerAdded(context: ChannelHandlerContext) {
         let channel = context.channel
@@ -20,26 +20,17 @@ final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
+        deadline = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        tail += buffer.readableBytesView
-        let found = Self.containsHeadEnd(tail)
-        if tail.count > 3 { tail.removeFirst(tail.count - 3) }
+        let isHead: Bool
+        if case .head = unwrapInboundIn(data) { isHead = true } else { isHead = false }
         context.fireChannelRead(data)
-        if found {
+        if isHead {
             deadline?.cancel()
             deadline = nil
             context.pipeline.syncOperations.removeHandler(self, promise: nil)
         }
-    }
-
-    static func containsHeadEnd(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 4 else { return false }
-        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
-            return true
-        }
-        return false
     }
 }

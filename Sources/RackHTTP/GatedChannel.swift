@@ -5,10 +5,13 @@ import NIOHTTP1
 
 /// Every connection passes here as it is accepted, before a byte is read: it is closed at once
 /// when its address is not allowed or the budget is spent; otherwise it gives its place back
-/// when it closes (whatever protocol it has switched to by then), and it must finish the head
-/// of its first request within `HTTPLimits.firstRequestSeconds` (after that, Hummingbird's idle
-/// timeout and the WebSocket's pings take over). Once the inner channel has set up its HTTP
-/// pipeline, an `UpgradeGate` goes in after the request decoder, so a refused upgrade gets 403.
+/// when it closes (whatever protocol it has switched to by then). Once the inner channel has set
+/// up its HTTP pipeline, handlers go in after the request decoder: for the first request a
+/// `MalformedRequestAnswer` (a head that does not parse gets its 4xx and a close) and a
+/// `FirstRequestDeadline` (a head must parse within `HTTPLimits.firstRequestSeconds`; after
+/// that, Hummingbird's idle timeout and the WebSocket's pings take over); for every request
+/// `StrictRequests` (duplicate `Host`, foreign absolute-form targets, bodies, HTTP/1.0); and for
+/// the first an `UpgradeGate` (a refused upgrade gets 403).
 struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
@@ -27,16 +30,16 @@ struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
         }
         let budget = self.budget
         channel.closeFuture.whenComplete { _ in budget.release(peer) }
-        do {
-            try channel.pipeline.syncOperations.addHandler(FirstRequestDeadline(), position: .first)
-        } catch {
-            return channel.eventLoop.makeFailedFuture(error)
-        }
         let rules = self.rules
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try operations.addHandler(UpgradeGate(rules: rules), position: .after(decoder))
+            // In order after the decoder: a parse error is answered, the deadline runs until a
+            // head parses, every head is held to rack's rules, and a refused upgrade is
+            // answered 403.
+            try operations.addHandlers([MalformedRequestAnswer(), FirstRequestDeadline(), StrictRequests(rules: rules),
+                                        UpgradeGate(rules: rules)],
+                                       position: .after(decoder))
             return value
         }
     }

@@ -7,8 +7,9 @@ public enum HTTPLimits {
     /// Connections open at once from one address other than 127.0.0.1; 127.0.0.1 (the user's
     /// own programs) is bounded only by `maximumConnections`.
     public static let maximumConnectionsPerAddress = 16
-    /// A new connection must have sent the head of its first request within this time, however
-    /// slowly it drips bytes, or it is closed (slow clients cannot hold places for long).
+    /// A new connection's first request head must have parsed within this time, however slowly
+    /// it drips bytes, or it is closed (slow clients cannot hold places for long; a head that
+    /// does not parse is answered 4xx and closed at once).
     public static let firstRequestSeconds: Int64 = 10
     /// An HTTP connection that sends no complete request for this long is closed (a WebSocket is
     /// kept alive by its own pings instead).

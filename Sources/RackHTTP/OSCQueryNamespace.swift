@@ -83,10 +83,11 @@ enum OSCQueryNamespace {
                          unit: ["gain.db", "gain.db", "gain.db", "gain.db", "%", "", ""],
                          description: "peak L, peak R, RMS L, RMS R (dBFS, -120 for silence), DSP load, xruns, ramping parameters; "
                             + "LISTEN for 15 updates a second (over UDP: send /rack/meter [i port])"),
-            OSCQueryNode(name: "status", path: "/rack/status", type: "iiiffsi", access: 1,
-                         unit: ["time.hz", "", "", "%", "time.second", "", ""],
+            OSCQueryNode(name: "status", path: "/rack/status", type: "iiiffsis", access: 1,
+                         unit: ["time.hz", "", "", "%", "time.second", "", "", ""],
                          description: "sample rate, buffer frames, xruns, DSP load, player position, JACK state (running or "
-                            + "disconnected), input samples replaced by silence (not audio)"),
+                            + "disconnected), input samples replaced by silence (not audio), why the player stopped by "
+                            + "itself (a truncated or corrupt file; empty otherwise)"),
             method("/rack/params", description: "replies /rack/params s:id s:unit f:min f:max f:default s:taper per parameter"),
             OSCQueryNode(name: "version", path: "/rack/version", type: "s", access: 1, description: "the OSC namespace version"),
             method("/rack/stats", description: "replies DSP time per JACK cycle since the last /rack/stats"),

@@ -34,9 +34,7 @@ struct OSCQueryResponder: HTTPResponder {
             r.headers[.allow] = "GET, HEAD"
             return r
         }
-        if request.headers[.transferEncoding] != nil || (request.headers[.contentLength].flatMap { Int($0) } ?? 0) > 0 {
-            return Self.error(.contentTooLarge, "requests carry no body here", close: true)
-        }
+        // A request with a body has been answered 413 by `StrictRequests` before this.
         let target = request.uri.string
         guard target.utf8.count <= HTTPLimits.maximumTargetBytes else { return Self.error(.uriTooLong, "request target too long") }
         let path = request.uri.path

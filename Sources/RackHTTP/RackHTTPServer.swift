@@ -74,8 +74,12 @@ public final class RackHTTPServer: Sendable {
             httpDecoderConfiguration: .init(maxHeaderFieldSize: HTTPLimits.maximumHeaderFieldBytes,
                                             maxHeaderListSize: HTTPLimits.maximumHeaderListBytes,
                                             maxHeaderFieldCount: HTTPLimits.maximumHeaderFieldCount))
+        // RFC 6455: an unmasked client frame closes with 1002, a text message that is not
+        // UTF-8 with 1007.
         let ws = WebSocketServerConfiguration(maxFrameSize: HTTPLimits.maximumWebSocketMessageBytes,
-                                              autoPing: .enabled(timePeriod: .seconds(HTTPLimits.webSocketPingSeconds)))
+                                              extensions: [MaskedClientFrames.factory],
+                                              autoPing: .enabled(timePeriod: .seconds(HTTPLimits.webSocketPingSeconds)),
+                                              validateUTF8: true)
         let app = Application(
             responder: responder,
             server: HTTPServerBuilder { responder in

@@ -36,6 +36,8 @@ public final class AudioFileWriter {
     private var fd: Int32 = -1
     private var scratch: [Float] = []
     private static let chunkFrames = 4096
+    /// Whether `removeOnStopSignals()` armed the signal handlers for this writer.
+    private var armedForSignals = false
     /// WAV keeps sizes in 32-bit fields: the most frames that fit (with room for the header).
     private let frameLimit: Int64?
 
@@ -53,72 +55,110 @@ public final class AudioFileWriter {
     public init(path: String, sampleRate: Double, format: SampleFormat,
                 vorbisQuality: Double = 0.7) throws(AudioFileError) {
         self.path = path
-
         guard let container = AudioContainer(path: path) else {
             let ext = AudioContainer.fileExtension(of: path).map { "'.\($0)'" } ?? "no extension"
             throw .cannotCreate(path: path, reason: "unknown file type (\(ext)); use .wav, .flac or .ogg")
         }
         self.container = container
+        let encoding = try Self.encoding(of: container, format: format, path: path)
+        sampleFormat = encoding.sampleFormat
+        var sfinfo = try Self.fileInfo(encoding: encoding.sfFormat, container: container, sampleRate: sampleRate, path: path)
+        self.sampleRate = sampleRate.rounded()
+        let destination = try Destination(path: path)
+        let (tmp, fd) = try Self.createTemporaryFile(for: destination, path: path)
+        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &sfinfo, 0) else {
+            let msg = Sys.sndfileMessage(nil)
+            Glibc.close(fd)
+            unlink(tmp)
+            throw .cannotCreate(path: path, reason: msg)
+        }
+        Self.configure(h, container: container, vorbisQuality: vorbisQuality)
+        self.temporaryPath = tmp
+        self.directory = destination.directory
+        frameLimit = Self.frameLimit(container: container, format: format)
+        self.fd = fd
+        self.handle = h
+    }
 
-        var sfFormat: Int
+    // MARK: Stages of init
+
+    /// The libsndfile format word for `container` and `format`, and the sample format written.
+    private static func encoding(of container: AudioContainer, format: SampleFormat,
+                                 path: String) throws(AudioFileError) -> (sfFormat: Int, sampleFormat: SampleFormat?) {
         switch container {
         case .wav:
-            sfFormat = Int(SF_FORMAT_WAV)
+            let base = Int(SF_FORMAT_WAV)
             switch format {
-            case .pcm16: sfFormat |= Int(SF_FORMAT_PCM_16)
-            case .pcm24: sfFormat |= Int(SF_FORMAT_PCM_24)
-            case .float: sfFormat |= Int(SF_FORMAT_FLOAT)
+            case .pcm16: return (base | Int(SF_FORMAT_PCM_16), format)
+            case .pcm24: return (base | Int(SF_FORMAT_PCM_24), format)
+            case .float: return (base | Int(SF_FORMAT_FLOAT), format)
             }
-            sampleFormat = format
         case .flac:
-            sfFormat = Int(SF_FORMAT_FLAC)
+            let base = Int(SF_FORMAT_FLAC)
             switch format {
-            case .pcm16: sfFormat |= Int(SF_FORMAT_PCM_16)
-            case .pcm24: sfFormat |= Int(SF_FORMAT_PCM_24)
+            case .pcm16: return (base | Int(SF_FORMAT_PCM_16), format)
+            case .pcm24: return (base | Int(SF_FORMAT_PCM_24), format)
             case .float:
                 throw .cannotCreate(path: path, reason: "FLAC cannot store float samples; use 16 or 24 bits")
             }
-            sampleFormat = format
         case .ogg:
-            sfFormat = Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS)
-            sampleFormat = nil
+            return (Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS), nil)
         }
+    }
 
+    /// The stereo `SF_INFO` at `sampleRate` (rounded), checked by libsndfile.
+    private static func fileInfo(encoding: Int, container: AudioContainer, sampleRate: Double,
+                                 path: String) throws(AudioFileError) -> SF_INFO {
         guard sampleRate.isFinite, sampleRate >= 1, sampleRate.rounded() <= Double(Int32.max) else {
             throw .cannotCreate(path: path, reason: "invalid sample rate \(sampleRate) Hz")
         }
-        self.sampleRate = sampleRate.rounded()
         var sfinfo = SF_INFO()
         sfinfo.samplerate = Int32(sampleRate.rounded())
         sfinfo.channels = 2
-        sfinfo.format = Int32(sfFormat)
+        sfinfo.format = Int32(encoding)
         guard sf_format_check(&sfinfo) == SF_TRUE else {
             throw .cannotCreate(path: path, reason: "\(container) cannot be written at \(sfinfo.samplerate) Hz")
         }
+        return sfinfo
+    }
 
-        // The destination must be a file name whose directory exists; an existing destination
-        // must be a regular file (rename() would replace a symlink, fail on a directory, and we
-        // must never replace a device node).
-        let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-        guard !name.isEmpty, name != ".", name != ".." else {
-            throw .cannotCreate(path: path, reason: "not a file name")
+    /// Where the file goes: its directory (which must exist) and name, and the permission bits
+    /// of the file it replaces.
+    struct Destination {
+        /// "" or "dir/": what precedes the name in the path.
+        let prefix: String
+        let name: String
+        let directory: String
+        let keepMode: mode_t?
+
+        /// The destination must be a file name whose directory exists; an existing destination
+        /// must be a regular file (rename() would replace a symlink, fail on a directory, and we
+        /// must never replace a device node).
+        /// `path` split into what precedes its last component ("" or "dir/") and that component.
+        static func split(_ path: String) -> (prefix: String, name: String) {
+            let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+            return (String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self), name)
         }
-        let prefix = String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self)   // "" or "dir/"
-        let directory = prefix.isEmpty ? "." : prefix
-        switch Sys.statPath(directory) {
-        case .failure(let e):
-            let why = e.code == ENOENT || e.code == ENOTDIR
-                ? "directory '\(directory)' does not exist"
-                : "directory '\(directory)': \(Sys.message(e.code))"
-            throw .cannotCreate(path: path, reason: why)
-        case .success(let st):
-            guard Sys.isDirectory(st) else {
-                throw .cannotCreate(path: path, reason: "'\(directory)' is not a directory")
+
+        init(path: String) throws(AudioFileError) {
+            (prefix, name) = Self.split(path)
+            guard !name.isEmpty, name != ".", name != ".." else {
+                throw .cannotCreate(path: path, reason: "not a file name")
             }
-        }
-        var keepMode: mode_t?
-        var lst = Glibc.stat()
-        if lstat(path, &lst) == 0 {
+            directory = prefix.isEmpty ? "." : prefix
+            switch Sys.statPath(directory) {
+            case .failure(let e):
+                let why = e.code == ENOENT || e.code == ENOTDIR
+                    ? "directory '\(directory)' does not exist"
+                    : "directory '\(directory)': \(Sys.message(e.code))"
+                throw .cannotCreate(path: path, reason: why)
+            case .success(let st):
+                guard Sys.isDirectory(st) else {
+                    throw .cannotCreate(path: path, reason: "'\(directory)' is not a directory")
+                }
+            }
+            var lst = Glibc.stat()
+            guard lstat(path, &lst) == 0 else { keepMode = nil; return }
             if Sys.isDirectory(lst) { throw .cannotCreate(path: path, reason: "is a directory") }
             if (lst.st_mode & S_IFMT) == S_IFLNK {
                 throw .cannotCreate(path: path, reason: "is a symbolic link (give the real file's path)")
@@ -128,44 +168,45 @@ public final class AudioFileWriter {
             }
             keepMode = lst.st_mode & 0o7777
         }
+    }
 
-        // Create the hidden temp file (O_EXCL, 0666 & ~umask like any new file).
+    /// Creates the hidden temp file beside the destination (O_EXCL, 0666 & ~umask like any new
+    /// file, the replaced file's permission bits); its path and descriptor.
+    private static func createTemporaryFile(for destination: Destination,
+                                            path: String) throws(AudioFileError) -> (String, Int32) {
         var tmp = ""
         var fd: Int32 = -1
         for attempt in 0..<100 {
-            tmp = prefix + "." + name + ".rack-tmp-" + Self.randomSuffix()
+            tmp = destination.prefix + "." + destination.name + Self.temporaryMarker + Self.randomSuffix()
             fd = Glibc.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666)
             if fd >= 0 { break }
             let code = errno
             if code != EEXIST || attempt == 99 {
-                throw .cannotCreate(path: path, reason: "cannot create a file in '\(directory)': \(Sys.message(code))")
+                throw .cannotCreate(path: path, reason: "cannot create a file in '\(destination.directory)': \(Sys.message(code))")
             }
         }
-        if let mode = keepMode { _ = fchmod(fd, mode) }
+        if let mode = destination.keepMode { _ = fchmod(fd, mode) }
+        // Held until the descriptor closes (or the process dies): a temp file nobody holds is
+        // stale (`removeStaleTemporaryFiles`).
+        _ = flock(fd, LOCK_EX | LOCK_NB)
+        return (tmp, fd)
+    }
 
-        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &sfinfo, 0) else {
-            let msg = Sys.sndfileMessage(nil)
-            Glibc.close(fd)
-            unlink(tmp)
-            throw .cannotCreate(path: path, reason: msg)
-        }
+    /// Vorbis quality for Ogg; clipping of out-of-range floats (instead of wrap-around) otherwise.
+    private static func configure(_ handle: OpaquePointer, container: AudioContainer, vorbisQuality: Double) {
         if container == .ogg {
             var q = min(max(vorbisQuality.isFinite ? vorbisQuality : 0.7, 0), 1)
-            _ = sf_command(h, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
+            _ = sf_command(handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
         } else {
-            // Clip out-of-range floats to full scale instead of wrapping around.
-            _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+            _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         }
-        self.temporaryPath = tmp
-        self.directory = directory
-        if container == .wav {
-            let bytesPerFrame: Int64 = format == .pcm16 ? 4 : format == .pcm24 ? 6 : 8
-            frameLimit = (Int64(UInt32.max) - 4096) / bytesPerFrame
-        } else {
-            frameLimit = nil
-        }
-        self.fd = fd
-        self.handle = h
+    }
+
+    /// WAV keeps sizes in 32-bit fields: the most frames that fit (with room for the header).
+    private static func frameLimit(container: AudioContainer, format: SampleFormat) -> Int64? {
+        guard container == .wav else { return nil }
+        let bytesPerFrame: Int64 = format == .pcm16 ? 4 : format == .pcm24 ? 6 : 8
+        return (Int64(UInt32.max) - 4096) / bytesPerFrame
     }
 
     deinit { abort() }
@@ -218,10 +259,9 @@ public final class AudioFileWriter {
         if failure == nil, durable, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
         if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
         if failure == nil, rename(temporaryPath, path) != 0 { failure = "rename: " + Sys.message(errno) }
-        if let failure {
-            unlink(temporaryPath)
-            throw .io(path: path, reason: failure)
-        }
+        if let failure { unlink(temporaryPath) }
+        disarmStopSignals()
+        if let failure { throw .io(path: path, reason: failure) }
         // Make the rename itself durable (best effort: some filesystems refuse fsync on a directory).
         guard durable else { return }
         let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -238,6 +278,55 @@ public final class AudioFileWriter {
         if let h = handle { sf_close(h); handle = nil }
         if fd >= 0 { Glibc.close(fd); fd = -1 }
         unlink(temporaryPath)
+        disarmStopSignals()
+    }
+
+    // MARK: Interrupted writers
+
+    /// Until `commit()` or `abort()`: SIGINT, SIGTERM and SIGHUP remove the temporary file, then
+    /// the process dies of the signal (a shell reports 130, 143, 129). For the one writer that
+    /// is the process's work (`rack render`): one writer of the process at a time.
+    public func removeOnStopSignals() {
+        armedForSignals = rack_tempfile_arm(temporaryPath) == 0
+    }
+
+    private func disarmStopSignals() {
+        guard armedForSignals else { return }
+        armedForSignals = false
+        rack_tempfile_disarm()
+    }
+
+    /// What every temporary file's name carries: `.NAME` + this + six letters or digits.
+    static let temporaryMarker = ".rack-tmp-"
+
+    /// Removes the temporary files that writers into `path`'s directory left when they were
+    /// killed: hidden files named as this writer names them (`.NAME.rack-tmp-XXXXXX`, NAME an
+    /// audio file's name) that no writer holds (each holds an exclusive `flock` on its temporary
+    /// file until it is done, and the kernel lets go when the process dies). Returns the paths
+    /// removed.
+    public static func removeStaleTemporaryFiles(besides path: String) -> [String] {
+        let prefix = Destination.split(path).prefix
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: prefix.isEmpty ? "." : prefix) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where isTemporaryName(name) {
+            let candidate = prefix + name
+            let fd = Glibc.open(candidate, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { continue }
+            defer { Glibc.close(fd) }
+            var st = Glibc.stat()
+            guard fstat(fd, &st) == 0, Sys.isRegular(st), flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if unlink(candidate) == 0 { removed.append(candidate) }
+        }
+        return removed
+    }
+
+    /// Whether `name` is one this writer gives its temporary files.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let marker = name.range(of: temporaryMarker, options: .backwards) else { return false }
+        let suffix = name[marker.upperBound...]
+        let original = String(name[name.index(after: name.startIndex)..<marker.lowerBound])
+        return suffix.count == 6 && suffix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            && AudioContainer(path: original) != nil
     }
 
     private static func randomSuffix() -> String {

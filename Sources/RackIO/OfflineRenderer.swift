@@ -26,6 +26,8 @@ public enum OfflineRenderer {
         let totalFrames = inputFrames + Int64((request.tailSeconds * rate).rounded())
         let format = request.format ?? inputInfo.sampleFormat ?? .float
         let writer = try AudioFileWriter(path: request.outputPath, sampleRate: rate, format: format)
+        // Stopped by a signal, the render takes its temporary file with it.
+        writer.removeOnStopSignals()
 
         let block = request.blockFrames
         let engine = Engine(sampleRate: rate, maxFrames: block, state: request.initialState)

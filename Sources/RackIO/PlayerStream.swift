@@ -78,6 +78,15 @@ public final class PlayerStream: @unchecked Sendable {
     /// The read error that ended the stream early, if any (truncated or corrupt data).
     public var error: AudioFileError? { feeder.failure.withLock { $0 } }
 
+    /// The read error that ended the stream early, the first time it is asked for after the
+    /// reader met it; nil before, and after it has been taken once (the control loop reports it).
+    public func takeUnreportedError() -> AudioFileError? {
+        guard let error, !errorReported else { return nil }
+        errorReported = true
+        return error
+    }
+    private var errorReported = false
+
     /// Position heard, in seconds of the file: from the frames the player took from the ring.
     /// At the end of a pass with loop off, the file's duration.
     public var positionSeconds: Double {

@@ -8,17 +8,18 @@ extension RackController {
     func version(_ r: Request) { reply(OSCMessage("/rack/version", [.string(Self.namespaceVersion)]), to: r.from) }
 
     /// `/rack/status i:rate i:period i:xruns f:dsp_load f:player_seconds s:state
-    /// i:replaced_samples`. The last field (appended at the end, so clients that read the first
+    /// i:replaced_samples s:player_error`. The last field (appended at the end, so clients that read the first
     /// six keep working) counts input samples that were not audio (NaN, ±Inf,
     /// beyond +60 dBFS) and were replaced by silence: one per channel sample, since the engine
     /// started (rack start, or a server that came back at another rate). A count that keeps
-    /// moving means an upstream client or file is misbehaving.
+    /// moving means an upstream client or file is misbehaving. `s:player_error` (appended after
+    /// it): why the player stopped by itself (a truncated or corrupt file), empty otherwise.
     func status(_ r: Request) throws(Reason) {
         guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
         reply(OSCMessage("/rack/status", [
             .int(Int32(sampleRate)), .int(Int32(host.bufferSize)), .int(Int32(clamping: host.xruns)),
             .float(Float(host.dspLoadPercent)), .float(Float(playerSeconds)), .string(host.stateName),
-            .int(Int32(clamping: engine?.monitor.get(.replacedInputSamples) ?? 0)),
+            .int(Int32(clamping: engine?.monitor.get(.replacedInputSamples) ?? 0)), .string(playerFailure),
         ]), to: r.from)
     }
 

@@ -95,9 +95,11 @@ public struct OSCTimeTag: Sendable, Equatable, Comparable {
         return OSCTimeTag(raw: UInt64(t.sec) << 32 | UInt64(t.frac))
     }
 
-    /// Seconds from `other` to `self` (negative when `self` is earlier).
+    /// Seconds from `other` to `self` (negative when `self` is earlier), both in NTP era 0
+    /// (1900–2036). Compared unsigned: a timetag of 0, or any from the distant past, is that
+    /// far in the past (a signed difference wrapped them 68 years ahead).
     public func seconds(since other: OSCTimeTag) -> Double {
-        (Double(Int64(bitPattern: raw &- other.raw))) / 4_294_967_296.0
+        raw >= other.raw ? Double(raw - other.raw) / 4_294_967_296.0 : -(Double(other.raw - raw) / 4_294_967_296.0)
     }
 
     /// `self` moved by `seconds`.

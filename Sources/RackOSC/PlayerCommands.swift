@@ -66,6 +66,23 @@ extension RackController {
         }
     }
 
+    /// A file that failed while it played (truncated, corrupt) is reported once: a line in the
+    /// log, `/rack/error /rack/player REASON` to subscribers (and the page), and REASON in
+    /// `/rack/status` until another file or position is loaded. The transport stops there (as
+    /// `/rack/player/stop` does), so the status says what is heard: nothing.
+    func reportPlayerFailure() {
+        guard let error = player.stream?.takeUnreportedError() else { return }
+        let reason = "stopped: " + error.description
+        log(reason)
+        feedback.notify(OSCMessage("/rack/error", [.string("/rack/player"), .string(reason)]))
+        player.failure = reason
+        player.playing = false
+        _ = try? post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .stop))
+    }
+
+    /// Why the player stopped by itself, empty when it did not (`/rack/status`).
+    public var playerFailure: String { player.failure }
+
     /// The driver replaced the engine (a server came back at another sample rate): the streams
     /// fed the old engine, which is gone with its rings' users; drop them and play the same file
     /// from the same place through the new one. Targets carry over (the new engine starts from

@@ -45,6 +45,9 @@ final class PlayerSlot {
     var playing = true
     /// The position as of the last pass of the control loop (read before a driver swaps engines).
     var lastSeconds = 0.0
+    /// Why the file playing now stopped by itself (truncated or corrupt data, `/rack/status`);
+    /// empty while it plays, and again once another file or position is loaded.
+    var failure = ""
 
     /// The file asked for last: the deferred load's, else the playing one's.
     var newestPath: String? { deferred?.path ?? stream?.path }
@@ -65,6 +68,7 @@ final class PlayerSlot {
         guard engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .attachPlayer, ring: s.ring)) else { return .busy }
         if let old = stream { retired.append(old) }
         stream = s
+        failure = ""
         if playing { _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .play)) }
         return .loaded
     }

@@ -152,6 +152,7 @@ public final class RackController {
         serveOnce()
         feedback.expire(now: now)
         player.lastSeconds = playerSeconds
+        reportPlayerFailure()
         if now - lastMeterTime >= 1 / ControllerTuning.meterHz {
             if let engine { feedback.sendMeters(engine: engine, host: host) }
             lastMeterTime = now

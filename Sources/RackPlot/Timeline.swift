@@ -16,6 +16,16 @@ public struct CurveSegment: Sendable {
     public let line: Int?
     /// Time-ascending points; a ramp's are samples of the engine's `Ramp`.
     public let points: [TimelinePoint]
+    /// How many of the curve's stretches this segment stands for: 1, or more when stretches too
+    /// narrow to see apart were merged (`CurveDecimator`).
+    public let merged: Int
+
+    init(kind: Kind, line: Int?, points: [TimelinePoint], merged: Int = 1) {
+        self.kind = kind
+        self.line = line
+        self.points = points
+        self.merged = merged
+    }
 }
 
 /// A value a parameter was sent to, for the lane's labels.
@@ -194,12 +204,12 @@ public struct Timeline: Sendable {
     static func track(_ spec: ParameterSpec, events: [Scheduled], initial: Double, rate: Double,
                       endFrame: Int64, duration: Double) -> ParameterTrack {
         var ramp = Ramp(value: initial, shape: spec.rampShape)
-        var segments: [CurveSegment] = []
         var changes: [ParameterChange] = []
         var position: Int64 = 0
         var line: Int? = nil
         // About one point every two pixels of a 900-pixel-wide plot.
         let framesPerPoint = max(1.0, duration * rate / 450)
+        var segments = CurveDecimator(framesPerPoint: framesPerPoint, sampleRate: rate)
 
         func t(_ s: Int64) -> Double { Double(s) / rate }
         func emit(until end: Int64) {
@@ -236,7 +246,7 @@ public struct Timeline: Sendable {
                                            holdsUntil: t(next), value: ramp.value(at: arrival)))
         }
         emit(until: max(endFrame, position))
-        return ParameterTrack(id: spec.id, segments: segments, changes: changes)
+        return ParameterTrack(id: spec.id, segments: segments.finish(), changes: changes)
     }
 
     /// Room spans as the engine switches rooms: a change to the room already playing does

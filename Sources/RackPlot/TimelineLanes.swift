@@ -88,6 +88,7 @@ extension TimelinePlot {
             doc.path(seg.points.map { (x($0.time), y($0.value)) }, stroke: colour, width: 2.2,
                      cls: seg.kind == .ramp ? "ramp" : "hold",
                      extra: [("data-line", seg.line.map(String.init)),
+                             ("data-merged", seg.merged > 1 ? String(seg.merged) : nil),
                              ("data-start", num(seg.points.first!.time)), ("data-end", num(seg.points.last!.time))])
         }
 

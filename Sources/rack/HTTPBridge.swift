@@ -94,7 +94,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
         state.publish("/rack/status", [
             .int(Int(driver.sampleRate)), .int(driver.bufferSize), .int(driver.xruns),
             .float(driver.dspLoadPercent), .float(controller.playerSeconds), .string(driver.stateName),
-            .int(driver.engine?.monitor.get(.replacedInputSamples) ?? 0),
+            .int(driver.engine?.monitor.get(.replacedInputSamples) ?? 0), .string(controller.playerFailure),
         ])
         let names = controller.presets.all.map(\.name)
         if names != presetNames {

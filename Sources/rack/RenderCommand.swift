@@ -56,6 +56,9 @@ struct RenderCommand: ParsableCommand {
             request.blockFrames = block
             request.format = format.flatMap(SampleFormat.init(rawValue:))
 
+            for stale in AudioFileWriter.removeStaleTemporaryFiles(besides: output) {
+                warn("rack: removed '\(stale)' (left by an interrupted render)")
+            }
             let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar(label: (output as NSString).lastPathComponent) : nil
             let report = try OfflineRenderer.render(request, presets: presets, progress: bar.map { b in { b.update($0) } })
             bar?.finish()

@@ -91,7 +91,12 @@ final class OSCQueryTests: XCTestCase {
         XCTAssertFalse(budget.admit(local), "five in all")
         budget.release(remote)
         XCTAssertTrue(budget.admit(remote))
-        XCTAssertTrue(FirstRequestDeadline.containsHeadEnd(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
-        XCTAssertFalse(FirstRequestDeadline.containsHeadEnd(Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8)))
+    }
+
+    func testAMalformedFirstRequestIsAnswered431ForHeaderOverflowAnd400Otherwise() {
+        XCTAssertEqual(MalformedRequestAnswer.status(of: .headerOverflow), .requestHeaderFieldsTooLarge)
+        for error: HTTPParserError in [.invalidMethod, .invalidURL, .unexpectedContentLength, .invalidConstant] {
+            XCTAssertEqual(MalformedRequestAnswer.status(of: error), .badRequest, "\(error)")
+        }
     }
 }

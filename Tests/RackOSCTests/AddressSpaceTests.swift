@@ -77,7 +77,7 @@ final class AddressSpaceTests: XCTestCase {
     func testStatus() {
         let rig = Rig()
         rig.send("/rack/status")
-        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/status", [.int(48_000), .int(256), .int(3), .float(12.5), .float(0), .string("running"), .int(0)])])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/status", [.int(48_000), .int(256), .int(3), .float(12.5), .float(0), .string("running"), .int(0), .string("")])])
     }
 
     func testStats() {

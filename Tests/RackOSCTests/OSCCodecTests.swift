@@ -20,6 +20,14 @@ final class OSCCodecTests: XCTestCase {
         XCTAssertEqual(tag.seconds(since: .now()), 2, accuracy: 0.05)
     }
 
+    func testTimetagZeroAndDistantPastTimetagsAreInThePast() {
+        let now = OSCTimeTag.now()
+        XCTAssertLessThan(OSCTimeTag(raw: 0).seconds(since: now), -3.9e9)            // 1900
+        XCTAssertLessThan(OSCTimeTag(raw: 1 << 32).seconds(since: now), -3.9e9)      // 1900 + 1 s
+        XCTAssertEqual(now.adding(seconds: -100).seconds(since: now), -100, accuracy: 1e-6)
+        XCTAssertEqual(now.seconds(since: OSCTimeTag(raw: 0)), Double(now.raw) / 4_294_967_296.0, accuracy: 1e-6)
+    }
+
     func testMalformedPacketsAreRefused() {
         let cases: [[UInt8]] = [[], [0x2f], Array("/abc".utf8), Array("#bundle\0".utf8) + [0, 0, 0, 0], Array("xyz\0".utf8),
                                 Array("#bundle\0".utf8) + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 99, 0x2f, 0, 0, 0]]

@@ -24,7 +24,7 @@ def _build_badsource(tmp_path):
 def test_nan_and_inf_on_the_input_never_reach_the_output(helpers, jack, rack, osc, osc_factory, tmp_path):
     badsource = _build_badsource(tmp_path)
     before = osc.status()
-    assert before is not None and before.tags == "iiiffsi", before
+    assert before is not None and before.tags == "iiiffsis", before
     assert before.args[6] == 0
     xruns_before = before.args[2]
 
@@ -58,7 +58,7 @@ def test_nan_and_inf_on_the_input_never_reach_the_output(helpers, jack, rack, os
     # The counter: every bad sample, once (the left channel's dry sum).
     time.sleep(0.2)
     after = osc.status()
-    assert after is not None and after.tags == "iiiffsi", after
+    assert after is not None and after.tags == "iiiffsis", after
     replaced = after.args[6]
     if after.args[2] == xruns_before:
         assert replaced == written, f"/rack/status counts {replaced}, the client wrote {written}"

@@ -152,12 +152,13 @@ def test_version_is_semver(osc):
 def test_status(osc):
     reply = osc.status()
     assert reply is not None, "no /rack/status reply"
-    assert reply.tags == "iiiffsi", reply
-    rate, period, xruns, load, player, state, replaced = reply.args
+    assert reply.tags == "iiiffsis", reply
+    rate, period, xruns, load, player, state, replaced, player_error = reply.args
     assert (rate, period) == (48000, 256)
     assert xruns >= 0 and 0.0 <= load <= 100.0 and math.isfinite(player) and player >= 0
     assert state == "running"
     assert replaced == 0, "input samples replaced although nothing feeds the inputs"
+    assert player_error == "", "the demo loop plays"
 
 
 def test_ping_and_replies_come_from_the_rack_port(rack, osc):

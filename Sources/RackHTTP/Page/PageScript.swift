@@ -129,6 +129,7 @@ function received(message) {
     case "/rack/status":
       $("position").value = args[4].toFixed(1) + " s";
       $("jack").value = "JACK " + args[5] + " · " + args[0] + " Hz · " + args[1] + " frames";
+      if (args[7]) $("message").textContent = "/rack/player: " + args[7];
       break;
     case "/rack/error": $("message").textContent = (args[0] ? args[0] + ": " : "") + args[1]; break;
   }
