@@ -501,7 +501,10 @@ def pipewire_missing() -> list[str]:
 
 
 def pipewire_jack_libdir() -> str:
-    """Where pw-jack points the dynamic linker (PipeWire's libjack)."""
+    """Where pw-jack points the dynamic linker (PipeWire's libjack); in the 1.x lane
+    (scripts/pipewire-1x), the lane's."""
+    if os.environ.get("RACK_PIPEWIRE_JACK_LIBDIR"):
+        return os.environ["RACK_PIPEWIRE_JACK_LIBDIR"]
     out = subprocess.run(["pw-jack", "sh", "-c", "echo $LD_LIBRARY_PATH"], capture_output=True, text=True, timeout=10)
     return out.stdout.strip()
 
@@ -531,6 +534,17 @@ def _comm(pid: int) -> str:
         return ""
 
 
+def _pipewire_lane_env(*first: str) -> dict:
+    """The 1.x lane's own variables (scripts/pipewire-1x names them in RACK_PIPEWIRE_LANE_VARS),
+    with the lane's libraries after `first` on LD_LIBRARY_PATH; only `first` without a lane."""
+    names = os.environ.get("RACK_PIPEWIRE_LANE_VARS", "").split()
+    env = {k: os.environ[k] for k in names if k in os.environ}
+    path = [p for p in (*first, os.environ.get("RACK_PIPEWIRE_LIBRARY_PATH", "")) if p]
+    if path:
+        env["LD_LIBRARY_PATH"] = ":".join(path)
+    return env
+
+
 class PipeWire:
     """A private, headless PipeWire: its own XDG_RUNTIME_DIR, config and state, the dummy
     driver at 48 kHz / 256 frames, a null sink (playback ports, created by WirePlumber some
@@ -547,6 +561,11 @@ class PipeWire:
         self.runtime.chmod(0o700)
         (self.config / "pipewire" / "pipewire.conf.d").mkdir(parents=True, exist_ok=True)
         (self.config / "pipewire" / "pipewire.conf.d" / "rack-test.conf").write_text(_PW_CONF)
+        # The 1.x lane's server configuration is its own; a PIPEWIRE_CONFIG_DIR would hide the
+        # drop-in above from the server, so the server gets the lane's file as its user's file.
+        lane_config = _pipewire_lane_env().get("PIPEWIRE_CONFIG_DIR")
+        if lane_config:
+            shutil.copy(Path(lane_config) / "pipewire.conf", self.config / "pipewire" / "pipewire.conf")
         self.state.mkdir(parents=True, exist_ok=True)
         self.libdir = pipewire_jack_libdir()
         self.pipewire: subprocess.Popen | None = None
@@ -560,12 +579,15 @@ class PipeWire:
                if not k.startswith(("JACK_", "PIPEWIRE_", "DBUS_", "LD_LIBRARY_PATH"))}
         env.update(XDG_RUNTIME_DIR=str(self.runtime), XDG_CONFIG_HOME=str(self.config),
                    XDG_STATE_HOME=str(self.state), DISPLAY="")
+        env.update(_pipewire_lane_env())
+        env.pop("PIPEWIRE_CONFIG_DIR", None)   # see __init__
         return env
 
     def env(self, **extra: str) -> dict:
         """For JACK clients (rack, jack_lsp, jackrec...) of this PipeWire."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JACK_DEFAULT_SERVER", "PIPEWIRE_"))}
-        env.update(XDG_RUNTIME_DIR=str(self.runtime), LD_LIBRARY_PATH=self.libdir, JACK_NO_START_SERVER="1")
+        env.update(XDG_RUNTIME_DIR=str(self.runtime), JACK_NO_START_SERVER="1")
+        env.update(_pipewire_lane_env(self.libdir))
         env.update(extra)
         return env
 
