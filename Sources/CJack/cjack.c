@@ -239,6 +239,11 @@ uint64_t rack_jack_xruns(const rack_jack_t *c) { return atomic_load(&((struct ra
 int rack_jack_take_connections_changed(rack_jack_t *c) { return atomic_exchange(&c->connections_changed, 0); }
 int rack_jack_take_ports_registered(rack_jack_t *c) { return atomic_exchange(&c->ports_registered, 0); }
 uint32_t rack_jack_sample_rate(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->sample_rate); }
+uint32_t rack_jack_settle_sample_rate(rack_jack_t *c, uint32_t announced, uint32_t now) {
+    uint32_t expected = announced;
+    if (atomic_compare_exchange_strong(&c->sample_rate, &expected, now)) return now;
+    return expected;   // the callback said otherwise since: that is the newer word
+}
 
 void rack_jack_hold(rack_jack_t *c) {
     atomic_store(&c->held, 0);

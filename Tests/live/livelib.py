@@ -534,7 +534,7 @@ def _comm(pid: int) -> str:
         return ""
 
 
-def _pipewire_lane_env(*first: str) -> dict:
+def pipewire_lane_env(*first: str) -> dict:
     """The 1.x lane's own variables (scripts/pipewire-1x names them in RACK_PIPEWIRE_LANE_VARS),
     with the lane's libraries after `first` on LD_LIBRARY_PATH; only `first` without a lane."""
     names = os.environ.get("RACK_PIPEWIRE_LANE_VARS", "").split()
@@ -563,7 +563,7 @@ class PipeWire:
         (self.config / "pipewire" / "pipewire.conf.d" / "rack-test.conf").write_text(_PW_CONF)
         # The 1.x lane's server configuration is its own; a PIPEWIRE_CONFIG_DIR would hide the
         # drop-in above from the server, so the server gets the lane's file as its user's file.
-        lane_config = _pipewire_lane_env().get("PIPEWIRE_CONFIG_DIR")
+        lane_config = pipewire_lane_env().get("PIPEWIRE_CONFIG_DIR")
         if lane_config:
             shutil.copy(Path(lane_config) / "pipewire.conf", self.config / "pipewire" / "pipewire.conf")
         self.state.mkdir(parents=True, exist_ok=True)
@@ -579,7 +579,7 @@ class PipeWire:
                if not k.startswith(("JACK_", "PIPEWIRE_", "DBUS_", "LD_LIBRARY_PATH"))}
         env.update(XDG_RUNTIME_DIR=str(self.runtime), XDG_CONFIG_HOME=str(self.config),
                    XDG_STATE_HOME=str(self.state), DISPLAY="")
-        env.update(_pipewire_lane_env())
+        env.update(pipewire_lane_env())
         env.pop("PIPEWIRE_CONFIG_DIR", None)   # see __init__
         return env
 
@@ -587,7 +587,7 @@ class PipeWire:
         """For JACK clients (rack, jack_lsp, jackrec...) of this PipeWire."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JACK_DEFAULT_SERVER", "PIPEWIRE_"))}
         env.update(XDG_RUNTIME_DIR=str(self.runtime), JACK_NO_START_SERVER="1")
-        env.update(_pipewire_lane_env(self.libdir))
+        env.update(pipewire_lane_env(self.libdir))
         env.update(extra)
         return env
 
