@@ -55,6 +55,8 @@ public final class JackDriver: @unchecked Sendable {
     /// Wanted connections seen undone while both ends exist, since when (a removal counts once
     /// it has lasted a second: a server going down disconnects everything just before it says so).
     var undoneSince: [String: Double] = [:]
+    /// Ports (of any client) gone in this join, as counted at the last look at the connections.
+    var portsGoneSeen: UInt64 = 0
     private var lastConnectionPoll = 0.0
     private var lastConnectAttempt = 0.0
     private var lastRejoinAttempt = 0.0
@@ -170,6 +172,7 @@ public final class JackDriver: @unchecked Sendable {
         clientName = realClientName() ?? String(cString: jack_get_client_name(c))
         seen = [:]
         undoneSince = [:]
+        portsGoneSeen = 0
         // Pretty names for patchbays that show JACK metadata; not fatal if the server lacks it.
         _ = rack_jack_set_pretty_names(ctx, "rack effects")
         return true
@@ -266,15 +269,17 @@ public final class JackDriver: @unchecked Sendable {
             return
         }
         followSampleRate()
-        let registered = context.map { rack_jack_take_ports_registered($0) != 0 } ?? false
-        if registered || (now - lastConnectAttempt >= 1 && hasMissingWanted) {
-            lastConnectAttempt = now
-            connectWanted()
-        }
+        // Look first, then connect: a link the server dropped since the last look (its peer
+        // made again) is known as missing, not as made, when the wanted ones are connected.
         let changed = context.map { rack_jack_take_connections_changed($0) != 0 } ?? false
         if changed || now - lastConnectionPoll >= 0.5 {
             lastConnectionPoll = now
             rememberConnections(now: now)
+        }
+        let registered = context.map { rack_jack_take_ports_registered($0) != 0 } ?? false
+        if registered || (now - lastConnectAttempt >= 1 && hasMissingWanted) {
+            lastConnectAttempt = now
+            connectWanted()
         }
     }
 

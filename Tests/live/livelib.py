@@ -124,7 +124,8 @@ def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
 
 
 def build_helpers(outdir: Path) -> dict[str, Path]:
-    """Compiles jackrec, midisend, probe_selftest and librtprobe.so into outdir (reuses RACK_PROBE_LIB)."""
+    """Compiles jackrec, midisend, portcycle, probe_selftest and librtprobe.so into outdir (reuses
+    RACK_PROBE_LIB)."""
     outdir.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
     built = {}
@@ -140,6 +141,9 @@ def build_helpers(outdir: Path) -> dict[str, Path]:
                    check=True, timeout=120)
     built["midisend"] = outdir / "midisend"
     subprocess.run([cc, "-O2", "-o", str(built["midisend"]), str(HERE / "midisend.c"), "-ljack"],
+                   check=True, timeout=120)
+    built["portcycle"] = outdir / "portcycle"
+    subprocess.run([cc, "-O2", "-o", str(built["portcycle"]), str(HERE / "portcycle.c"), "-ljack"],
                    check=True, timeout=120)
     built["selftest"] = outdir / "probe_selftest"
     subprocess.run([cc, "-O2", "-o", str(built["selftest"]), str(HERE / "probe_selftest.c"),

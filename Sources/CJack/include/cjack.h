@@ -69,6 +69,8 @@ uint64_t rack_jack_xruns(const rack_jack_t *c);
 int rack_jack_take_connections_changed(rack_jack_t *c);
 /// True (once) when a port of any client was registered since the last call.
 int rack_jack_take_ports_registered(rack_jack_t *c);
+/// How many ports (of any client) went away since the client was created.
+uint64_t rack_jack_ports_unregistered(const rack_jack_t *c);
 /// The server's sample rate as the sample-rate callback last reported it.
 uint32_t rack_jack_sample_rate(const rack_jack_t *c);
 /// Settles the rate after activation: if the callback has not changed it from `announced`
