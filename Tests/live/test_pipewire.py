@@ -243,36 +243,38 @@ def test_pw_sample_rate_change_is_followed(own_pw_rack_factory, own_pipewire, he
 
 def test_pw_started_after_a_rate_change_runs_at_that_rate(own_pw_rack_factory, own_pipewire, helpers, tone,
                                                           tmp_path):
-    """The graph changed to 44.1 kHz and stays there (issue 21): a rack started then says 44100
-    and runs its engine at 44100. pipewire-jack answers `jack_get_sample_rate` before
-    activation with its configured default, 48000, once the rate is no longer forced, while the
-    busy graph keeps running at 44.1 kHz; rack takes the rate once the server runs it.
-    Measured: a 1 kHz file plays at 1 kHz, not at 1000 × 44100 / 48000 = 919 Hz."""
+    """A rack started after the graph changed rate runs at the graph's rate (issue 21).
+    PipeWire 0.3.65 keeps a busy graph at 44.1 kHz once `clock.force-rate` is unset again, while
+    pipewire-jack answers `jack_get_sample_rate` before the first cycle with its default, 48000
+    (rack printed 48000 and ran a 48 kHz engine at 44,100 frames/s); PipeWire 1.4 takes the
+    graph back to 48 kHz. rack takes the rate once the server runs it. Measured against the
+    running graph's rate (a first rack follows the rate callback): the same rate printed and in
+    /rack/status, and a 1 kHz file plays at 1 kHz (not 1000 × 44100 / 48000 = 919 Hz)."""
     pw = own_pipewire
-    # A running rack keeps the graph busy and says when the driver has switched (it follows
-    # the rate callback: test_pw_sample_rate_change_is_followed).
     witness = own_pw_rack_factory()
     witness_osc = Osc(witness.osc_port)
     try:
         pw.setting("clock.force-rate", 44100)
         assert wait_until(lambda: (status(witness_osc) or [0])[0] == 44100, 5), status(witness_osc)
-        pw.setting("clock.force-rate", 0)   # no longer forced: a busy graph keeps its rate
+        pw.setting("clock.force-rate", 0)   # no longer forced: 0.3.65 stays at 44.1 kHz, 1.4 goes back
+        wait_until(lambda: (status(witness_osc) or [0])[0] == 48000, 1.0)
+        graph_rate = status(witness_osc)[0]
     finally:
         witness_osc.close()
     rack = own_pw_rack_factory("--file", str(tone))
     name = rack.client_name
     osc = Osc(rack.osc_port)
     try:
-        assert rack.rate == 44100, rack.stdout
-        assert (status(osc) or [0])[0] == 44100, status(osc)
+        assert rack.rate == graph_rate, (graph_rate, rack.stdout)
+        assert (status(osc) or [0])[0] == graph_rate, status(osc)
         osc.send("/rack/mix", 0.0)
         osc.send("/rack/cutoff", 15000.0)
         time.sleep(0.5)
         data, rate = record(helpers, pw, [f"{name}:out_1", f"{name}:out_2"], 1.0, tmp_path / "r.raw")
         f = peak_hz(data, rate)
-        print(f"PipeWire graph at 44100 Hz (no longer forced) before start: rack says {rack.rate} Hz; 1 kHz file plays at {f:.1f} Hz "
-              f"(recorded at {rate} Hz)")
-        assert rate == 44100 and abs(f - 1000) < 5, f
+        print(f"{rack.server}: graph at {graph_rate} Hz after clock.force-rate 44100 and 0; a rack started then "
+              f"says {rack.rate} Hz; 1 kHz file plays at {f:.1f} Hz (recorded at {rate} Hz)")
+        assert rate == graph_rate and abs(f - 1000) < 5, f
         assert (status(osc) or [0] * 6)[5] == "running"
         assert not [l for l in rack.stdout if "sample rate changed" in l], rack.stdout
     finally:
