@@ -575,6 +575,7 @@ class PipeWire:
         self.pipewire: subprocess.Popen | None = None
         self.session: subprocess.Popen | None = None
         self.wireplumber_pid: int | None = None
+        self.dbus_pid: int | None = None   # the session's dbus-daemon
         self.version: str | None = None
         self.returned_at: float | None = None   # when the last start's socket was there
 
@@ -615,10 +616,14 @@ class PipeWire:
                                         stdin=subprocess.DEVNULL, stdout=wlog, stderr=wlog, start_new_session=True)
         while not any(p.endswith(":playback_FL") for p in self.ports()):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"no sink ports within {timeout} s: {self.ports()}")
+                ports = self.ports()
+                self.stop()   # nothing of a failed start is left running
+                raise RuntimeError(f"no sink ports within {timeout} s: {ports}")
             time.sleep(0.05)
         for _ in range(100):
-            wp = [k for k in _children(self.session.pid) if _comm(k) == "wireplumber"]
+            kids = _children(self.session.pid)
+            wp = [k for k in kids if _comm(k) == "wireplumber"]
+            self.dbus_pid = next((k for k in kids if _comm(k) == "dbus-daemon"), self.dbus_pid)
             if wp:
                 self.wireplumber_pid = wp[0]
                 break
@@ -626,10 +631,17 @@ class PipeWire:
         return self
 
     def stop(self) -> None:
-        """Stops WirePlumber, then PipeWire (SIGTERM, SIGKILL after 5 s), then the D-Bus session."""
+        """Stops WirePlumber, then PipeWire (SIGTERM, SIGKILL after 5 s), then the D-Bus session:
+        dbus-run-session stops its dbus-daemon once WirePlumber has exited, but not when it is
+        signalled itself, so it is given that time first and its daemon is stopped by pid after."""
         procs = []
         if self.wireplumber_pid and _alive(self.wireplumber_pid) and _comm(self.wireplumber_pid) == "wireplumber":
             os.kill(self.wireplumber_pid, signal.SIGTERM)
+        if self.session is not None:
+            try:
+                self.session.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
         for p in (self.pipewire, self.session):
             if p is not None and p.poll() is None:
                 p.send_signal(signal.SIGTERM)
@@ -642,8 +654,10 @@ class PipeWire:
                 p.wait(5)
         if self.wireplumber_pid and _alive(self.wireplumber_pid) and _comm(self.wireplumber_pid) == "wireplumber":
             os.kill(self.wireplumber_pid, signal.SIGKILL)
+        if self.dbus_pid and _alive(self.dbus_pid) and _comm(self.dbus_pid) == "dbus-daemon":
+            os.kill(self.dbus_pid, signal.SIGTERM)
         self.pipewire = self.session = None
-        self.wireplumber_pid = None
+        self.wireplumber_pid = self.dbus_pid = None
 
     def kill_server(self) -> None:
         """Stops PipeWire alone (SIGTERM), as a crash or `systemctl --user restart` would;

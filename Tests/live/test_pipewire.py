@@ -109,8 +109,9 @@ def test_pw_midi_control(pw_rack_factory, pipewire, helpers, tmp_path):
     try:
         assert osc.get("cutoff") != pytest.approx(12, rel=1e-5)
         schedule = tmp_path / "cc.txt"
-        schedule.write_text("100 B0 4A 00\n200 B0 5B 00\n")
-        out = subprocess.run([str(helpers["midisend"]), str(schedule), "0.5", "-o", f"{rack.client_name}:midi_in"],
+        # Half a second in: a new link may take PipeWire 1.x a few cycles more to carry data.
+        schedule.write_text("24000 B0 4A 00\n24100 B0 5B 00\n")
+        out = subprocess.run([str(helpers["midisend"]), str(schedule), "1.0", "-o", f"{rack.client_name}:midi_in"],
                              capture_output=True, text=True, timeout=20, env=pipewire.env())
         assert out.returncode == 0, f"midisend failed ({out.returncode}): {out.stderr}"
         assert out.stdout.splitlines()[0] == "sent 2 failed 0", out.stdout
