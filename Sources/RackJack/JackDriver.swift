@@ -26,7 +26,8 @@ func jackRender(_ engine: UnsafeMutableRawPointer?, _ frames: UInt32,
 ///
 /// Works with jackd2 and with PipeWire's JACK library alike; the differences it handles:
 /// PipeWire 0.3.65 calls only the plain shutdown callback (both are registered), renames a taken
-/// client name without saying so (the real name comes from the server), and PipeWire's
+/// client name without saying so (the real name comes from the server), answers the sample
+/// rate before the first cycle with its default (the rate is taken after it), and PipeWire's
 /// `jack_client_close` on a client whose server died can free twice (a dead PipeWire client is
 /// left alone: a bounded leak per server restart, see `leave()`).
 ///
