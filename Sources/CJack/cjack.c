@@ -40,6 +40,7 @@ struct rack_jack {
     _Atomic uint32_t buffer_size;
     _Atomic int connections_changed;
     _Atomic int ports_registered;   // a port of any client appeared (connect wanted peers)
+    _Atomic uint64_t ports_unregistered;   // ports of any client gone, counted
     _Atomic uint32_t sample_rate;   // from the sample-rate callback
     // Engine hold: while `hold` is set the process callback outputs silence and leaves the
     // engine alone; it acknowledges with `held` from a cycle that did not render, so once the
@@ -164,6 +165,7 @@ static void on_port_registration(jack_port_id_t port, int registered, void *arg)
     (void)port;
     struct rack_jack *c = arg;
     if (registered) atomic_store(&c->ports_registered, 1);
+    else atomic_fetch_add(&c->ports_unregistered, 1);
 }
 
 static int on_buffer_size(jack_nframes_t nframes, void *arg) {
@@ -238,7 +240,13 @@ uint64_t rack_jack_midi_dropped(const rack_jack_t *c) { return atomic_load(&((st
 uint64_t rack_jack_xruns(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->xruns); }
 int rack_jack_take_connections_changed(rack_jack_t *c) { return atomic_exchange(&c->connections_changed, 0); }
 int rack_jack_take_ports_registered(rack_jack_t *c) { return atomic_exchange(&c->ports_registered, 0); }
+uint64_t rack_jack_ports_unregistered(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->ports_unregistered); }
 uint32_t rack_jack_sample_rate(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->sample_rate); }
+uint32_t rack_jack_settle_sample_rate(rack_jack_t *c, uint32_t announced, uint32_t now) {
+    uint32_t expected = announced;
+    if (atomic_compare_exchange_strong(&c->sample_rate, &expected, now)) return now;
+    return expected;   // the callback said otherwise since: that is the newer word
+}
 
 void rack_jack_hold(rack_jack_t *c) {
     atomic_store(&c->held, 0);

@@ -27,15 +27,24 @@ extension JackDriver {
 
     private func exists(_ port: String) -> Bool { client.map { jack_port_by_name($0, port) != nil } ?? false }
 
+    /// Looks at the connections: what is made is wanted; a wanted connection seen made at the
+    /// last look and missing now, while both ends exist, is being undone by someone (forgotten
+    /// once that has lasted a second). Not when a port went away since the last look: then the
+    /// peer may have been removed and made again under the same name (WirePlumber re-creates a
+    /// sink's ports when it configures it, right after a server restart), which takes its links
+    /// along without anyone undoing them; `connectWanted` makes it again.
     func rememberConnections(now: Double) {
-        guard isRunning else { return }
+        guard isRunning, let context else { return }
         let current = currentConnections()
+        let gone = rack_jack_ports_unregistered(context)
+        let portsWentAway = gone != portsGoneSeen
+        portsGoneSeen = gone
         for name in Self.portNames {
             let here = current[name] ?? []
             for peer in here.sorted() { want(name, peer) }
             for peer in wanted[name] ?? [] {
                 let key = name + "\t" + peer
-                if here.contains(peer) { undoneSince[key] = nil; continue }
+                if here.contains(peer) || portsWentAway { undoneSince[key] = nil; continue }
                 if let since = undoneSince[key] {
                     if !exists(peer) {
                         undoneSince[key] = nil            // the peer went away: wait for it

@@ -26,7 +26,8 @@ func jackRender(_ engine: UnsafeMutableRawPointer?, _ frames: UInt32,
 ///
 /// Works with jackd2 and with PipeWire's JACK library alike; the differences it handles:
 /// PipeWire 0.3.65 calls only the plain shutdown callback (both are registered), renames a taken
-/// client name without saying so (the real name comes from the server), and PipeWire's
+/// client name without saying so (the real name comes from the server), answers the sample
+/// rate before the first cycle with its default (the rate is taken after it), and PipeWire's
 /// `jack_client_close` on a client whose server died can free twice (a dead PipeWire client is
 /// left alone: a bounded leak per server restart, see `leave()`).
 ///
@@ -55,6 +56,8 @@ public final class JackDriver: @unchecked Sendable {
     /// Wanted connections seen undone while both ends exist, since when (a removal counts once
     /// it has lasted a second: a server going down disconnects everything just before it says so).
     var undoneSince: [String: Double] = [:]
+    /// Ports (of any client) gone in this join, as counted at the last look at the connections.
+    var portsGoneSeen: UInt64 = 0
     private var lastConnectionPoll = 0.0
     private var lastConnectAttempt = 0.0
     private var lastRejoinAttempt = 0.0
@@ -125,11 +128,29 @@ public final class JackDriver: @unchecked Sendable {
 
     public var isFreewheeling: Bool { context.map { rack_jack_is_freewheeling($0) != 0 } ?? false }
 
+    /// Joins: opens the client, registers the ports, activates with the process callback held
+    /// (silent, engine untouched), learns the rate the server actually runs it at, then makes
+    /// (or keeps) the engine for that rate and lets the callback render it.
     @discardableResult
     private func join() -> Bool {
         var status = jack_status_t(rawValue: 0)
         guard let c = rack_jack_client_open(requestedName, JackNoStartServer, &status, nil) else { return false }
-        let rate = Double(jack_get_sample_rate(c))
+        guard let ctx = rack_jack_create(c, nil, jackRender, 0, 0) else {
+            jack_client_close(c)
+            return false
+        }
+        rack_jack_hold(ctx)   // until the engine for the running rate is in place
+        let announced = jack_get_sample_rate(c)
+        if let midi, rack_jack_enable_midi(ctx, UnsafeMutableRawPointer(midi.router), jackMIDI) == 0 {
+            warn("cannot register the MIDI ports midi_in and midi_out; running without MIDI")
+        }
+        client = c
+        context = ctx
+        guard jack_activate(c) == 0 else {
+            leave()
+            return false
+        }
+        let rate = runningRate(c, ctx, announced: announced)
         // A rate the engine cannot serve: keep (or make) an engine at a rate it can, and hold
         // it silent until the server's rate is one it serves.
         let servable = SampleRates.supported.contains(rate)
@@ -141,27 +162,40 @@ public final class JackDriver: @unchecked Sendable {
             if replaced { engineReplaced?(e) }
         }
         let e = engine!
-        guard let ctx = rack_jack_create(c, UnsafeMutableRawPointer(e.core), jackRender, UInt32(e.maxFrames), e.sampleTime) else {
-            jack_client_close(c)
-            return false
-        }
-        if let midi, rack_jack_enable_midi(ctx, UnsafeMutableRawPointer(midi.router), jackMIDI) == 0 {
-            warn("cannot register the MIDI ports midi_in and midi_out; running without MIDI")
-        }
-        client = c
-        context = ctx
+        rack_jack_replace_engine(ctx, UnsafeMutableRawPointer(e.core), UInt32(e.maxFrames), e.sampleTime)
         sampleRate = rate
-        if !servable { rack_jack_hold(ctx); reportUnsupported(rate) } else { unsupportedRate = nil }
-        guard jack_activate(c) == 0 else {
-            leave()
-            return false
+        if servable {
+            unsupportedRate = nil
+            rack_jack_release(ctx)
+        } else {
+            reportUnsupported(rate)
         }
         clientName = realClientName() ?? String(cString: jack_get_client_name(c))
         seen = [:]
         undoneSince = [:]
+        portsGoneSeen = 0
         // Pretty names for patchbays that show JACK metadata; not fatal if the server lacks it.
         _ = rack_jack_set_pretty_names(ctx, "rack effects")
         return true
+    }
+
+    /// How long a join waits for the server to run the newly activated client once.
+    static let firstCycleTimeout = 2.0
+
+    /// The rate the server runs the activated client at. PipeWire's JACK library answers
+    /// `jack_get_sample_rate` before the first cycle with its configured default, not the
+    /// driver's rate (a busy graph left at 44.1 kHz after `clock.force-rate` is unset still
+    /// says 48000: issue 21); once the (held) process callback has run, the library knows the
+    /// driver's rate, and the sample-rate callback may have said it. jackd2 answers the same
+    /// before and after.
+    private func runningRate(_ c: OpaquePointer, _ ctx: OpaquePointer, announced: UInt32) -> Double {
+        let deadline = Date().addingTimeInterval(Self.firstCycleTimeout)
+        while rack_jack_is_held(ctx) == 0 && rack_jack_is_shut_down(ctx) == 0 && Date() < deadline {
+            usleep(1_000)
+        }
+        // What the callback says wins; else the library's answer now, which then stands in
+        // for the callback's (followSampleRate compares the engine against it).
+        return Double(rack_jack_settle_sample_rate(ctx, announced, jack_get_sample_rate(c)))
     }
 
     private func realClientName() -> String? {
@@ -236,15 +270,17 @@ public final class JackDriver: @unchecked Sendable {
             return
         }
         followSampleRate()
-        let registered = context.map { rack_jack_take_ports_registered($0) != 0 } ?? false
-        if registered || (now - lastConnectAttempt >= 1 && hasMissingWanted) {
-            lastConnectAttempt = now
-            connectWanted()
-        }
+        // Look first, then connect: a link the server dropped since the last look (its peer
+        // made again) is known as missing, not as made, when the wanted ones are connected.
         let changed = context.map { rack_jack_take_connections_changed($0) != 0 } ?? false
         if changed || now - lastConnectionPoll >= 0.5 {
             lastConnectionPoll = now
             rememberConnections(now: now)
+        }
+        let registered = context.map { rack_jack_take_ports_registered($0) != 0 } ?? false
+        if registered || (now - lastConnectAttempt >= 1 && hasMissingWanted) {
+            lastConnectAttempt = now
+            connectWanted()
         }
     }
 

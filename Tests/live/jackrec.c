@@ -28,10 +28,12 @@ static float *buffer;        /* interleaved */
 static size_t total_frames;  /* to record */
 static _Atomic size_t recorded;
 static _Atomic int armed;    /* set by main once connected */
+static _Atomic int cycles;   /* process calls, armed or not */
 static int skip = 2;
 
 static int process(jack_nframes_t n, void *arg) {
     (void)arg;
+    atomic_fetch_add(&cycles, 1);
     if (!atomic_load(&armed))
         return 0;
     if (skip > 0) {
@@ -72,13 +74,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "jackrec: no JACK server (status 0x%x)\n", status);
         return 69;
     }
-    jack_nframes_t rate = jack_get_sample_rate(client);
-    total_frames = (size_t)(seconds * rate + 0.5);
-    buffer = calloc(total_frames * nports + 1, sizeof(float));
-    if (!buffer) {
-        fprintf(stderr, "jackrec: out of memory\n");
-        return 70;
-    }
     for (int p = 0; p < nports; p++) {
         char name[32];
         snprintf(name, sizeof name, "in_%d", p + 1);
@@ -92,6 +87,17 @@ int main(int argc, char **argv) {
     if (jack_activate(client)) {
         fprintf(stderr, "jackrec: cannot activate\n");
         return 69;
+    }
+    /* The rate the server runs us at: PipeWire's libjack answers before the first cycle with
+     * its configured default, which a busy graph need not run at. */
+    for (int waited_ms = 0; atomic_load(&cycles) == 0 && waited_ms < 5000; waited_ms++)
+        usleep(1000);
+    jack_nframes_t rate = jack_get_sample_rate(client);
+    total_frames = (size_t)(seconds * rate + 0.5);
+    buffer = calloc(total_frames * nports + 1, sizeof(float));
+    if (!buffer) {
+        fprintf(stderr, "jackrec: out of memory\n");
+        return 70;
     }
     for (int p = 0; p < nports; p++) {
         int r = jack_connect(client, argv[3 + p], jack_port_name(inputs[p]));

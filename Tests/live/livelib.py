@@ -124,7 +124,8 @@ def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
 
 
 def build_helpers(outdir: Path) -> dict[str, Path]:
-    """Compiles jackrec, midisend, probe_selftest and librtprobe.so into outdir (reuses RACK_PROBE_LIB)."""
+    """Compiles jackrec, midisend, portcycle, probe_selftest and librtprobe.so into outdir (reuses
+    RACK_PROBE_LIB)."""
     outdir.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
     built = {}
@@ -140,6 +141,9 @@ def build_helpers(outdir: Path) -> dict[str, Path]:
                    check=True, timeout=120)
     built["midisend"] = outdir / "midisend"
     subprocess.run([cc, "-O2", "-o", str(built["midisend"]), str(HERE / "midisend.c"), "-ljack"],
+                   check=True, timeout=120)
+    built["portcycle"] = outdir / "portcycle"
+    subprocess.run([cc, "-O2", "-o", str(built["portcycle"]), str(HERE / "portcycle.c"), "-ljack"],
                    check=True, timeout=120)
     built["selftest"] = outdir / "probe_selftest"
     subprocess.run([cc, "-O2", "-o", str(built["selftest"]), str(HERE / "probe_selftest.c"),
@@ -501,7 +505,10 @@ def pipewire_missing() -> list[str]:
 
 
 def pipewire_jack_libdir() -> str:
-    """Where pw-jack points the dynamic linker (PipeWire's libjack)."""
+    """Where pw-jack points the dynamic linker (PipeWire's libjack); in the 1.x lane
+    (scripts/pipewire-1x), the lane's."""
+    if os.environ.get("RACK_PIPEWIRE_JACK_LIBDIR"):
+        return os.environ["RACK_PIPEWIRE_JACK_LIBDIR"]
     out = subprocess.run(["pw-jack", "sh", "-c", "echo $LD_LIBRARY_PATH"], capture_output=True, text=True, timeout=10)
     return out.stdout.strip()
 
@@ -531,6 +538,17 @@ def _comm(pid: int) -> str:
         return ""
 
 
+def pipewire_lane_env(*first: str) -> dict:
+    """The 1.x lane's own variables (scripts/pipewire-1x names them in RACK_PIPEWIRE_LANE_VARS),
+    with the lane's libraries after `first` on LD_LIBRARY_PATH; only `first` without a lane."""
+    names = os.environ.get("RACK_PIPEWIRE_LANE_VARS", "").split()
+    env = {k: os.environ[k] for k in names if k in os.environ}
+    path = [p for p in (*first, os.environ.get("RACK_PIPEWIRE_LIBRARY_PATH", "")) if p]
+    if path:
+        env["LD_LIBRARY_PATH"] = ":".join(path)
+    return env
+
+
 class PipeWire:
     """A private, headless PipeWire: its own XDG_RUNTIME_DIR, config and state, the dummy
     driver at 48 kHz / 256 frames, a null sink (playback ports, created by WirePlumber some
@@ -547,11 +565,17 @@ class PipeWire:
         self.runtime.chmod(0o700)
         (self.config / "pipewire" / "pipewire.conf.d").mkdir(parents=True, exist_ok=True)
         (self.config / "pipewire" / "pipewire.conf.d" / "rack-test.conf").write_text(_PW_CONF)
+        # The 1.x lane's server configuration is its own; a PIPEWIRE_CONFIG_DIR would hide the
+        # drop-in above from the server, so the server gets the lane's file as its user's file.
+        lane_config = pipewire_lane_env().get("PIPEWIRE_CONFIG_DIR")
+        if lane_config:
+            shutil.copy(Path(lane_config) / "pipewire.conf", self.config / "pipewire" / "pipewire.conf")
         self.state.mkdir(parents=True, exist_ok=True)
         self.libdir = pipewire_jack_libdir()
         self.pipewire: subprocess.Popen | None = None
         self.session: subprocess.Popen | None = None
         self.wireplumber_pid: int | None = None
+        self.dbus_pid: int | None = None   # the session's dbus-daemon
         self.version: str | None = None
         self.returned_at: float | None = None   # when the last start's socket was there
 
@@ -560,12 +584,15 @@ class PipeWire:
                if not k.startswith(("JACK_", "PIPEWIRE_", "DBUS_", "LD_LIBRARY_PATH"))}
         env.update(XDG_RUNTIME_DIR=str(self.runtime), XDG_CONFIG_HOME=str(self.config),
                    XDG_STATE_HOME=str(self.state), DISPLAY="")
+        env.update(pipewire_lane_env())
+        env.pop("PIPEWIRE_CONFIG_DIR", None)   # see __init__
         return env
 
     def env(self, **extra: str) -> dict:
         """For JACK clients (rack, jack_lsp, jackrec...) of this PipeWire."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JACK_DEFAULT_SERVER", "PIPEWIRE_"))}
-        env.update(XDG_RUNTIME_DIR=str(self.runtime), LD_LIBRARY_PATH=self.libdir, JACK_NO_START_SERVER="1")
+        env.update(XDG_RUNTIME_DIR=str(self.runtime), JACK_NO_START_SERVER="1")
+        env.update(pipewire_lane_env(self.libdir))
         env.update(extra)
         return env
 
@@ -589,10 +616,14 @@ class PipeWire:
                                         stdin=subprocess.DEVNULL, stdout=wlog, stderr=wlog, start_new_session=True)
         while not any(p.endswith(":playback_FL") for p in self.ports()):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"no sink ports within {timeout} s: {self.ports()}")
+                ports = self.ports()
+                self.stop()   # nothing of a failed start is left running
+                raise RuntimeError(f"no sink ports within {timeout} s: {ports}")
             time.sleep(0.05)
         for _ in range(100):
-            wp = [k for k in _children(self.session.pid) if _comm(k) == "wireplumber"]
+            kids = _children(self.session.pid)
+            wp = [k for k in kids if _comm(k) == "wireplumber"]
+            self.dbus_pid = next((k for k in kids if _comm(k) == "dbus-daemon"), self.dbus_pid)
             if wp:
                 self.wireplumber_pid = wp[0]
                 break
@@ -600,10 +631,17 @@ class PipeWire:
         return self
 
     def stop(self) -> None:
-        """Stops WirePlumber, then PipeWire (SIGTERM, SIGKILL after 5 s), then the D-Bus session."""
+        """Stops WirePlumber, then PipeWire (SIGTERM, SIGKILL after 5 s), then the D-Bus session:
+        dbus-run-session stops its dbus-daemon once WirePlumber has exited, but not when it is
+        signalled itself, so it is given that time first and its daemon is stopped by pid after."""
         procs = []
         if self.wireplumber_pid and _alive(self.wireplumber_pid) and _comm(self.wireplumber_pid) == "wireplumber":
             os.kill(self.wireplumber_pid, signal.SIGTERM)
+        if self.session is not None:
+            try:
+                self.session.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
         for p in (self.pipewire, self.session):
             if p is not None and p.poll() is None:
                 p.send_signal(signal.SIGTERM)
@@ -616,8 +654,10 @@ class PipeWire:
                 p.wait(5)
         if self.wireplumber_pid and _alive(self.wireplumber_pid) and _comm(self.wireplumber_pid) == "wireplumber":
             os.kill(self.wireplumber_pid, signal.SIGKILL)
+        if self.dbus_pid and _alive(self.dbus_pid) and _comm(self.dbus_pid) == "dbus-daemon":
+            os.kill(self.dbus_pid, signal.SIGTERM)
         self.pipewire = self.session = None
-        self.wireplumber_pid = None
+        self.wireplumber_pid = self.dbus_pid = None
 
     def kill_server(self) -> None:
         """Stops PipeWire alone (SIGTERM), as a crash or `systemctl --user restart` would;

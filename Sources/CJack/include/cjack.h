@@ -42,6 +42,8 @@ typedef uint32_t (*rack_midi_fn)(void *midi, void *engine, uint32_t frames,
 /// buffer-size and freewheel callbacks. Returns NULL
 /// (and closes nothing) if a port cannot be registered. Render calls are split into chunks
 /// of at most max_frames. start_time is the engine's sample time when the first cycle runs.
+/// engine may be NULL if the context is held (rack_jack_hold) before activation and given
+/// one with rack_jack_replace_engine before it is released.
 rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_fn render, uint32_t max_frames,
                               int64_t start_time);
 /// Frees the context (after jack_client_close, or deactivate).
@@ -67,8 +69,14 @@ uint64_t rack_jack_xruns(const rack_jack_t *c);
 int rack_jack_take_connections_changed(rack_jack_t *c);
 /// True (once) when a port of any client was registered since the last call.
 int rack_jack_take_ports_registered(rack_jack_t *c);
+/// How many ports (of any client) went away since the client was created.
+uint64_t rack_jack_ports_unregistered(const rack_jack_t *c);
 /// The server's sample rate as the sample-rate callback last reported it.
 uint32_t rack_jack_sample_rate(const rack_jack_t *c);
+/// Settles the rate after activation: if the callback has not changed it from `announced`
+/// (the library's answer before activation), stores `now` (its answer after the first cycle)
+/// and returns it; else returns what the callback said.
+uint32_t rack_jack_settle_sample_rate(rack_jack_t *c, uint32_t announced, uint32_t now);
 
 /// Engine hold, for replacing the engine under a running client: `hold` makes the process
 /// callback output silence without touching the engine; `is_held` says a cycle has done so
