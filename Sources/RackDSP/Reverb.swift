@@ -357,12 +357,6 @@ public struct Reverb: @unchecked Sendable {
         }
         for v in [groupLeft, groupRight] { for i in 0..<8 { body(v[i]) } }
     }
-
-    /// Writes NaN into every delay line of the heard network (tests of the self-reset).
-    mutating func corruptLiveStateForTesting() {
-        guard let slots, let lines = slots[live].core.lines else { return }
-        lines.update(repeating: .nan, count: 8 * slots[live].core.lineStride)
-    }
 }
 
 /// Where a group's input lives: planar history rings (right = left + stride) and the index of
