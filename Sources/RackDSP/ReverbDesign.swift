@@ -102,7 +102,7 @@ struct ReverbCoefficients {
         let midDecaySeconds = room.targetDecaySeconds * room.calibration
         let absorption = LineAbsorption(midDecaySeconds: midDecaySeconds,
                                         lowDecaySeconds: midDecaySeconds * room.lowRatio,
-                                        halfDecayHz: room.damping, sampleRate: fs,
+                                        halfDecayHz: 2 * room.dampingHz, sampleRate: fs,
                                         lineDelay: lineDelay, diffuserDelay: diffuserDelay)
         apply(absorption)
         diffusion = Float(room.diffusion)

@@ -195,7 +195,7 @@ extension Reverb {
                     d.calibration = t.calibration
                     d.lowRatio = t.lowRatio
                     d.crossover = t.crossover
-                    d.damping = t.damping
+                    d.dampingHz = t.dampingHz
                     let matched = ReverbCoefficients(definition: d, sampleRate: sampleRate)
                     if matched.lineDelay == c.lineDelay && matched.diffuserDelay == c.diffuserDelay {
                         c = matched
