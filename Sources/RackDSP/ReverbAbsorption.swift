@@ -22,6 +22,19 @@ struct LineAbsorption {
     /// Absorption a of each line's diffuser over its own delay.
     var diffuser: SIMD8<Double>
 
+    /// A lossless loop (a frozen tail): every gain 1, no shelf, no damping.
+    static var lossless: LineAbsorption {
+        @_noLocks @inline(__always) get {
+            LineAbsorption(midGain: SIMD8(repeating: 1), lowShelf: .zero, pole: .zero,
+                           diffuser: SIMD8(repeating: 1))
+        }
+    }
+
+    @_noLocks @inline(__always)
+    init(midGain: SIMD8<Double>, lowShelf: SIMD8<Double>, pole: SIMD8<Double>, diffuser: SIMD8<Double>) {
+        (self.midGain, self.lowShelf, self.pole, self.diffuser) = (midGain, lowShelf, pole, diffuser)
+    }
+
     /// Mid-band and low-band T60 in s, `halfDecayHz` the frequency where T60 is half the mid
     /// band's (nil: no HF damping), at `fs` Hz, for loops of these delays (samples).
     @_noLocks @inline(__always)

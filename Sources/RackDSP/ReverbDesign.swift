@@ -50,6 +50,18 @@ struct ReverbCoefficients {
     var smoothLength: Int
     /// The anti-denormal offset, alternating in sign from sample to sample.
     var antiDenormal: SIMD8<Float>
+    /// The absorption's inputs, kept so that `shape(decaySeconds:dampingHz:frozen:)` can remake
+    /// it while the network runs: the room's mid-band over broadband T60
+    /// (`RoomDefinition.calibration`), its low over mid-band T60, the rate (Hz), and the
+    /// decay (s), damping (Hz) and freeze the absorption is made for now.
+    var calibration = 1.0
+    var lowRatio = 1.0
+    var sampleRate = 48_000.0
+    var decaySeconds = 1.0
+    var dampingHz = ReverbShape.dampingRange.upperBound
+    var frozen = false
+    /// `ReverbTuning.halfDecayPerDamping`, copied (a `static let` read is a call on the render path).
+    var halfDecayPerDamping = ReverbTuning.halfDecayPerDamping
     /// Sizes this room needs (samples).
     var longestLine: Int
     var longestDiffuser: Int
@@ -99,10 +111,12 @@ struct ReverbCoefficients {
         (diffuserDelay, lineDelay) = Self.loopDelays(room, sampleRate: fs, avoiding: &used)
         let crossoverCoefficient = 1 - RackMath.exp2(-2 * RackMath.pi * room.crossover / fs / RackMath.ln2)
         lowCoefficient = Float(crossoverCoefficient)
+        (calibration, lowRatio, sampleRate) = (room.calibration, room.lowRatio, fs)
+        (decaySeconds, dampingHz) = (room.targetDecaySeconds, room.dampingHz)
         let midDecaySeconds = room.targetDecaySeconds * room.calibration
         let absorption = LineAbsorption(midDecaySeconds: midDecaySeconds,
                                         lowDecaySeconds: midDecaySeconds * room.lowRatio,
-                                        halfDecayHz: 2 * room.dampingHz, sampleRate: fs,
+                                        halfDecayHz: room.halfDecayHz, sampleRate: fs,
                                         lineDelay: lineDelay, diffuserDelay: diffuserDelay)
         apply(absorption)
         diffusion = Float(room.diffusion)
@@ -163,6 +177,29 @@ struct ReverbCoefficients {
         diffuserAbsorption = SIMD8<Float>(a)
         dampedGain = (1 - damping) * gain
         dampedShelf = (1 - damping) * lowShelf
+    }
+
+    /// Remakes the loops' absorption for a broadband RT60 of `decaySeconds` (the mid band's is
+    /// `calibration` times it, the low band's `lowRatio` times that) and a `dampingHz` (the
+    /// one-pole's half-decay frequency `halfDecayPerDamping` times it; at `ReverbShape.dampingRange`'s top, or twice it beyond
+    /// Nyquist, no damping / damping at Nyquist), or a lossless loop when `frozen` (every
+    /// loop gain 1: the Hadamard matrix, the allpasses and the delays keep the energy). Nothing
+    /// changes when the values are those it has. Same delays, same output scale.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func shape(decaySeconds: Double, dampingHz: Double, frozen: Bool) {
+        if decaySeconds == self.decaySeconds && dampingHz == self.dampingHz && frozen == self.frozen { return }
+        (self.decaySeconds, self.dampingHz, self.frozen) = (decaySeconds, dampingHz, frozen)
+        if frozen {
+            apply(.lossless)
+            return
+        }
+        let midDecaySeconds = decaySeconds * calibration
+        let halfDecayHz: Double? = dampingHz >= ReverbShape.dampingRange.upperBound
+            ? nil : min(halfDecayPerDamping * dampingHz, 0.5 * sampleRate)
+        apply(LineAbsorption(midDecaySeconds: midDecaySeconds, lowDecaySeconds: midDecaySeconds * lowRatio,
+                             halfDecayHz: halfDecayHz, sampleRate: sampleRate,
+                             lineDelay: lineDelay, diffuserDelay: diffuserDelay))
     }
 
     /// Early taps: delays, channels and gains, and the history they need.

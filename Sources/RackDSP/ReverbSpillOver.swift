@@ -195,7 +195,7 @@ extension Reverb {
                     d.calibration = t.calibration
                     d.lowRatio = t.lowRatio
                     d.crossover = t.crossover
-                    d.dampingHz = t.dampingHz
+                    d.halfDecayHz = t.halfDecayHz
                     let matched = ReverbCoefficients(definition: d, sampleRate: sampleRate)
                     if matched.lineDelay == c.lineDelay && matched.diffuserDelay == c.diffuserDelay {
                         c = matched

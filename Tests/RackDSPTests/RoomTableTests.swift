@@ -29,6 +29,8 @@ final class RoomTableTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(d.preDelay, 0, d.name)
             XCTAssertGreaterThanOrEqual(d.earlyLevel, 0, d.name)
             XCTAssertLessThan(d.crossover, d.dampingHz, d.name)
+            XCTAssertTrue(ReverbShape.dampingRange.contains(d.dampingHz), d.name)
+            XCTAssertTrue(ReverbShape.decayRange.contains(d.targetDecaySeconds), d.name)
             XCTAssertGreaterThan(d.calibration, 1, d.name)
         }
     }
