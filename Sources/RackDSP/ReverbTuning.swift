@@ -121,7 +121,7 @@ enum ReverbTuning {
     // MARK: Levels
 
     // (The injection and output sign patterns are structure, not tuning: rows of the Hadamard
-    // matrix, in `ReverbCore.circulate` and `outputTaps` and described on `ReverbCore`.)
+    // matrix, in `ReverbCore.render` and described on `ReverbCore`.)
 
     /// Energy gain of the late reverb (linear power ratio, dimensionless), from a mono input
     /// to both outputs together, averaged with equal weight per octave over `loudnessBand`
