@@ -86,6 +86,18 @@ public struct Reverb: @unchecked Sendable {
     /// Each room's target decay time (s), by `Room.index`.
     var decayTimes: UnsafeMutablePointer<Double>? = nil
 
+    /// The shaping controls set by `setShape` (nil: every room at its own values, as designed).
+    var shape: ReverbShape? = nil
+    /// A `setShape` not yet taken by the wet stage and the feed (at the next group start).
+    var shapeChanged = false
+    /// The wet output's cuts and width.
+    var wetStage = ReverbWetStage()
+    /// The input feed's fade for `freeze`: `ReverbShape.freezeFadeSeconds` in samples, where
+    /// the fade is (0: not fed … `feedFrames`: fed), and whether it moves towards 0.
+    var feedFrames = 8
+    var feedPosition = 8
+    var feedStopping = false
+
     /// Times a network's state went non-finite and it reset itself.
     public internal(set) var faultResets = 0
 
@@ -145,6 +157,7 @@ public struct Reverb: @unchecked Sendable {
         }
         self.slots = slots
 
+        feedFrames = max(8, Int((ReverbShape.freezeFadeSeconds * sampleRate).rounded()))
         cutFrames = max(8, Int((SpillOverTuning.cutSeconds * sampleRate).rounded()))
         matchedFadeOutFrames = max(1, Int((SpillOverTuning.matchedFadeOutSeconds * sampleRate).rounded()))
         quietGroupsToEnd = max(1, Int((SpillOverTuning.silenceSeconds * sampleRate / 8).rounded()))
@@ -211,6 +224,9 @@ public struct Reverb: @unchecked Sendable {
         pendingRoom = nil
         historyWrite = 0
         phase = 0
+        wetStage.reset()
+        feedPosition = feedStopping ? 0 : feedFrames
+        shapeChanged = true
         groupLeft = .zero
         groupRight = .zero
     }
@@ -246,6 +262,19 @@ public struct Reverb: @unchecked Sendable {
             pendingRoom = room
             pendingFrames = crossfadeFrames
         }
+    }
+
+    /// Sets the shaping controls (each clamped into its range), from the next 8-sample group
+    /// on (the engine's control segments start on 32-sample ticks, so this is sample-accurate
+    /// there and independent of the block size): the heard network's absorption (`decay`,
+    /// `damping`, `freeze`), the wet output's cuts and width, and the input feed (`freeze`
+    /// fades it out over `ReverbShape.freezeFadeSeconds`, unfreezing fades it back in).
+    /// A room change keeps the shape (the control side sends a new room's own values, `Room.shape`,
+    /// unless the same change sets them); tails of earlier rooms keep their own decay.
+    /// - Realtime: safe
+    @_noLocks public mutating func setShape(_ shape: ReverbShape) {
+        self.shape = shape.clamped
+        shapeChanged = true
     }
 
     // MARK: Audio
@@ -306,6 +335,7 @@ public struct Reverb: @unchecked Sendable {
                 pendingRoom = nil
             }
         }
+        if let shape { applyShape(shape, slots) }
         var left = SIMD8<Float>.zero, right = SIMD8<Float>.zero
         for s in 0..<slotCount {
             switch slots[s].phase {
@@ -341,7 +371,20 @@ public struct Reverb: @unchecked Sendable {
             left += l
             right += r
         }
+        wetStage.process(&left, &right)
         return (left, right)
+    }
+
+    /// The shape into the heard network's absorption (a no-op when it has it) and, after a
+    /// `setShape`, into the wet stage and the feed.
+    @_noLocks @inline(__always)
+    mutating func applyShape(_ shape: ReverbShape, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        slots[live].core.coefficients.shape(decaySeconds: shape.decaySeconds, dampingHz: shape.dampingHz,
+                                            frozen: shape.freeze)
+        guard shapeChanged else { return }
+        shapeChanged = false
+        wetStage.set(shape, sampleRate: sampleRate)
+        feedStopping = shape.freeze
     }
 
     // MARK: Inspection (tests)
@@ -356,12 +399,6 @@ public struct Reverb: @unchecked Sendable {
             }
         }
         for v in [groupLeft, groupRight] { for i in 0..<8 { body(v[i]) } }
-    }
-
-    /// Writes NaN into every delay line of the heard network (tests of the self-reset).
-    mutating func corruptLiveStateForTesting() {
-        guard let slots, let lines = slots[live].core.lines else { return }
-        lines.update(repeating: .nan, count: 8 * slots[live].core.lineStride)
     }
 }
 

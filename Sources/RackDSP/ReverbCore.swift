@@ -82,7 +82,7 @@ struct ReverbCore {
     var dcLeft = SIMD2<Float>(repeating: 0)
     var dcRight = SIMD2<Float>(repeating: 0)
     /// The room's coefficients (a copy from the table).
-    var k = ReverbCoefficients()
+    var coefficients = ReverbCoefficients()
     var room: Room = .default
 
     init() {}
@@ -119,7 +119,7 @@ struct ReverbCore {
 
     @_noLocks @inline(__always)
     mutating func load(_ coefficients: ReverbCoefficients, room: Room) {
-        k = coefficients
+        self.coefficients = coefficients
         self.room = room
     }
 
@@ -153,143 +153,147 @@ struct ReverbCore {
 
     /// One 8-sample group: returns the (left, right) output of the group that starts at the
     /// history's write index. Needs every delay ≥ 8 (guaranteed by `ReverbCoefficients`).
+    /// One function on purpose: split into named stage methods (each `@inline(__always)`, the
+    /// same loads, stores and expressions in the same order) the optimised kernel measured
+    /// ~25 % slower (`rack render` of 60 s of noise with a 600 s tail: 0.72–0.83 s user
+    /// against 0.56–0.62 s), so the stages are the commented blocks below.
     @_noLocks @inline(__always)
-    mutating func render(_ h: HistoryView) -> (SIMD8<Float>, SIMD8<Float>) {
+    mutating func render(_ history: HistoryView) -> (SIMD8<Float>, SIMD8<Float>) {
         guard let lines, let diffusers, let inputDiffusers else { return (.zero, .zero) }
-        let p = position
-        let ls = lineStride, lm = lineMask
-        let d = k.lineDelay
+        let lineWrite = position
+        let ringStride = lineStride, ringMask = lineMask
+        let lineDelay = coefficients.lineDelay
 
         // Delay-line outputs for the group, one vector per line (older than the group), turned
         // to one vector per sample (the 8 lines across the lanes).
-        let u = Block8 { i in Self.load(lines + (i &* ls &+ ((p &- Int(d[i])) & lm))) }
+        let lineOutputs = Block8 { i in Self.load(lines + (i &* ringStride &+ ((lineWrite &- Int(lineDelay[i])) & ringMask))) }
             .transposed()
 
         // Absorption, sample by sample: low shelf and mid-band gain, then HF damping.
-        let absorber = Absorber(crossover: SIMD8(repeating: k.lowCoefficient), gain: k.dampedGain,
-                                shelf: k.dampedShelf, pole: k.damping)
+        let absorber = Absorber(crossover: SIMD8(repeating: coefficients.lowCoefficient), gain: coefficients.dampedGain,
+                                shelf: coefficients.dampedShelf, pole: coefficients.damping)
         var low = lowState, damped = dampState
-        let s = Block8 { j in absorber.process(u[j], low: &low, damped: &damped) }
+        let absorbed = Block8 { j in absorber.process(lineOutputs[j], low: &low, damped: &damped) }
         lowState = low
         dampState = damped
 
         // Back to one vector per line; the Hadamard feedback across the lines.
-        let feedback = hadamard8(s.transposed())
+        let feedback = hadamard8(absorbed.transposed())
 
         // Pre-delayed input, smoothed (input bandwidth: a triangle of 2B − 1 taps with weights
         // (B − |j − B + 1|)/B², B = `smoothLength`), plus the alternating anti-denormal offset.
-        let pd = k.preDelay, bl = k.smoothLength
-        var xl: SIMD8<Float>, xr: SIMD8<Float>
-        if bl == 2 {                                     // (¼, ½, ¼), 44.1/48 kHz
-            xl = 0.25 * (h.load(delay: pd, channel: 0) + h.load(delay: pd &+ 2, channel: 0))
-                + 0.5 * h.load(delay: pd &+ 1, channel: 0)
-            xr = 0.25 * (h.load(delay: pd, channel: 1) + h.load(delay: pd &+ 2, channel: 1))
-                + 0.5 * h.load(delay: pd &+ 1, channel: 1)
+        let preDelay = coefficients.preDelay, boxcar = coefficients.smoothLength
+        var inputLeft: SIMD8<Float>, inputRight: SIMD8<Float>
+        if boxcar == 2 {                                     // (¼, ½, ¼), 44.1/48 kHz
+            inputLeft = 0.25 * (history.load(delay: preDelay, channel: 0) + history.load(delay: preDelay &+ 2, channel: 0))
+                + 0.5 * history.load(delay: preDelay &+ 1, channel: 0)
+            inputRight = 0.25 * (history.load(delay: preDelay, channel: 1) + history.load(delay: preDelay &+ 2, channel: 1))
+                + 0.5 * history.load(delay: preDelay &+ 1, channel: 1)
         } else {
-            xl = .zero
-            xr = .zero
-            let scale = 1 / Float(bl &* bl)
+            inputLeft = .zero
+            inputRight = .zero
+            let scale = 1 / Float(boxcar &* boxcar)
             var j = 0
-            while j < 2 &* bl &- 1 {
-                let wj = Float(bl &- abs(j &- bl &+ 1)) * scale
-                xl += wj * h.load(delay: pd &+ j, channel: 0)
-                xr += wj * h.load(delay: pd &+ j, channel: 1)
+            while j < 2 &* boxcar &- 1 {
+                let weight = Float(boxcar &- abs(j &- boxcar &+ 1)) * scale
+                inputLeft += weight * history.load(delay: preDelay &+ j, channel: 0)
+                inputRight += weight * history.load(delay: preDelay &+ j, channel: 1)
                 j &+= 1
             }
         }
         // The anti-denormal offset goes in first, so that it also keeps the input diffusers'
         // rings off the subnormal range once the input stops.
-        xl += k.antiDenormal
-        xr += k.antiDenormal
+        inputLeft += coefficients.antiDenormal
+        inputRight += coefficients.antiDenormal
         // Input diffusion: four lossless allpasses in series per channel (rings 0…3: left,
         // 4…7: right), each over the whole group (every delay ≥ 8).
-        let ds = diffuserStride, dm = diffuserMask
-        let dp = p & dm
-        let inputDiffuser = Diffuser(coefficient: SIMD8(repeating: k.inputDiffusion))
-        let id = k.inputDiffuserDelay
+        let diffuserRingStride = diffuserStride, diffuserRingMask = diffuserMask
+        let diffuserWrite = lineWrite & diffuserRingMask
+        let inputDiffuser = Diffuser(coefficient: SIMD8(repeating: coefficients.inputDiffusion))
+        let inputDelay = coefficients.inputDiffuserDelay
         for stage in 0..<4 {
-            let ringL = inputDiffusers + stage &* ds, ringR = inputDiffusers + (stage &+ 4) &* ds
-            let dl = Self.load(ringL + ((dp &- Int(id[stage])) & dm))
-            let dr = Self.load(ringR + ((dp &- Int(id[stage &+ 4])) & dm))
-            let (wl, yl) = inputDiffuser.process(xl, delayed: dl)
-            let (wr, yr) = inputDiffuser.process(xr, delayed: dr)
-            Self.store(wl, ringL + dp)
-            Self.store(wr, ringR + dp)
-            xl = yl
-            xr = yr
+            let ringL = inputDiffusers + stage &* diffuserRingStride, ringR = inputDiffusers + (stage &+ 4) &* diffuserRingStride
+            let delayedLeft = Self.load(ringL + ((diffuserWrite &- Int(inputDelay[stage])) & diffuserRingMask))
+            let delayedRight = Self.load(ringR + ((diffuserWrite &- Int(inputDelay[stage &+ 4])) & diffuserRingMask))
+            let (ringInLeft, outLeft) = inputDiffuser.process(inputLeft, delayed: delayedLeft)
+            let (ringInRight, outRight) = inputDiffuser.process(inputRight, delayed: delayedRight)
+            Self.store(ringInLeft, ringL + diffuserWrite)
+            Self.store(ringInRight, ringR + diffuserWrite)
+            inputLeft = outLeft
+            inputRight = outRight
         }
 
         // Injection: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as − + − + (the Hadamard
         // rows (h2 + h3)/2 and (h3 − h2)/2). Output taps, per line: L = (+ − + − − + − +),
         // R = (+ + − − − − + +) (rows h5 and h6). Multiplying by ±1 and adding is exactly
         // adding or subtracting.
-        let injection = Block8(xl, -xr, -xl, xr, xl, -xr, -xl, xr)
+        let injection = Block8(inputLeft, -inputRight, -inputLeft, inputRight, inputLeft, -inputRight, -inputLeft, inputRight)
         let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
         let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
 
         // Each line through its diffuser, with the writes; then the output sums, accumulated
         // in Hadamard pairs (lines 0 4 1 5 2 6 3 7).
-        let g = SIMD8<Float>(repeating: k.diffusion), absorption = k.diffuserAbsorption
-        let ad = k.diffuserDelay
-        let dw = diffusers + dp, lw = lines + p
-        let v = Block8 { i in
-            let delayed = Self.load(diffusers + (i &* ds &+ ((dp &- Int(ad[i])) & dm)))
-            let diffuser = Diffuser(coefficient: g, absorption: SIMD8(repeating: absorption[i]))
+        let diffusion = SIMD8<Float>(repeating: coefficients.diffusion), absorption = coefficients.diffuserAbsorption
+        let diffuserDelay = coefficients.diffuserDelay
+        let diffuserRingWrite = diffusers + diffuserWrite, lineInput = lines + lineWrite
+        let lineInputs = Block8 { i in
+            let delayed = Self.load(diffusers + (i &* diffuserRingStride &+ ((diffuserWrite &- Int(diffuserDelay[i])) & diffuserRingMask)))
+            let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
             let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
-            Self.store(ring, dw + i &* ds)
-            Self.store(output, lw + i &* ls)
+            Self.store(ring, diffuserRingWrite + i &* diffuserRingStride)
+            Self.store(output, lineInput + i &* ringStride)
             return output
         }
-        var left = v.v0, right = v.v0
+        var left = lineInputs.v0, right = lineInputs.v0
         for step in 1..<8 {
             let i = (step &>> 1) | ((step & 1) &<< 2)
-            left += leftTap[i] * v[i]
-            right += rightTap[i] * v[i]
+            left += leftTap[i] * lineInputs[i]
+            right += rightTap[i] * lineInputs[i]
         }
         // Second taps, part-way along each line (older than the group: every tap ≥ 8), with the
         // patterns of rows h1 (left) and h7 (right), also orthogonal to the injection.
-        let mt = k.midTapDelay
+        let midTapDelay = coefficients.midTapDelay
         let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
         let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
         for i in 0..<8 {
-            let m = Self.load(lines + (i &* ls &+ ((p &- Int(mt[i])) & lm)))
-            left += midLeftTap[i] * m
-            right += midRightTap[i] * m
+            let midTapped = Self.load(lines + (i &* ringStride &+ ((lineWrite &- Int(midTapDelay[i])) & ringMask)))
+            left += midLeftTap[i] * midTapped
+            right += midRightTap[i] * midTapped
         }
-        left *= k.outputScale
-        right *= k.outputScale
+        left *= coefficients.outputScale
+        right *= coefficients.outputScale
 
         // The rings' first 8 floats are mirrored after their end, so that 8 consecutive samples
         // are always contiguous: refresh the mirrors when this group wrote the first 8 (no
         // read of this group touches them: every delay is ≥ 8).
-        if p == 0 {
+        if lineWrite == 0 {
             for i in 0..<8 {
-                let line = lines + i &* ls
-                Self.store(Self.load(line), line + (lm &+ 1))
+                let line = lines + i &* ringStride
+                Self.store(Self.load(line), line + (ringMask &+ 1))
             }
         }
-        if dp == 0 {
+        if diffuserWrite == 0 {
             for i in 0..<8 {
-                let ring = diffusers + i &* ds
-                Self.store(Self.load(ring), ring + (dm &+ 1))
-                let input = inputDiffusers + i &* ds
-                Self.store(Self.load(input), input + (dm &+ 1))
+                let ring = diffusers + i &* diffuserRingStride
+                Self.store(Self.load(ring), ring + (diffuserRingMask &+ 1))
+                let input = inputDiffusers + i &* diffuserRingStride
+                Self.store(Self.load(input), input + (diffuserRingMask &+ 1))
             }
         }
-        position = (p &+ 8) & lm
+        position = (lineWrite &+ 8) & ringMask
 
         // Early reflections: taps 0…3 to the left output, 4…7 to the right.
-        let ed = k.earlyDelay, ec = k.earlyChannel, eg = k.earlyGain
+        let earlyDelay = coefficients.earlyDelay, earlyChannel = coefficients.earlyChannel, earlyGain = coefficients.earlyGain
         for i in 0..<4 {
-            left += eg[i] * h.load(delay: Int(ed[i]), channel: Int(ec[i]))
+            left += earlyGain[i] * history.load(delay: Int(earlyDelay[i]), channel: Int(earlyChannel[i]))
         }
         for i in 4..<8 {
-            right += eg[i] * h.load(delay: Int(ed[i]), channel: Int(ec[i]))
+            right += earlyGain[i] * history.load(delay: Int(earlyDelay[i]), channel: Int(earlyChannel[i]))
         }
 
         // DC blocker on both outputs (early and late alike).
-        left = k.dcBlocker.process(left, state: &dcLeft)
-        right = k.dcBlocker.process(right, state: &dcRight)
+        left = coefficients.dcBlocker.process(left, state: &dcLeft)
+        right = coefficients.dcBlocker.process(right, state: &dcRight)
         return (left, right)
     }
 }

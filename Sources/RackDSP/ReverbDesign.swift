@@ -50,6 +50,18 @@ struct ReverbCoefficients {
     var smoothLength: Int
     /// The anti-denormal offset, alternating in sign from sample to sample.
     var antiDenormal: SIMD8<Float>
+    /// The absorption's inputs, kept so that `shape(decaySeconds:dampingHz:frozen:)` can remake
+    /// it while the network runs: the room's mid-band over broadband T60
+    /// (`RoomDefinition.calibration`), its low over mid-band T60, the rate (Hz), and the
+    /// decay (s), damping (Hz) and freeze the absorption is made for now.
+    var calibration = 1.0
+    var lowRatio = 1.0
+    var sampleRate = 48_000.0
+    var decaySeconds = 1.0
+    var dampingHz = ReverbShape.dampingRange.upperBound
+    var frozen = false
+    /// `ReverbTuning.halfDecayPerDamping`, copied (a `static let` read is a call on the render path).
+    var halfDecayPerDamping = ReverbTuning.halfDecayPerDamping
     /// Sizes this room needs (samples).
     var longestLine: Int
     var longestDiffuser: Int
@@ -89,88 +101,136 @@ struct ReverbCoefficients {
     }
 
     /// The coefficients of a room definition at `fs` Hz (any definition, for tuning experiments).
-    init(definition t: RoomDefinition, sampleRate fs: Double) {
-        let midT60 = t.targetDecaySeconds * t.calibration
-        let lowT60 = midT60 * t.lowRatio
-        let cosW = RackMath.cos(2 * RackMath.pi * t.damping / fs)
-        let invRoot8 = 1 / Self.squareRoot(8)
-
-        var lineDelay = SIMD8<Int32>(repeating: 8)
-        var diffuserDelay = SIMD8<Int32>(repeating: 8)
-        var gain = SIMD8<Float>(repeating: 0)
-        var lowShelf = SIMD8<Float>(repeating: 0)
-        var damping = SIMD8<Float>(repeating: 0)
-        var absorption = SIMD8<Float>(repeating: 0)
+    init(definition room: RoomDefinition, sampleRate fs: Double) {
+        self.init()
         var used: [Int] = []
         // Input diffusers first (their primes are then avoided by the lines).
-        var inputDelay = SIMD8<Int32>(repeating: 8)
-        for i in 0..<8 {
-            let seconds = max(ReverbTuning.inputDiffuserSeconds[i] * t.inputDiffuserScale,
-                              ReverbTuning.minimumInputDiffuserSeconds)
-            inputDelay[i] = Int32(Self.distinctPrime(atLeast: max(Self.samples(seconds * fs), 8),
-                                                     avoiding: &used))
-        }
-        inputDiffuserDelay = inputDelay
-        inputDiffusion = Float(t.inputDiffusion)
+        inputDiffuserDelay = Self.inputDiffuserDelays(room, sampleRate: fs, avoiding: &used)
+        inputDiffusion = Float(room.inputDiffusion)
         dcBlocker = DCBlocker(cutoff: ReverbTuning.dcBlockerHertz, sampleRate: fs)
-        var lineGain = [Double](repeating: 0, count: 8), lineShelf = lineGain, linePole = lineGain
-        let crossoverCoefficient = 1 - RackMath.exp2(-2 * RackMath.pi * t.crossover / fs / RackMath.ln2)
+        (diffuserDelay, lineDelay) = Self.loopDelays(room, sampleRate: fs, avoiding: &used)
+        let crossoverCoefficient = 1 - RackMath.exp2(-2 * RackMath.pi * room.crossover / fs / RackMath.ln2)
         lowCoefficient = Float(crossoverCoefficient)
+        (calibration, lowRatio, sampleRate) = (room.calibration, room.lowRatio, fs)
+        (decaySeconds, dampingHz) = (room.targetDecaySeconds, room.dampingHz)
+        let midDecaySeconds = room.targetDecaySeconds * room.calibration
+        let absorption = LineAbsorption(midDecaySeconds: midDecaySeconds,
+                                        lowDecaySeconds: midDecaySeconds * room.lowRatio,
+                                        halfDecayHz: room.halfDecayHz, sampleRate: fs,
+                                        lineDelay: lineDelay, diffuserDelay: diffuserDelay)
+        apply(absorption)
+        diffusion = Float(room.diffusion)
+        midTapDelay = SIMD8(repeating: Int32(max(8, Self.samples(ReverbTuning.midTapFraction * Double(lineDelay.min())))))
+        outputScale = Self.loudnessScale(absorption, crossoverCoefficient: crossoverCoefficient,
+                                         diffusion: room.diffusion, sampleRate: fs)
+        setEarlyTaps(room, sampleRate: fs)
+        preDelay = max(Self.samples(room.preDelay * fs), 8)
+        smoothLength = max(2, 2 * Self.samples(ReverbTuning.inputSmoothingSeconds * fs))
+        longestHistory = max(longestHistory, preDelay + 2 * smoothLength)
+        let a = ReverbTuning.antiDenormal
+        antiDenormal = SIMD8(a, -a, a, -a, a, -a, a, -a)
+        longestLine = Int(lineDelay.max())
+        longestDiffuser = max(Int(diffuserDelay.max()), Int(inputDiffuserDelay.max()))
+    }
+
+    /// The input diffusers' delays (samples, distinct primes ≥ 8; lanes 0…3 left, 4…7 right).
+    static func inputDiffuserDelays(_ room: RoomDefinition, sampleRate fs: Double,
+                                    avoiding used: inout [Int]) -> SIMD8<Int32> {
+        var delay = SIMD8<Int32>(repeating: 8)
         for i in 0..<8 {
-            let apSeconds = max(ReverbTuning.diffuserDelaySeconds[i] * t.size,
-                                ReverbTuning.minimumDiffuserSeconds)
-            let ap = Self.distinctPrime(atLeast: max(Self.samples(apSeconds * fs), 8),
-                                        avoiding: &used)
-            let loop = Self.samples(ReverbTuning.loopDelaySeconds[i] * t.size * fs)
-            let line = Self.distinctPrime(atLeast: max(loop - ap, 8), avoiding: &used)
-            diffuserDelay[i] = Int32(ap)
-            lineDelay[i] = Int32(line)
-            let tau = Double(ap + line) / fs                     // loop delay (s)
-            let gMid = RackMath.exp10(-3 * tau / midT60)         // 60 dB per T60 (Jot)
-            let gLow = RackMath.exp10(-3 * tau / lowT60)
-            // The diffuser absorbs its share (its own delay) of the mid-band decay; the line's
-            // gain is the rest, and the low shelf lifts the whole loop to gLow below the crossover.
-            let a = RackMath.exp10(-3 * Double(ap) / fs / midT60)
-            absorption[i] = Float(a)
-            gain[i] = Float(gMid / a * invRoot8)
-            lowShelf[i] = Float((gLow - gMid) / a * invRoot8)
-            // HF damping: one-pole low-pass H = (1−b)/(1 − b·z⁻¹) with |H(e^{jw})| = r at the
-            // damping frequency, r = g(T60/2)/g(T60) = gMid. |H|² = r² gives
-            // b² − 2Kb + 1 = 0 with K = (1 − r²·cos w)/(1 − r²); the root inside the unit
-            // circle is b = K − √(K² − 1).
-            let r2 = gMid * gMid
-            let k = (1 - r2 * cosW) / (1 - r2)
-            let pole = k - Self.squareRoot(k * k - 1)
-            damping[i] = Float(pole)
-            lineGain[i] = gMid
-            lineShelf[i] = gLow - gMid
-            linePole[i] = pole
+            let seconds = max(ReverbTuning.inputDiffuserSeconds[i] * room.inputDiffuserScale,
+                              ReverbTuning.minimumInputDiffuserSeconds)
+            delay[i] = Int32(distinctPrime(atLeast: max(samples(seconds * fs), 8), avoiding: &used))
         }
-        self.lineDelay = lineDelay
-        self.diffuserDelay = diffuserDelay
+        return delay
+    }
+
+    /// Each line's diffuser delay and plain delay (samples, distinct primes ≥ 8): together the
+    /// loop delay `ReverbTuning.loopDelaySeconds` × size.
+    static func loopDelays(_ room: RoomDefinition, sampleRate fs: Double, avoiding used: inout [Int])
+        -> (diffuser: SIMD8<Int32>, line: SIMD8<Int32>) {
+        var diffuserDelay = SIMD8<Int32>(repeating: 8), lineDelay = SIMD8<Int32>(repeating: 8)
+        for i in 0..<8 {
+            let diffuserSeconds = max(ReverbTuning.diffuserDelaySeconds[i] * room.size,
+                                      ReverbTuning.minimumDiffuserSeconds)
+            let diffuser = distinctPrime(atLeast: max(samples(diffuserSeconds * fs), 8), avoiding: &used)
+            let loop = samples(ReverbTuning.loopDelaySeconds[i] * room.size * fs)
+            diffuserDelay[i] = Int32(diffuser)
+            lineDelay[i] = Int32(distinctPrime(atLeast: max(loop - diffuser, 8), avoiding: &used))
+        }
+        return (diffuserDelay, lineDelay)
+    }
+
+    /// Sets the loop's absorption (the kernel's form of `absorption`). Realtime-safe.
+    @_noLocks @inline(__always)
+    mutating func apply(_ absorption: LineAbsorption) {
+        let invRoot8 = 1 / Self.squareRoot(8)
+        let a = absorption.diffuser
+        var gain = SIMD8<Float>(repeating: 0), lowShelf = SIMD8<Float>(repeating: 0)
+        for i in 0..<8 {
+            gain[i] = Float(absorption.midGain[i] / a[i] * invRoot8)
+            lowShelf[i] = Float(absorption.lowShelf[i] / a[i] * invRoot8)
+        }
         self.gain = gain
         self.lowShelf = lowShelf
-        self.damping = damping
+        damping = SIMD8<Float>(absorption.pole)
+        diffuserAbsorption = SIMD8<Float>(a)
         dampedGain = (1 - damping) * gain
         dampedShelf = (1 - damping) * lowShelf
-        diffusion = Float(t.diffusion)
-        diffuserAbsorption = absorption
-        midTapDelay = SIMD8(repeating: Int32(max(8, Self.samples(ReverbTuning.midTapFraction * Double(lineDelay.min())))))
+    }
 
-        // Loudness: a mono unit impulse puts energy 1 into each of the 8 lines; each pass round
-        // line i's loop multiplies the energy at frequency f by |G_i(f)|², so the lines carry
-        // E(f) ≈ 8·|S(f)|²/(1 − mean_i |G_i(f)|²), S being the input smoothing. The diffusers'
-        // zero-delay term −g·f of the injected input never reaches the outputs (the injection
-        // patterns are orthogonal to the output patterns): remove its 8·g²·|S(f)|². Each output
-        // is a ±1 mix of the lines (energy ≈ E for uncorrelated lines). E is averaged with equal
-        // weight per octave over `ReverbTuning.loudnessBand` (pink-noise weighting, roughly how
-        // program material spreads its energy), and both outputs are scaled by √(target/(2E)):
-        // every room has the same late loudness whatever its size, decay and damping.
+    /// Remakes the loops' absorption for a broadband RT60 of `decaySeconds` (the mid band's is
+    /// `calibration` times it, the low band's `lowRatio` times that) and a `dampingHz` (the
+    /// one-pole's half-decay frequency `halfDecayPerDamping` times it; at `ReverbShape.dampingRange`'s top, or twice it beyond
+    /// Nyquist, no damping / damping at Nyquist), or a lossless loop when `frozen` (every
+    /// loop gain 1: the Hadamard matrix, the allpasses and the delays keep the energy). Nothing
+    /// changes when the values are those it has. Same delays, same output scale.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func shape(decaySeconds: Double, dampingHz: Double, frozen: Bool) {
+        if decaySeconds == self.decaySeconds && dampingHz == self.dampingHz && frozen == self.frozen { return }
+        (self.decaySeconds, self.dampingHz, self.frozen) = (decaySeconds, dampingHz, frozen)
+        if frozen {
+            apply(.lossless)
+            return
+        }
+        let midDecaySeconds = decaySeconds * calibration
+        let halfDecayHz: Double? = dampingHz >= ReverbShape.dampingRange.upperBound
+            ? nil : min(halfDecayPerDamping * dampingHz, 0.5 * sampleRate)
+        apply(LineAbsorption(midDecaySeconds: midDecaySeconds, lowDecaySeconds: midDecaySeconds * lowRatio,
+                             halfDecayHz: halfDecayHz, sampleRate: sampleRate,
+                             lineDelay: lineDelay, diffuserDelay: diffuserDelay))
+    }
+
+    /// Early taps: delays, channels and gains, and the history they need.
+    mutating func setEarlyTaps(_ room: RoomDefinition, sampleRate fs: Double) {
+        for i in 0..<8 {
+            let d = max(Self.samples(ReverbTuning.earlyTapSeconds[i] * room.earlyTimeScale * fs), 8)
+            earlyDelay[i] = Int32(d)
+            earlyChannel[i] = Int32(ReverbTuning.earlyTapChannel[i])
+            earlyGain[i] = Float(ReverbTuning.earlyTapGain[i] * room.earlyLevel)
+            longestHistory = max(longestHistory, d)
+        }
+    }
+
+    /// The output scale that gives the late reverb the energy `ReverbTuning.lateEnergy`.
+    ///
+    /// A mono unit impulse puts energy 1 into each of the 8 lines; each pass round line i's
+    /// loop multiplies the energy at frequency f by |G_i(f)|², so the lines carry
+    /// E(f) ≈ 8·|S(f)|²/(1 − mean_i |G_i(f)|²), S being the input smoothing. The diffusers'
+    /// zero-delay term −g·f of the injected input never reaches the outputs (the injection
+    /// patterns are orthogonal to the output patterns): remove its 8·g²·|S(f)|². Each output
+    /// is a ±1 mix of the lines (energy ≈ E for uncorrelated lines). E is averaged with equal
+    /// weight per octave over `ReverbTuning.loudnessBand` (pink-noise weighting, roughly how
+    /// program material spreads its energy), and both outputs are scaled by √(target/(2E)):
+    /// every room has the same late loudness whatever its size, decay and damping.
+    static func loudnessScale(_ absorption: LineAbsorption, crossoverCoefficient: Double,
+                              diffusion: Double, sampleRate fs: Double) -> Float {
         let bins = 48
         let lowHz = ReverbTuning.loudnessBand.lowerBound
         let highHz = min(ReverbTuning.loudnessBand.upperBound, 0.45 * fs)
         let octaves = RackMath.log2(highHz / lowHz)
-        let smoothB = Double(max(2, 2 * Self.samples(ReverbTuning.inputSmoothingSeconds * fs)))
+        let smoothB = Double(max(2, 2 * samples(ReverbTuning.inputSmoothingSeconds * fs)))
         var energy = 0.0
         for j in 0..<bins {
             let hz = lowHz * RackMath.exp2(octaves * (Double(j) + 0.5) / Double(bins))
@@ -178,41 +238,19 @@ struct ReverbCoefficients {
             var meanPower = 0.0
             let (sinW, cosW) = RackMath.sincos(w)
             for i in 0..<8 {
-                meanPower += Self.loopPower(sinW: sinW, cosW: cosW, gain: lineGain[i], lowShelf: lineShelf[i],
-                                            lowCoefficient: crossoverCoefficient,
-                                            damping: linePole[i]) / 8
+                meanPower += loopPower(sinW: sinW, cosW: cosW, gain: absorption.midGain[i],
+                                       lowShelf: absorption.lowShelf[i],
+                                       lowCoefficient: crossoverCoefficient,
+                                       damping: absorption.pole[i]) / 8
             }
             // Boxcar of B samples, squared: S(w) = (sin(Bw/2)/(B·sin(w/2)))².
             let box = RackMath.sin(smoothB * w / 2) / (smoothB * RackMath.sin(w / 2))
             let smoothing = box * box * box * box
             // Two output taps per line (its input and `midTapDelay` along it), about uncorrelated.
-            let lines = 2 * (8 / (1 - meanPower) - 8 * t.diffusion * t.diffusion)
+            let lines = 2 * (8 / (1 - meanPower) - 8 * diffusion * diffusion)
             energy += lines * smoothing / Double(bins)
         }
-        outputScale = Float(Self.squareRoot(ReverbTuning.lateEnergy / (2 * energy)))
-
-        var earlyDelay = SIMD8<Int32>(repeating: 8)
-        var earlyChannel = SIMD8<Int32>(repeating: 0)
-        var earlyGain = SIMD8<Float>(repeating: 0)
-        var longestHistory = 8
-        for i in 0..<8 {
-            let d = max(Self.samples(ReverbTuning.earlyTapSeconds[i] * t.earlyTimeScale * fs), 8)
-            earlyDelay[i] = Int32(d)
-            earlyChannel[i] = Int32(ReverbTuning.earlyTapChannel[i])
-            earlyGain[i] = Float(ReverbTuning.earlyTapGain[i] * t.earlyLevel)
-            longestHistory = max(longestHistory, d)
-        }
-        self.earlyDelay = earlyDelay
-        self.earlyChannel = earlyChannel
-        self.earlyGain = earlyGain
-        preDelay = max(Self.samples(t.preDelay * fs), 8)
-        smoothLength = max(2, 2 * Self.samples(ReverbTuning.inputSmoothingSeconds * fs))
-        longestHistory = max(longestHistory, preDelay + 2 * smoothLength)
-        self.longestHistory = longestHistory
-        let a = ReverbTuning.antiDenormal
-        antiDenormal = SIMD8(a, -a, a, -a, a, -a, a, -a)
-        longestLine = Int(lineDelay.max())
-        longestDiffuser = max(Int(diffuserDelay.max()), Int(inputDelay.max()))
+        return Float(squareRoot(ReverbTuning.lateEnergy / (2 * energy)))
     }
 
     /// Nearest whole number of samples for a non-negative count (no libm `round`).
@@ -220,6 +258,7 @@ struct ReverbCoefficients {
 
     /// √x for x ≥ 0 via RackMath (Double.squareRoot() can fall back to libm's sqrt, which
     /// RackDSP does not link).
+    @_noLocks @inline(__always)
     static func squareRoot(_ x: Double) -> Double {
         x > 0 ? RackMath.exp2(0.5 * RackMath.log2(x)) : 0
     }

@@ -19,8 +19,14 @@ extension Reverb {
     /// bit for bit.
     @_noLocks @inline(__always)
     mutating func pushInput(_ l: Float, _ r: Float, _ slots: UnsafeMutablePointer<ReverbSlot>) {
-        let cl: Float = abs(l) < inputFlush ? 0 : l
-        let cr: Float = abs(r) < inputFlush ? 0 : r
+        var cl: Float = abs(l) < inputFlush ? 0 : l
+        var cr: Float = abs(r) < inputFlush ? 0 : r
+        if feedMoving {
+            let feed = feedGains()[0]
+            cl *= feed
+            cr *= feed
+            advanceFeed(by: 1)
+        }
         let fading = fadeLength > 0
         var gIn: Float = 1, gOut: Float = 0
         if fading {
@@ -55,8 +61,14 @@ extension Reverb {
         let i = historyWrite
         let stride = historyLength &+ 8
         let t = inputFlush
-        let cl = l.replacing(with: 0, where: (l .< t) .& (l .> -t))
-        let cr = r.replacing(with: 0, where: (r .< t) .& (r .> -t))
+        var cl = l.replacing(with: 0, where: (l .< t) .& (l .> -t))
+        var cr = r.replacing(with: 0, where: (r .< t) .& (r .> -t))
+        if feedMoving {
+            let feed = feedGains()
+            cl *= feed
+            cr *= feed
+            advanceFeed(by: 8)
+        }
         let fading = fadeLength > 0
         var gIn = SIMD8<Float>(repeating: 1), gOut = SIMD8<Float>.zero
         if fading { (gIn, gOut) = fadeGains() }
@@ -79,6 +91,27 @@ extension Reverb {
         }
         historyWrite = (i &+ 8) & (historyLength &- 1)
         if fading { advanceFade(by: 8) }
+    }
+
+    /// False while the input is fed whole (no `freeze` fade running, not frozen).
+    var feedMoving: Bool {
+        @_noLocks @inline(__always) get { feedStopping || feedPosition < feedFrames }
+    }
+
+    /// The feed's gains for the next 8 samples: sin(π/2·x), x = position/`feedFrames`, moving
+    /// one sample per lane towards 0 (`freeze`) or 1, held at the end.
+    @_noLocks @inline(__always)
+    func feedGains() -> SIMD8<Float> {
+        let j = SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8)
+        let step = feedStopping ? -j : j
+        let position = (Float(feedPosition) + step).clamped(lowerBound: SIMD8(repeating: 0),
+                                                            upperBound: SIMD8(repeating: Float(feedFrames)))
+        return Self.quarterSine(position * (1 / Float(feedFrames)))
+    }
+
+    @_noLocks @inline(__always)
+    mutating func advanceFeed(by n: Int) {
+        feedPosition = feedStopping ? max(0, feedPosition &- n) : min(feedFrames, feedPosition &+ n)
     }
 
     /// Moves the running crossfade on; at its end the old slot keeps only its tail.

@@ -31,7 +31,7 @@ extension Reverb {
         let matched = decaySeconds(room) > decaySeconds(slots[live].core.room)
         if matched {
             let fadeOut = min(frames, matchedFadeOutFrames)
-            let bridge = bridgeFrames(old: slots[live].core.k, new: table[room.index],
+            let bridge = bridgeFrames(old: slots[live].core.coefficients, new: table[room.index],
                                       fadeIn: frames, fadeOut: fadeOut)
             if bridge > 0, let holdTable {
                 slots[live].core.load(holdTable[slots[live].core.room.index], room: slots[live].core.room)
@@ -195,7 +195,7 @@ extension Reverb {
                     d.calibration = t.calibration
                     d.lowRatio = t.lowRatio
                     d.crossover = t.crossover
-                    d.damping = t.damping
+                    d.halfDecayHz = t.halfDecayHz
                     let matched = ReverbCoefficients(definition: d, sampleRate: sampleRate)
                     if matched.lineDelay == c.lineDelay && matched.diffuserDelay == c.diffuserDelay {
                         c = matched

@@ -57,6 +57,17 @@ enum ReverbTuning {
     /// top octave, which dies first).
     static let inputSmoothingSeconds = 1.0 / 48_000
 
+    /// The loop's HF damping frequency (where a line's one-pole makes T60 half the mid band's)
+    /// over the `damping` control's frequency (dimensionless). The contract measures `damping`
+    /// per octave: the octave band centred at twice it decays in half the mid band's time. The
+    /// one-pole's loss in dB grows about as f², so within that octave the lower half decays
+    /// more slowly and dominates the band's decay curve: with the half-decay point at exactly
+    /// 2× the band measured 0.585 of the mid band (mediumChamber, decay 2 s, damping 1 kHz,
+    /// T20). Modelling the band as one frequency f_eff with 1/T ∝ 1 + (f_eff/f_half)² puts
+    /// f_eff at 0.84 of the band's centre, so the half-decay point goes there: 1.7× the
+    /// control's frequency (`ReverbShapeTests.testDampingHalvesTheDecayAtTwiceItsFrequency`).
+    static let halfDecayPerDamping = 1.7
+
     /// Delay of the second output tap of every line, as a fraction of the room's shortest plain
     /// line delay: the outputs read every line twice, at its input and this far along it (the
     /// multi-tap output of J. Dattorro's plate, 1997, and of Griesinger's designs), so the

@@ -34,8 +34,13 @@ struct RoomDefinition: Sendable {
     var lowRatio: Double
     /// Low/mid crossover (Hz) of the in-loop low shelf.
     var crossover: Double
-    /// Frequency (Hz) at which T60 is half the mid-band T60 (zita-rev1's "fdamp").
-    var damping: Double
+    /// Frequency (Hz) at which T60 is half the mid-band T60 (zita-rev1's "fdamp"). The room's
+    /// own `damping` control value is this over `ReverbTuning.halfDecayPerDamping` (`dampingHz`).
+    var halfDecayHz: Double
+
+    /// The room's own `damping` (Hz): the octave band at twice it decays in half the mid band's
+    /// time.
+    var dampingHz: Double { halfDecayHz / ReverbTuning.halfDecayPerDamping }
     /// Mid-band T60 divided by `targetDecaySeconds` (dimensionless, > 1). The contract's T60 is
     /// the broadband decay of a white impulse response (Schroeder integration); since T60 falls
     /// above the damping frequency and most of a white signal's energy lies up there, the

@@ -28,7 +28,9 @@ final class RoomTableTests: XCTestCase {
             XCTAssertTrue((0.5...0.75).contains(d.diffusion), d.name)
             XCTAssertGreaterThanOrEqual(d.preDelay, 0, d.name)
             XCTAssertGreaterThanOrEqual(d.earlyLevel, 0, d.name)
-            XCTAssertLessThan(d.crossover, d.damping, d.name)
+            XCTAssertLessThan(d.crossover, d.dampingHz, d.name)
+            XCTAssertTrue(ReverbShape.dampingRange.contains(d.dampingHz), d.name)
+            XCTAssertTrue(ReverbShape.decayRange.contains(d.targetDecaySeconds), d.name)
             XCTAssertGreaterThan(d.calibration, 1, d.name)
         }
     }
