@@ -32,8 +32,8 @@ public struct EngineCore {
     var ramps: UnsafeMutablePointer<Ramp>
     /// How many ramps there are.
     let rampCount: Int
-    var defaultRampFrames: UnsafeMutablePointer<Int64> // per ParameterID
-    var maximumRampFrames: UnsafeMutablePointer<Int64>
+    /// Every parameter's default and longest ramp in frames, indexed by `ParameterID.index`.
+    var rampLimits: UnsafeMutablePointer<RampLimits>
     public internal(set) var room: Room
     var filter = LowPass()
     var reverb = Reverb()
@@ -87,11 +87,9 @@ public struct EngineCore {
         for spec in continuous {
             (ramps + spec.id.rawValue).initialize(to: Ramp(value: state[spec.id], shape: spec.rampShape))
         }
-        defaultRampFrames = .allocate(capacity: Parameters.all.count)
-        maximumRampFrames = .allocate(capacity: Parameters.all.count)
+        rampLimits = .allocate(capacity: Parameters.all.count)
         for spec in Parameters.all {
-            defaultRampFrames[spec.id.rawValue] = Int64((spec.defaultRampSeconds * sampleRate).rounded())
-            maximumRampFrames[spec.id.rawValue] = Int64((spec.maximumRampSeconds * sampleRate).rounded())
+            (rampLimits + spec.id.index).initialize(to: spec.rampLimits(sampleRate: sampleRate))
         }
         room = state.room
         func buffer() -> UnsafeMutablePointer<Float> {
@@ -113,8 +111,7 @@ public struct EngineCore {
     mutating func deallocate() {
         pending.deallocate()
         ramps.deallocate()
-        defaultRampFrames.deallocate()
-        maximumRampFrames.deallocate()
+        rampLimits.deallocate()
         for p in [sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight] { p.deallocate() }
         roomChanges.deallocate()
         reverb.deallocate()
@@ -149,39 +146,46 @@ public struct EngineCore {
     func ramp(_ id: ParameterID) -> Ramp { ramps[id.index] }
 
     /// Applies one event at absolute sample `t` (`offset` into the block) and echoes it to the
-    /// control thread. A room change is listed in `roomChanges` for the reverb stage.
+    /// control thread.
     /// - Realtime: safe
     @_noLocks
     mutating func apply(_ e: EngineEvent, at t: Int64, offset: Int, roomChangeCount: inout Int) {
         var echo = e
         echo.sampleTime = t
-        switch e.kind {
+        switch e.action {
         case .play: player.setPlaying(true)
         case .stop: player.setPlaying(false)
-        case .attachPlayer: player.attach(e.ring)
-        case .releasedRing: return
+        case let .attachPlayer(ring): player.attach(ring)
+        case .releasedRing, .programChange: return
         case .marker, .restart: break
-        case .parameter:
-            let p = e.parameter.index
-            let frames = e.rampFrames == EngineEvent.jump ? 0
-                : min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])
-            if e.parameter.isRoom {
-                let r = Room.at(index: Int(e.value)) ?? room
-                if r != room {
-                    room = r
-                    // Collapse changes at the same sample into the last one.
-                    if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {
-                        roomChanges[roomChangeCount - 1] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
-                    } else {
-                        roomChanges[roomChangeCount] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
-                        roomChangeCount += 1
-                    }
-                }
-            } else {
-                ramps[p].retarget(to: e.value, at: t, frames: frames)
-            }
+        case let .set(id, value, ramp): change(id, to: value, ramp: ramp, at: t, offset: offset, roomChangeCount: &roomChangeCount)
+        case let .midiSet(id, value): change(id, to: value, ramp: .standard, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         }
         if !applied.push(echo) { monitor.add(.droppedFeedback, 1) }
+    }
+
+    /// A parameter change at absolute sample `t`: a continuous parameter's ramp is retargeted;
+    /// a room change is listed in `roomChanges` for the reverb stage.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func change(_ id: ParameterID, to value: Double, ramp: RampLength, at t: Int64, offset: Int,
+                         roomChangeCount: inout Int) {
+        let frames = ramp.resolvedFrames(rampLimits[id.index])
+        guard id.isRoom else {
+            ramps[id.index].retarget(to: value, at: t, frames: frames)
+            return
+        }
+        let r = Room.at(index: Int(value)) ?? room
+        guard r != room else { return }
+        room = r
+        let listed = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
+        // Collapse changes at the same sample into the last one.
+        if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {
+            roomChanges[roomChangeCount - 1] = listed
+        } else {
+            roomChanges[roomChangeCount] = listed
+            roomChangeCount += 1
+        }
     }
 
     /// Filter coefficients, memoised: steady settings never call `tan` again.

@@ -1,13 +1,6 @@
 import RackDSP
 import Synchronization
 
-extension EngineEvent {
-    /// The `rampFrames` of a CC change the render thread scheduled from MIDI: the parameter's
-    /// default ramp (any value ≤ 0 but `jump` is), and a sign for the control side that the
-    /// echo is a new target it did not post.
-    public static var fromMIDI: Int64 { @_noLocks @inline(__always) get { -2 } }
-}
-
 /// The render thread's MIDI stage, run once per process cycle before `rackRender`:
 ///
 /// 1. **Map**: take a new `MIDITable` from the control thread's mailbox, if one waits.
@@ -41,7 +34,7 @@ public struct MIDIRouter {
     /// The target each parameter had after the last cycle, as MIDI or feedback last knew it.
     let known: UnsafeMutablePointer<Double>
     var primed = false
-    /// Render → control: program changes (`.marker` events, value = program number).
+    /// Render → control: program changes (`programChange` events).
     public let programs: EventQueue
     var movedCount = 0
 
@@ -136,7 +129,7 @@ public struct MIDIRouter {
                 controlChange(channel: channel, controller: controller, value: value, at: t, core: core)
             case let .programChange(channel, program):
                 guard let table, table.channelFilter == 0 || table.channelFilter == channel + 1 else { continue }
-                if !programs.push(EngineEvent(sampleTime: t, kind: .marker, value: Double(program))) {
+                if !programs.push(EngineEvent(sampleTime: t, .programChange(Int(program)))) {
                     shared[4].wrappingAdd(1, ordering: .relaxed)
                 }
             }
@@ -168,10 +161,9 @@ public struct MIDIRouter {
         let p = Int(slot.parameter)
         let v = MIDITable.value(slot, position: position)
         known[p] = v
-        // Not counted as scheduled by the control side; its echo (marked by `rampFrames`) makes
-        // it the target there.
-        let e = EngineEvent(sampleTime: t, kind: .parameter, parameter: Self.parameter(p), value: v,
-                            rampFrames: EngineEvent.fromMIDI)
+        // Not counted as scheduled by the control side; its echo (a `midiSet`) makes it the
+        // target there.
+        let e = EngineEvent(sampleTime: t, .midiSet(Self.parameter(p), v))
         if core.pointee.pending.scheduledCount >= core.pointee.pending.scheduled.capacity {
             shared[4].wrappingAdd(1, ordering: .relaxed)
             return

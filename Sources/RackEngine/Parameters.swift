@@ -102,6 +102,13 @@ public struct ParameterSpec: Sendable {
         return nil
     }
 
+    /// The default and longest ramp in frames at `sampleRate`, as the engine applies them
+    /// (`RampLength.resolvedFrames`) and as plots and automation's warnings predict them.
+    public func rampLimits(sampleRate: Double) -> RampLimits {
+        RampLimits(defaultFrames: Int64((defaultRampSeconds * sampleRate).rounded()),
+                   maximumFrames: Int64((maximumRampSeconds * sampleRate).rounded()))
+    }
+
     /// A value as users read it: a room by name, numbers without noise ("2500", "-3", "0.5").
     public func format(_ value: Double) -> String {
         if taper == .choice { return choices[Int(clamp(value))] }

@@ -153,7 +153,7 @@ extension EngineCore {
         player.process(left: sumLeft + offset, right: sumRight + offset,
                        scratchLeft: scratchLeft, scratchRight: scratchRight, frames: stretch.frames)
         if !applied.isFull, let r = player.takeReleased() {
-            _ = applied.push(EngineEvent(sampleTime: stretch.from, kind: .releasedRing, ring: r))
+            _ = applied.push(EngineEvent(sampleTime: stretch.from, .releasedRing(r)))
         }
     }
 

@@ -20,7 +20,7 @@ extension RackController {
     func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
         guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
         player.playing = playing
-        try post(EngineEvent(sampleTime: sample(for: r.timeTag), kind: playing ? .play : .stop))
+        try post(EngineEvent(sampleTime: sample(for: r.timeTag), playing ? .play : .stop))
     }
 
     /// `/rack/player/loop 0|1`.

@@ -141,7 +141,7 @@ final class MIDIMapTests: XCTestCase {
         XCTAssertEqual(cycle(), [])
         XCTAssertEqual(cycle([0xB0, 91, 10]), [], "a MIDI change is not echoed")
         XCTAssertEqual(cycle(), [], "not the cycle after either")
-        _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, parameter: .gain, value: 12))
+        _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .set(.gain, 12, ramp: .standard)))
         XCTAssertEqual(cycle(), [])             // applied during this cycle's render
         XCTAssertEqual(cycle(), [0xB0, 7, 127], "an OSC change goes out as CC 7")
         XCTAssertEqual(cycle(), [])
