@@ -27,11 +27,15 @@ public struct EngineCore {
     /// Absolute sample position of the next frame to render.
     public internal(set) var sampleTime: Int64 = 0
 
-    /// One ramp per continuous parameter, indexed by `ParameterID.index` (the table puts the
-    /// continuous parameters first).
+    /// One ramp per continuous parameter, in the order of `Parameters.continuous`.
     var ramps: UnsafeMutablePointer<Ramp>
     /// How many ramps there are.
     let rampCount: Int
+    /// The parameter of each ramp, in the order of `ramps`.
+    let rampParameters: UnsafeMutablePointer<ParameterID>
+    /// The index in `ramps` of each parameter, indexed by `ParameterID.index`; nil for a
+    /// choice (`room`), which has no ramp.
+    let rampIndices: UnsafeMutablePointer<Int?>
     /// Every parameter's default and longest ramp in frames, indexed by `ParameterID.index`.
     var rampLimits: UnsafeMutablePointer<RampLimits>
     public internal(set) var room: Room
@@ -81,11 +85,15 @@ public struct EngineCore {
         self.applied = applied
         self.monitor = monitor
         pending = EventSchedule(scheduledCapacity: pendingCapacity, immediateCapacity: 2 * queue.capacity)
-        let continuous = Parameters.all.filter { $0.taper != .choice }
-        rampCount = continuous.count
-        ramps = .allocate(capacity: continuous.count)
-        for spec in continuous {
-            (ramps + spec.id.rawValue).initialize(to: Ramp(value: state[spec.id], shape: spec.rampShape))
+        rampCount = Parameters.continuous.count
+        ramps = .allocate(capacity: rampCount)
+        rampParameters = .allocate(capacity: rampCount)
+        rampIndices = .allocate(capacity: Parameters.all.count)
+        rampIndices.initialize(repeating: nil, count: Parameters.all.count)
+        for (r, spec) in Parameters.continuous.enumerated() {
+            (ramps + r).initialize(to: Ramp(value: state[spec.id], shape: spec.rampShape))
+            (rampParameters + r).initialize(to: spec.id)
+            rampIndices[spec.id.index] = r
         }
         rampLimits = .allocate(capacity: Parameters.all.count)
         for spec in Parameters.all {
@@ -111,6 +119,8 @@ public struct EngineCore {
     mutating func deallocate() {
         pending.deallocate()
         ramps.deallocate()
+        rampParameters.deallocate()
+        rampIndices.deallocate()
         rampLimits.deallocate()
         for p in [sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight] { p.deallocate() }
         roomChanges.deallocate()
@@ -121,14 +131,15 @@ public struct EngineCore {
     /// The target of every parameter (what `get` and `dump` report).
     public var targets: RackState {
         var s = RackState()
-        for id in ParameterID.allCases where id != .room { s[id] = ramps[id.rawValue].target }
+        for r in 0..<rampCount { s[rampParameters[r]] = ramps[r].target }
         s.room = room
         return s
     }
 
     /// The value a parameter has at the current sample time (mid-ramp values included).
     public func currentValue(_ id: ParameterID) -> Double {
-        id == .room ? Double(room.rawValue) : ramps[id.rawValue].value(at: sampleTime)
+        guard let r = rampIndices[id.index] else { return Double(room.rawValue) }
+        return ramps[r].value(at: sampleTime)
     }
 
     /// True while any parameter is ramping.
@@ -140,10 +151,10 @@ public struct EngineCore {
         }
     }
 
-    /// The ramp of continuous parameter `id`.
+    /// The ramp of continuous parameter `id` (a choice has none: a programming error).
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    func ramp(_ id: ParameterID) -> Ramp { ramps[id.index] }
+    func ramp(_ id: ParameterID) -> Ramp { ramps[rampIndices[id.index]!] }
 
     /// Applies one event at absolute sample `t` (`offset` into the block) and echoes it to the
     /// control thread.
@@ -171,8 +182,8 @@ public struct EngineCore {
     mutating func change(_ id: ParameterID, to value: Double, ramp: RampLength, at t: Int64, offset: Int,
                          roomChangeCount: inout Int) {
         let frames = ramp.resolvedFrames(rampLimits[id.index])
-        guard id.isRoom else {
-            ramps[id.index].retarget(to: value, at: t, frames: frames)
+        if let r = rampIndices[id.index] {
+            ramps[r].retarget(to: value, at: t, frames: frames)
             return
         }
         let r = Room.at(index: Int(value)) ?? room
