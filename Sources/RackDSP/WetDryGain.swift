@@ -90,6 +90,28 @@ public struct WetDryGain {
         segmentCount += 1
     }
 
+    /// One call's buffers: the dry and wet inputs and the output, `frames` each (the output's
+    /// frame count is the call's).
+    public struct Block {
+        public var dry: StereoBuffers, wet: StereoBuffers, output: StereoBuffers
+
+        /// - Realtime: safe
+        @_noLocks @inline(__always)
+        public init(dry: StereoBuffers, wet: StereoBuffers, output: StereoBuffers) {
+            self.dry = dry
+            self.wet = wet
+            self.output = output
+        }
+    }
+
+    /// Mixes the listed segments over `block` (see the other `process`).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func process(_ block: Block) {
+        process(dryLeft: block.dry.left, dryRight: block.dry.right, wetLeft: block.wet.left, wetRight: block.wet.right,
+                outputLeft: block.output.left, outputRight: block.output.right, frames: block.output.frames)
+    }
+
     /// Mixes the listed segments: `output = (dry + (wet − dry)·mix)·gain` per channel, then
     /// adds the call's peaks and energy to the meter (`frames` frames) and forgets the segments.
     /// Outputs may not alias the inputs.
@@ -166,3 +188,5 @@ public struct WetDryGain {
         return (peak, energy)
     }
 }
+
+extension WetDryGain: Kernel {}

@@ -39,7 +39,7 @@ public struct EngineCore {
     /// Every parameter's default and longest ramp in frames, indexed by `ParameterID.index`.
     var rampLimits: UnsafeMutablePointer<RampLimits>
     public internal(set) var room: Room
-    var filter = LowPass()
+    var filter = LowPass(maximumCutoffHz: Parameters[.cutoff].maximum)
     var reverb = Reverb()
     var player = Player()
     var mixer = WetDryGain()
@@ -63,9 +63,7 @@ public struct EngineCore {
     /// - Realtime: safe
     public var droppedEvents: Int { @_noLocks get { pending.droppedEvents } }
 
-    /// Memoised conversions (render thread): the last filter settings and gain computed.
-    var cachedCutoff = Double.nan, cachedResonance = Double.nan
-    var cachedCoefficients = SIMD2<Double>.zero
+    /// Memoised conversion (render thread): the last gain computed.
     var cachedGainDecibels = Double.nan
     var cachedLinearGain: Float = 1
 
@@ -109,7 +107,7 @@ public struct EngineCore {
         wetLeft = buffer(); wetRight = buffer()
         scratchLeft = buffer(); scratchRight = buffer()
         roomChanges = .allocate(capacity: maxFrames + 1)
-        filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames, maximumCutoffHz: Parameters[.cutoff].maximum)
+        filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.setRoom(state.room, crossfadeFrames: 0)
         player.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
@@ -197,18 +195,6 @@ public struct EngineCore {
             roomChanges[roomChangeCount] = listed
             roomChangeCount += 1
         }
-    }
-
-    /// Filter coefficients, memoised: steady settings never call `tan` again.
-    /// - Realtime: safe
-    @_noLocks
-    mutating func coefficients(cutoffHz: Double, resonanceDecibels: Double) -> SIMD2<Double> {
-        if cutoffHz == cachedCutoff && resonanceDecibels == cachedResonance { return cachedCoefficients }
-        let c = filter.coefficients(cutoffHz: cutoffHz, resonanceDecibels: resonanceDecibels)
-        cachedCutoff = cutoffHz
-        cachedResonance = resonanceDecibels
-        cachedCoefficients = c
-        return c
     }
 
     /// 10^(dB/20) as a Float, memoised for steady gains.
