@@ -2,6 +2,7 @@ import Foundation
 import RackDSP
 import RackEngine
 import XCTest
+import RackTestSupport
 @testable import RackIO
 
 /// `PlayerStream`: its reader thread, file and ring end with the stream (however soon it is
@@ -10,8 +11,7 @@ final class PlayerStreamTests: XCTestCase {
     private var dir = ""
 
     override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "rack-stream-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try makeTemporaryDirectory("rack-stream-tests")
     }
 
     override func tearDownWithError() throws {
