@@ -17,6 +17,9 @@
 ///
 /// A kernel that owns memory frees it in `deallocate()`, called once by its owner (the engine
 /// core) after the last `process`.
+///
+/// Kernels: `LowPass`, `WetDryGain`, `Player`. `InputSanitiser` is a stateless stage (nothing
+/// to prepare or reset: one function that also counts what it replaced).
 public protocol Kernel {
     /// What one `process` call works on: buffers and the call's settings.
     associatedtype Block

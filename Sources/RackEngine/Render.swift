@@ -148,8 +148,9 @@ extension EngineCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func renderPlayer(_ stretch: SegmentStretch, offset: Int) {
-        player.process(left: sumLeft + offset, right: sumRight + offset,
-                       scratchLeft: scratchLeft, scratchRight: scratchRight, frames: stretch.frames)
+        player.process(Player.Block(
+            output: StereoBuffers(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames),
+            scratch: StereoBuffers(left: scratchLeft, right: scratchRight, frames: stretch.frames)))
         if !applied.isFull, let r = player.takeReleased() {
             _ = applied.push(EngineEvent(sampleTime: stretch.from, .releasedRing(r)))
         }
