@@ -124,7 +124,7 @@ public struct Automation: Sendable {
                         error(Room.unknownNameReason(args[0])); continue
                     }
                     guard let r = ramp(1) else { continue }
-                    if let r, r > spec.maximumRampSeconds { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(spec.maximumRampSeconds)) s") }
+                    if let r, let cap = spec.shortenedRamp(seconds: r) { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(cap)) s") }
                     occupy([spec.id], ramp: r)
                     action = .set(spec.id, value: Double(room.rawValue), rampSeconds: r)
                 } else {

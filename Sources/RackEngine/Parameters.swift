@@ -150,6 +150,13 @@ public struct ParameterSpec: Sendable {
         return nil
     }
 
+    /// The cap a ramp of `seconds` is shortened to, or nil when it is within it: the rule the
+    /// engine applies in frames (`RampLength.resolvedFrames` with `rampLimits`) and automation
+    /// warns about (a room crossfade longer than `maximumRampSeconds`).
+    public func shortenedRamp(seconds: Double) -> Double? {
+        seconds > maximumRampSeconds ? maximumRampSeconds : nil
+    }
+
     /// The default and longest ramp in frames at `sampleRate`, as the engine applies them
     /// (`RampLength.resolvedFrames`) and as plots and automation's warnings predict them.
     public func rampLimits(sampleRate: Double) -> RampLimits {
