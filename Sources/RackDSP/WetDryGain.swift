@@ -48,8 +48,22 @@ public struct WetDryGain {
     /// The segments of the current render call (`maxFrames + 1` slots, allocated in `prepare`).
     private var segments: UnsafeMutablePointer<Segment>?
     private var segmentCount = 0
+    /// The last gain converted to linear, and its conversion (the memo of `linearGain`).
+    private var memoGainDecibels = Double.nan
+    private var memoLinearGain: Float = 1
 
     public init() {}
+
+    /// 10^(dB/20) as a Float for a segment's `gainFrom`/`gainTo`, memoised: steady gains are
+    /// converted once.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func linearGain(decibels: Double) -> Float {
+        if decibels == memoGainDecibels { return memoLinearGain }
+        memoGainDecibels = decibels
+        memoLinearGain = Float(RackMath.gain(decibels: decibels))
+        return memoLinearGain
+    }
 
     /// Allocates room for the segments of a call of up to `maxFrames` frames (at most one a
     /// frame) and clears the meter. Not realtime.

@@ -63,10 +63,6 @@ public struct EngineCore {
     /// - Realtime: safe
     public var droppedEvents: Int { @_noLocks get { pending.droppedEvents } }
 
-    /// Memoised conversion (render thread): the last gain computed.
-    var cachedGainDecibels = Double.nan
-    var cachedLinearGain: Float = 1
-
     /// The block's dry sum (input + player, filtered in place), the reverb's output, and the
     /// player's scratch space: `maxFrames` frames each.
     var sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight: UnsafeMutablePointer<Float>
@@ -195,15 +191,5 @@ public struct EngineCore {
             roomChanges[roomChangeCount] = listed
             roomChangeCount += 1
         }
-    }
-
-    /// 10^(dB/20) as a Float, memoised for steady gains.
-    /// - Realtime: safe
-    @_noLocks
-    mutating func linearGain(decibels: Double) -> Float {
-        if decibels == cachedGainDecibels { return cachedLinearGain }
-        cachedGainDecibels = decibels
-        cachedLinearGain = Float(RackMath.gain(decibels: decibels))
-        return cachedLinearGain
     }
 }

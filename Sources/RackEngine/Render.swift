@@ -186,12 +186,13 @@ extension EngineCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func scheduleMix(_ stretch: SegmentStretch, offset: Int) {
+        let gainFrom = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.start))
+        let gainTo = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.endSample))
         mixer.append(WetDryGain.Segment(
             start: offset, end: offset + stretch.frames, offset: stretch.offsetInSegment, length: stretch.length,
             mixFrom: Float(ramp(.mix).value(at: stretch.start) / 100),
             mixTo: Float(ramp(.mix).value(at: stretch.endSample) / 100),
-            gainFrom: linearGain(decibels: ramp(.gain).value(at: stretch.start)),
-            gainTo: linearGain(decibels: ramp(.gain).value(at: stretch.endSample))))
+            gainFrom: gainFrom, gainTo: gainTo))
     }
 
     /// The reverb runs over the whole block, split only where the room changes.
