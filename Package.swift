@@ -78,11 +78,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // What several test targets share: temporary directories and test tones.
+        .target(name: "RackTestSupport", dependencies: ["RackIO"], path: "Tests/RackTestSupport"),
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP"]),
-        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP"]),
-        .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine"]),
-        .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO", "RackDSP"]),
-        .testTarget(name: "RackCLITests", dependencies: ["RackIO"]),
+        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackTestSupport"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackTestSupport"]),
         .testTarget(name: "RackHTTPTests", dependencies: ["RackHTTP", "RackEngine"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),
     ]

@@ -8,9 +8,42 @@
 /// so Q = 10^(resonanceDecibels/20) and the damping is `k = 1/Q`. The bilinear prewarp
 /// `g = tan(π·cutoff/sampleRate)` puts that peak exactly at the cutoff.
 ///
-/// The coefficients are computed by the caller at control-rate points (`coefficients(...)`) and
-/// interpolated linearly per sample in `process`, so `tan` is never evaluated per sample.
+/// The coefficients are computed at control-rate points (the settings at the two ends of a
+/// control segment, memoised: steady settings never call `tan` again) and interpolated
+/// linearly per sample in `process`, so `tan` is never evaluated per sample. A `Kernel`.
 public struct LowPass: Sendable {
+    /// One call's work: filter `buffers` in place over part of a control segment of `length`
+    /// samples, the settings moving from `from` at its start to `to` at its end; the call
+    /// starts `offset` samples into the segment.
+    public struct Block {
+        public var buffers: StereoBuffers
+        public var from: Setting, to: Setting
+        public var offset: Int, length: Int
+
+        /// - Realtime: safe
+        @_noLocks @inline(__always)
+        public init(buffers: StereoBuffers, from: Setting, to: Setting, offset: Int, length: Int) {
+            self.buffers = buffers
+            self.from = from
+            self.to = to
+            self.offset = offset
+            self.length = length
+        }
+    }
+
+    /// The filter's settings in parameter units.
+    public struct Setting: Sendable, Equatable {
+        public var cutoffHz: Double
+        public var resonanceDecibels: Double
+
+        /// - Realtime: safe
+        @_noLocks @inline(__always)
+        public init(cutoffHz: Double, resonanceDecibels: Double) {
+            self.cutoffHz = cutoffHz
+            self.resonanceDecibels = resonanceDecibels
+        }
+    }
+
     /// Integrator states (Simper's ic1eq, ic2eq), left and right in one vector.
     private var ic1eq = SIMD2<Float>.zero
     private var ic2eq = SIMD2<Float>.zero
@@ -24,16 +57,33 @@ public struct LowPass: Sendable {
     /// Highest cutoff the filter will run at, in Hz: the caller's cap (the parameter table's
     /// maximum), lowered to a little below Nyquist so tan() stays finite.
     public private(set) var maximumCutoffHz: Double = LowPassTuning.highestCutoffRatio * 48_000
+    /// The caller's cap on the cutoff in Hz, before the rate's limit.
+    private var cutoffCapHz: Double
 
-    public init() {}
+    /// The last settings `process` converted and their coefficients (g, k).
+    private var memoSetting = Setting(cutoffHz: .nan, resonanceDecibels: .nan)
+    private var memoCoefficients = SIMD2<Double>.zero
 
-    /// Sets the rate and the highest cutoff in Hz (`maximumCutoffHz`, the caller's parameter
-    /// range; capped at `LowPassTuning.highestCutoffRatio · sampleRate`); clears the state.
+    /// A filter whose cutoff never goes above `maximumCutoffHz` (the caller's parameter range)
+    /// at any rate.
+    public init(maximumCutoffHz: Double = .infinity) {
+        cutoffCapHz = maximumCutoffHz
+    }
+
+    /// Sets the rate (the highest cutoff becomes the caller's cap, lowered to
+    /// `LowPassTuning.highestCutoffRatio · sampleRate`); clears the state and the memo.
     /// Allocates nothing.
-    public mutating func prepare(sampleRate: Double, maxFrames: Int, maximumCutoffHz: Double) {
+    public mutating func prepare(sampleRate: Double, maxFrames: Int) {
         self.sampleRate = sampleRate
-        self.maximumCutoffHz = min(maximumCutoffHz, LowPassTuning.highestCutoffRatio * sampleRate)
+        maximumCutoffHz = min(cutoffCapHz, LowPassTuning.highestCutoffRatio * sampleRate)
+        memoSetting = Setting(cutoffHz: .nan, resonanceDecibels: .nan)
         reset()
+    }
+
+    /// `prepare(sampleRate:maxFrames:)` with a new cap on the cutoff in Hz.
+    public mutating func prepare(sampleRate: Double, maxFrames: Int, maximumCutoffHz: Double) {
+        cutoffCapHz = maximumCutoffHz
+        prepare(sampleRate: sampleRate, maxFrames: maxFrames)
     }
 
     /// Clears the integrators.
@@ -53,6 +103,28 @@ public struct LowPass: Sendable {
         let g = RackMath.tan(RackMath.pi * fc / sampleRate)
         let k = 1 / RackMath.gain(decibels: resonanceDecibels)
         return SIMD2(g, k)
+    }
+
+    /// The coefficients of `setting`, memoised: steady settings never call `tan` again.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func memoisedCoefficients(_ setting: Setting) -> SIMD2<Double> {
+        if setting.cutoffHz == memoSetting.cutoffHz && setting.resonanceDecibels == memoSetting.resonanceDecibels {
+            return memoCoefficients
+        }
+        memoCoefficients = coefficients(cutoffHz: setting.cutoffHz, resonanceDecibels: setting.resonanceDecibels)
+        memoSetting = setting
+        return memoCoefficients
+    }
+
+    /// Filters one block in place (see `Block`), its settings converted through the memo.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func process(_ block: Block) {
+        let from = memoisedCoefficients(block.from)
+        let to = memoisedCoefficients(block.to)
+        process(left: block.buffers.left, right: block.buffers.right, frames: block.buffers.frames,
+                from: from, to: to, offset: block.offset, length: block.length)
     }
 
     /// Filters `frames` samples in place. The coefficients move linearly across a control
@@ -269,3 +341,5 @@ public enum LowPassTuning {
     /// g = tan(π·fc/fs) finite and the response well-behaved near Nyquist.
     public static let highestCutoffRatio = 0.45
 }
+
+extension LowPass: Kernel {}

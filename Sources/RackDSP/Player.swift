@@ -86,6 +86,38 @@ public struct Player: Sendable {
         return isStoppedAtPassEnd || (ring.isFinished && ring.availableToRead == 0)
     }
 
+    /// One call's buffers: `output`, which the player adds into, and `scratch` space of at
+    /// least as many frames.
+    public struct Block {
+        public var output: StereoBuffers
+        public var scratch: StereoBuffers
+
+        /// - Realtime: safe
+        @_noLocks @inline(__always)
+        public init(output: StereoBuffers, scratch: StereoBuffers) {
+            self.output = output
+            self.scratch = scratch
+        }
+    }
+
+    /// Restarts the fades from silence: a ring fading out goes quiet at once (and is let go at
+    /// the next `process`); the attached ring fades in when the transport rolls. The rings, the
+    /// transport and the counters stay.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func reset() {
+        fade = 0
+        outgoingGain = 0
+    }
+
+    /// Adds the player's output to `block.output` (see the other `process`).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func process(_ block: Block) {
+        process(left: block.output.left, right: block.output.right, scratchLeft: block.scratch.left,
+                scratchRight: block.scratch.right, frames: block.output.frames)
+    }
+
     /// Adds the player's output to `left`/`right` (`scratchLeft/Right` hold ≥ `frames` floats).
     /// - Realtime: safe
     @_noLocks
@@ -169,3 +201,5 @@ public enum PlayerTuning {
     /// threshold for steps, short enough to feel immediate).
     public static let fadeSeconds = 0.005
 }
+
+extension Player: Kernel {}

@@ -6,7 +6,7 @@ import Synchronization
 /// release/acquire ordering. The struct is a handle: copies share the storage, and exactly one
 /// owner calls `deallocate()`.
 ///
-/// - Realtime: `read`, `availableToRead`, `discard` are safe on the consumer side.
+/// - Realtime: `read`, `availableToRead`, `isFinished` are safe on the consumer side.
 public struct StereoRing: @unchecked Sendable, Equatable {
     /// Two handles are equal when they share storage.
     public static func == (a: StereoRing, b: StereoRing) -> Bool { a.left == b.left }
@@ -126,17 +126,6 @@ public struct StereoRing: @unchecked Sendable, Equatable {
     /// - Realtime: safe
     public var isFinished: Bool {
         @_noLocks get { counters[2].load(ordering: .acquiring) != 0 }
-    }
-
-    /// Consumer: drops everything currently readable (used when the producer restarts the
-    /// stream, e.g. after a seek). Returns the frames dropped.
-    /// - Realtime: safe
-    @_noLocks @discardableResult
-    public func discardAll() -> Int {
-        let rd = counters[1].load(ordering: .relaxed)
-        let w = counters[0].load(ordering: .acquiring)
-        counters[1].store(w, ordering: .releasing)
-        return w - rd
     }
 }
 

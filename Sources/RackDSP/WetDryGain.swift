@@ -48,8 +48,22 @@ public struct WetDryGain {
     /// The segments of the current render call (`maxFrames + 1` slots, allocated in `prepare`).
     private var segments: UnsafeMutablePointer<Segment>?
     private var segmentCount = 0
+    /// The last gain converted to linear, and its conversion (the memo of `linearGain`).
+    private var memoGainDecibels = Double.nan
+    private var memoLinearGain: Float = 1
 
     public init() {}
+
+    /// 10^(dB/20) as a Float for a segment's `gainFrom`/`gainTo`, memoised: steady gains are
+    /// converted once.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func linearGain(decibels: Double) -> Float {
+        if decibels == memoGainDecibels { return memoLinearGain }
+        memoGainDecibels = decibels
+        memoLinearGain = Float(RackMath.gain(decibels: decibels))
+        return memoLinearGain
+    }
 
     /// Allocates room for the segments of a call of up to `maxFrames` frames (at most one a
     /// frame) and clears the meter. Not realtime.
@@ -88,6 +102,28 @@ public struct WetDryGain {
         guard let segments else { return }
         segments[segmentCount] = segment
         segmentCount += 1
+    }
+
+    /// One call's buffers: the dry and wet inputs and the output, `frames` each (the output's
+    /// frame count is the call's).
+    public struct Block {
+        public var dry: StereoBuffers, wet: StereoBuffers, output: StereoBuffers
+
+        /// - Realtime: safe
+        @_noLocks @inline(__always)
+        public init(dry: StereoBuffers, wet: StereoBuffers, output: StereoBuffers) {
+            self.dry = dry
+            self.wet = wet
+            self.output = output
+        }
+    }
+
+    /// Mixes the listed segments over `block` (see the other `process`).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func process(_ block: Block) {
+        process(dryLeft: block.dry.left, dryRight: block.dry.right, wetLeft: block.wet.left, wetRight: block.wet.right,
+                outputLeft: block.output.left, outputRight: block.output.right, frames: block.output.frames)
     }
 
     /// Mixes the listed segments: `output = (dry + (wet − dry)·mix)·gain` per channel, then
@@ -166,3 +202,5 @@ public struct WetDryGain {
         return (peak, energy)
     }
 }
+
+extension WetDryGain: Kernel {}

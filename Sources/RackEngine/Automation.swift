@@ -124,7 +124,7 @@ public struct Automation: Sendable {
                         error(Room.unknownNameReason(args[0])); continue
                     }
                     guard let r = ramp(1) else { continue }
-                    if let r, r > spec.maximumRampSeconds { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(spec.maximumRampSeconds)) s") }
+                    if let r, let cap = spec.shortenedRamp(seconds: r) { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(cap)) s") }
                     occupy([spec.id], ramp: r)
                     action = .set(spec.id, value: Double(room.rawValue), rampSeconds: r)
                 } else {
@@ -210,18 +210,18 @@ public struct Automation: Sendable {
     /// every parameter. Events at or after `lengthFrames` (when given) are left out.
     public func engineEvents(sampleRate: Double, presets: PresetStore, lengthFrames: Int64? = nil) -> [EngineEvent] {
         var out: [EngineEvent] = []
-        func frames(_ s: Double?) -> Int64 { s.map { Int64(($0 * sampleRate).rounded()) } ?? 0 }
+        func ramp(_ s: Double?) -> RampLength { RampLength(frames: s.map { Int64(($0 * sampleRate).rounded()) } ?? 0) }
         for e in events {
             let t = Int64((e.time * sampleRate).rounded())
             if let lengthFrames, t >= lengthFrames { continue }
             switch e.action {
-            case let .set(id, value, ramp):
-                out.append(EngineEvent(sampleTime: t, kind: .parameter, parameter: id, value: value, rampFrames: frames(ramp)))
-            case let .preset(name, ramp):
+            case let .set(id, value, seconds):
+                out.append(EngineEvent(sampleTime: t, .set(id, value, ramp: ramp(seconds))))
+            case let .preset(name, seconds):
                 guard let p = presets.preset(named: name) else { continue }
-                out += p.state.events(at: t, rampFrames: frames(ramp))
-            case .play: out.append(EngineEvent(sampleTime: t, kind: .play))
-            case .stop: out.append(EngineEvent(sampleTime: t, kind: .stop))
+                out += p.state.events(at: t, ramp: ramp(seconds))
+            case .play: out.append(EngineEvent(sampleTime: t, .play))
+            case .stop: out.append(EngineEvent(sampleTime: t, .stop))
             }
         }
         return out
@@ -250,13 +250,14 @@ public enum AutomationWriter {
     /// say); its ramp, in frames at `sampleRate`, is written in seconds.
     public static func line(for e: EngineEvent, atSeconds seconds: Double, sampleRate: Double) -> String? {
         let t = time(seconds: seconds)
-        let ramp = e.rampFrames > 0 ? " " + String(format: "%.6f", Double(e.rampFrames) / sampleRate) : ""
-        switch e.kind {
-        case .parameter:
-            let spec = Parameters[e.parameter]
+        if let change = e.action.parameterChange {
+            let spec = Parameters[change.parameter]
+            let ramp = change.ramp.givenFrames.map { " " + String(format: "%.6f", Double($0) / sampleRate) } ?? ""
             // The shortest text that reads back as the same Double: the replay is exact.
-            let value = spec.taper == .choice ? spec.format(e.value) : formatNumber(e.value)
+            let value = spec.taper == .choice ? spec.format(change.value) : formatNumber(change.value)
             return "\(t) \(spec.address) \(value)\(ramp)"
+        }
+        switch e.action {
         case .play: return "\(t) /rack/player/play"
         case .stop: return "\(t) /rack/player/stop"
         default: return nil

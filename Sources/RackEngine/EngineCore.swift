@@ -27,15 +27,19 @@ public struct EngineCore {
     /// Absolute sample position of the next frame to render.
     public internal(set) var sampleTime: Int64 = 0
 
-    /// One ramp per continuous parameter, indexed by `ParameterID.index` (the table puts the
-    /// continuous parameters first).
+    /// One ramp per continuous parameter, in the order of `Parameters.continuous`.
     var ramps: UnsafeMutablePointer<Ramp>
     /// How many ramps there are.
     let rampCount: Int
-    var defaultRampFrames: UnsafeMutablePointer<Int64> // per ParameterID
-    var maximumRampFrames: UnsafeMutablePointer<Int64>
+    /// The parameter of each ramp, in the order of `ramps`.
+    let rampParameters: UnsafeMutablePointer<ParameterID>
+    /// The index in `ramps` of each parameter, indexed by `ParameterID.index`; nil for a
+    /// choice (`room`), which has no ramp.
+    let rampIndices: UnsafeMutablePointer<Int?>
+    /// Every parameter's default and longest ramp in frames, indexed by `ParameterID.index`.
+    var rampLimits: UnsafeMutablePointer<RampLimits>
     public internal(set) var room: Room
-    var filter = LowPass()
+    var filter = LowPass(maximumCutoffHz: Parameters[.cutoff].maximum)
     var reverb = Reverb()
     var player = Player()
     var mixer = WetDryGain()
@@ -59,12 +63,6 @@ public struct EngineCore {
     /// - Realtime: safe
     public var droppedEvents: Int { @_noLocks get { pending.droppedEvents } }
 
-    /// Memoised conversions (render thread): the last filter settings and gain computed.
-    var cachedCutoff = Double.nan, cachedResonance = Double.nan
-    var cachedCoefficients = SIMD2<Double>.zero
-    var cachedGainDecibels = Double.nan
-    var cachedLinearGain: Float = 1
-
     /// The block's dry sum (input + player, filtered in place), the reverb's output, and the
     /// player's scratch space: `maxFrames` frames each.
     var sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight: UnsafeMutablePointer<Float>
@@ -81,17 +79,19 @@ public struct EngineCore {
         self.applied = applied
         self.monitor = monitor
         pending = EventSchedule(scheduledCapacity: pendingCapacity, immediateCapacity: 2 * queue.capacity)
-        let continuous = Parameters.all.filter { $0.taper != .choice }
-        rampCount = continuous.count
-        ramps = .allocate(capacity: continuous.count)
-        for spec in continuous {
-            (ramps + spec.id.rawValue).initialize(to: Ramp(value: state[spec.id], shape: spec.rampShape))
+        rampCount = Parameters.continuous.count
+        ramps = .allocate(capacity: rampCount)
+        rampParameters = .allocate(capacity: rampCount)
+        rampIndices = .allocate(capacity: Parameters.all.count)
+        rampIndices.initialize(repeating: nil, count: Parameters.all.count)
+        for (r, spec) in Parameters.continuous.enumerated() {
+            (ramps + r).initialize(to: Ramp(value: state[spec.id], shape: spec.rampShape))
+            (rampParameters + r).initialize(to: spec.id)
+            rampIndices[spec.id.index] = r
         }
-        defaultRampFrames = .allocate(capacity: Parameters.all.count)
-        maximumRampFrames = .allocate(capacity: Parameters.all.count)
+        rampLimits = .allocate(capacity: Parameters.all.count)
         for spec in Parameters.all {
-            defaultRampFrames[spec.id.rawValue] = Int64((spec.defaultRampSeconds * sampleRate).rounded())
-            maximumRampFrames[spec.id.rawValue] = Int64((spec.maximumRampSeconds * sampleRate).rounded())
+            (rampLimits + spec.id.index).initialize(to: spec.rampLimits(sampleRate: sampleRate))
         }
         room = state.room
         func buffer() -> UnsafeMutablePointer<Float> {
@@ -103,7 +103,7 @@ public struct EngineCore {
         wetLeft = buffer(); wetRight = buffer()
         scratchLeft = buffer(); scratchRight = buffer()
         roomChanges = .allocate(capacity: maxFrames + 1)
-        filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames, maximumCutoffHz: Parameters[.cutoff].maximum)
+        filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.setRoom(state.room, crossfadeFrames: 0)
         player.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
@@ -113,8 +113,9 @@ public struct EngineCore {
     mutating func deallocate() {
         pending.deallocate()
         ramps.deallocate()
-        defaultRampFrames.deallocate()
-        maximumRampFrames.deallocate()
+        rampParameters.deallocate()
+        rampIndices.deallocate()
+        rampLimits.deallocate()
         for p in [sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight] { p.deallocate() }
         roomChanges.deallocate()
         reverb.deallocate()
@@ -124,14 +125,15 @@ public struct EngineCore {
     /// The target of every parameter (what `get` and `dump` report).
     public var targets: RackState {
         var s = RackState()
-        for id in ParameterID.allCases where id != .room { s[id] = ramps[id.rawValue].target }
+        for r in 0..<rampCount { s[rampParameters[r]] = ramps[r].target }
         s.room = room
         return s
     }
 
     /// The value a parameter has at the current sample time (mid-ramp values included).
     public func currentValue(_ id: ParameterID) -> Double {
-        id == .room ? Double(room.rawValue) : ramps[id.rawValue].value(at: sampleTime)
+        guard let r = rampIndices[id.index] else { return Double(room.rawValue) }
+        return ramps[r].value(at: sampleTime)
     }
 
     /// True while any parameter is ramping.
@@ -143,66 +145,51 @@ public struct EngineCore {
         }
     }
 
-    /// The ramp of continuous parameter `id`.
+    /// The ramp of continuous parameter `id` (a choice has none: a programming error).
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    func ramp(_ id: ParameterID) -> Ramp { ramps[id.index] }
+    func ramp(_ id: ParameterID) -> Ramp { ramps[rampIndices[id.index]!] }
 
     /// Applies one event at absolute sample `t` (`offset` into the block) and echoes it to the
-    /// control thread. A room change is listed in `roomChanges` for the reverb stage.
+    /// control thread.
     /// - Realtime: safe
     @_noLocks
     mutating func apply(_ e: EngineEvent, at t: Int64, offset: Int, roomChangeCount: inout Int) {
         var echo = e
         echo.sampleTime = t
-        switch e.kind {
+        switch e.action {
         case .play: player.setPlaying(true)
         case .stop: player.setPlaying(false)
-        case .attachPlayer: player.attach(e.ring)
-        case .releasedRing: return
+        case let .attachPlayer(ring): player.attach(ring)
+        case .releasedRing, .programChange: return
         case .marker, .restart: break
-        case .parameter:
-            let p = e.parameter.index
-            let frames = e.rampFrames == EngineEvent.jump ? 0
-                : min(e.rampFrames > 0 ? e.rampFrames : defaultRampFrames[p], maximumRampFrames[p])
-            if e.parameter.isRoom {
-                let r = Room.at(index: Int(e.value)) ?? room
-                if r != room {
-                    room = r
-                    // Collapse changes at the same sample into the last one.
-                    if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {
-                        roomChanges[roomChangeCount - 1] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
-                    } else {
-                        roomChanges[roomChangeCount] = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
-                        roomChangeCount += 1
-                    }
-                }
-            } else {
-                ramps[p].retarget(to: e.value, at: t, frames: frames)
-            }
+        case let .set(id, value, ramp): change(id, to: value, ramp: ramp, at: t, offset: offset, roomChangeCount: &roomChangeCount)
+        case let .midiSet(id, value): change(id, to: value, ramp: .standard, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         }
         if !applied.push(echo) { monitor.add(.droppedFeedback, 1) }
     }
 
-    /// Filter coefficients, memoised: steady settings never call `tan` again.
+    /// A parameter change at absolute sample `t`: a continuous parameter's ramp is retargeted;
+    /// a room change is listed in `roomChanges` for the reverb stage.
     /// - Realtime: safe
-    @_noLocks
-    mutating func coefficients(cutoffHz: Double, resonanceDecibels: Double) -> SIMD2<Double> {
-        if cutoffHz == cachedCutoff && resonanceDecibels == cachedResonance { return cachedCoefficients }
-        let c = filter.coefficients(cutoffHz: cutoffHz, resonanceDecibels: resonanceDecibels)
-        cachedCutoff = cutoffHz
-        cachedResonance = resonanceDecibels
-        cachedCoefficients = c
-        return c
-    }
-
-    /// 10^(dB/20) as a Float, memoised for steady gains.
-    /// - Realtime: safe
-    @_noLocks
-    mutating func linearGain(decibels: Double) -> Float {
-        if decibels == cachedGainDecibels { return cachedLinearGain }
-        cachedGainDecibels = decibels
-        cachedLinearGain = Float(RackMath.gain(decibels: decibels))
-        return cachedLinearGain
+    @_noLocks @inline(__always)
+    mutating func change(_ id: ParameterID, to value: Double, ramp: RampLength, at t: Int64, offset: Int,
+                         roomChangeCount: inout Int) {
+        let frames = ramp.resolvedFrames(rampLimits[id.index])
+        if let r = rampIndices[id.index] {
+            ramps[r].retarget(to: value, at: t, frames: frames)
+            return
+        }
+        let r = Room.at(index: Int(value)) ?? room
+        guard r != room else { return }
+        room = r
+        let listed = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
+        // Collapse changes at the same sample into the last one.
+        if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {
+            roomChanges[roomChangeCount - 1] = listed
+        } else {
+            roomChanges[roomChangeCount] = listed
+            roomChangeCount += 1
+        }
     }
 }

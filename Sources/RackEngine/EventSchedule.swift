@@ -31,7 +31,7 @@ struct EventSchedule {
         scheduled = EventHeap(capacity: scheduledCapacity)
         self.immediateCapacity = max(1, immediateCapacity)
         immediate = .allocate(capacity: self.immediateCapacity)
-        immediate.initialize(repeating: EngineEvent(sampleTime: 0), count: self.immediateCapacity)
+        immediate.initialize(repeating: EngineEvent(sampleTime: 0, .play), count: self.immediateCapacity)
     }
 
     /// Frees the storage (once, by the owner).
@@ -53,10 +53,10 @@ struct EventSchedule {
     /// - Realtime: safe
     @_noLocks
     mutating func insert(_ event: EngineEvent) {
-        switch event.kind {
+        switch event.action {
         case .restart:
             var e = event
-            e.value = Double(scheduled.removeAll())
+            e.action = .restart(droppedEvents: scheduled.removeAll())
             pushImmediate(e)
         default:
             if event.sampleTime == EngineEvent.immediately {
@@ -70,7 +70,7 @@ struct EventSchedule {
     /// The offline driver's insert (its own thread, between render calls): a scheduled event
     /// never finds the heap full, it grows. Allocates: not realtime.
     mutating func insertGrowing(_ event: EngineEvent) {
-        if event.sampleTime == EngineEvent.immediately || event.kind == EventKind.restart {
+        if event.sampleTime == EngineEvent.immediately || event.action.isRestart {
             insert(event)
         } else {
             scheduled.insertGrowing(event)

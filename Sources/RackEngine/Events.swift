@@ -1,29 +1,111 @@
 import RackDSP
 import Synchronization
 
+/// How long a parameter change takes to arrive at its value.
+public enum RampLength: Sendable, Equatable {
+    /// The parameter's default ramp (`ParameterSpec.defaultRampSeconds`; for `room`, its
+    /// crossfade), capped at its longest.
+    case standard
+    /// This many frames (more than 0), capped at the parameter's longest ramp
+    /// (`ParameterSpec.maximumRampSeconds`: `room`'s crossfade is shorter than any other ramp).
+    case frames(Int64)
+    /// No ramp at all: only after a `restart` (the engine takes up the state it missed while
+    /// no server ran).
+    case jump
+
+    /// A ramp the control side measured in frames: 0 (none given) is the default ramp.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    public init(frames: Int64) {
+        self = frames > 0 ? .frames(frames) : .standard
+    }
+
+    /// The frames a user gave, as an automation file or a recording writes them back: nil for
+    /// the default ramp and for a jump (neither says a time).
+    public var givenFrames: Int64? {
+        if case let .frames(n) = self { return n }
+        return nil
+    }
+
+    /// The ramp's length in frames for a parameter whose default and longest ramps are
+    /// `limits` (in frames at the same rate; see `ParameterSpec.rampLimits(sampleRate:)`):
+    /// the one rule by which a ramp or a room crossfade is shortened to its cap.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    public func resolvedFrames(_ limits: RampLimits) -> Int64 {
+        switch self {
+        case .jump: return 0
+        case .standard: return min(limits.defaultFrames, limits.maximumFrames)
+        case let .frames(n): return min(n, limits.maximumFrames)
+        }
+    }
+}
+
+/// A parameter's default and longest ramp in frames at one sample rate.
+public struct RampLimits: Sendable, Equatable {
+    public var defaultFrames: Int64
+    public var maximumFrames: Int64
+
+    public init(defaultFrames: Int64, maximumFrames: Int64) {
+        self.defaultFrames = defaultFrames
+        self.maximumFrames = maximumFrames
+    }
+}
+
 /// What an event does.
-public enum EventKind: UInt8, Sendable {
-    /// Ramp `parameter` to `value` (for `room`: crossfade to room index `value`).
-    case parameter
+public enum EngineAction: Sendable, Equatable {
+    /// Ramp the parameter to the value (for `room`: crossfade to the room of that index). The
+    /// value is already validated and clamped by the control side (`ParameterSpec.clamp`); the
+    /// engine trusts it.
+    case set(ParameterID, Double, ramp: RampLength)
+    /// A bound MIDI controller moved: set the parameter to the value over its default ramp.
+    /// Posted by the render thread's MIDI stage (`MIDIRouter`), never by the control side: its
+    /// echo tells the control side of a target it did not post.
+    case midiSet(ParameterID, Double)
     /// Start the player's transport.
     case play
     /// Stop the player's transport.
     case stop
-    /// Play `ring` from now on (crossfading from the previous one); nil detaches.
+    /// Play the ring from now on (crossfading from the previous one); nil detaches.
     /// One swap at a time: post the next only after the previous ring came back as
     /// `releasedRing` (the player has one slot for a ring it lets go of; `RackController`
     /// coalesces loads and seeks to honour this).
-    case attachPlayer
-    /// Render → control only: the player let go of `ring`; the control thread may free it.
-    case releasedRing
+    case attachPlayer(StereoRing?)
+    /// Render → control only: the player let go of the ring; the control thread may free it.
+    case releasedRing(StereoRing)
     /// Does nothing but come back through the applied queue at its sample: marks where a
-    /// preset recall (`value` = the control side's marker id) took effect.
-    case marker
+    /// preset recall (the control side's marker id) took effect.
+    case marker(Int)
+    /// Render → control only (`MIDIRouter.programs`): a MIDI program change (0…127) arrived;
+    /// the control thread recalls the preset of that index.
+    case programChange(Int)
     /// The driver rejoined a server after an outage: the scheduled events still waiting are
-    /// dropped (their timetags were mapped through a clock that stopped), and the parameter
-    /// events posted after it (with `rampFrames == EngineEvent.jump`) set the state the control
-    /// side holds now. Its echo carries the number of scheduled events dropped in `value`.
-    case restart
+    /// dropped (their timetags were mapped through a clock that stopped), and the `set` events
+    /// posted after it (with a `jump` ramp) set the state the control side holds now. Posted
+    /// with 0; its echo carries the number of scheduled events dropped.
+    case restart(droppedEvents: Int)
+
+    /// True for a `restart`.
+    /// - Realtime: safe
+    public var isRestart: Bool {
+        @_noLocks get {
+            if case .restart = self { return true }
+            return false
+        }
+    }
+
+    /// The parameter, value and ramp of a `set` or a `midiSet` (whose ramp is the default);
+    /// nil for every other action.
+    /// - Realtime: safe
+    public var parameterChange: (parameter: ParameterID, value: Double, ramp: RampLength)? {
+        @_noLocks get {
+            switch self {
+            case let .set(id, value, ramp): return (id, value, ramp)
+            case let .midiSet(id, value): return (id, value, .standard)
+            default: return nil
+            }
+        }
+    }
 }
 
 /// A change for the render thread, placed at an absolute sample position. Plain data: it
@@ -32,15 +114,8 @@ public struct EngineEvent: Sendable, Equatable {
     /// Sample time at which it applies; `EngineEvent.immediately` applies at the start of the
     /// next render call.
     public var sampleTime: Int64
-    public var kind: EventKind
-    public var parameter: ParameterID
-    /// Target value, already validated and clamped by the control side.
-    public var value: Double
-    /// Ramp length in frames; 0 means the parameter's default ramp, `EngineEvent.jump` no ramp
-    /// at all (only after a `restart`: the engine takes up the state it missed while no server ran).
-    public var rampFrames: Int64
-    /// The ring of `attachPlayer` and `releasedRing`.
-    public var ring: StereoRing?
+    /// What it does.
+    public var action: EngineAction
     /// True for an event placed in the future (a timetagged bundle): the control side counts
     /// it as the current target only once its echo says it was applied. The engine keeps such
     /// events in its bounded pending list; immediate ones never wait there.
@@ -51,20 +126,11 @@ public struct EngineEvent: Sendable, Equatable {
     /// - Realtime: safe
     public static var immediately: Int64 { @_noLocks @inline(__always) get { Int64.min } }
 
-    /// The `rampFrames` of a change that takes effect without a ramp (see `restart`).
-    /// - Realtime: safe
-    public static var jump: Int64 { @_noLocks @inline(__always) get { -1 } }
-
     /// - Realtime: safe
     @_noLocks
-    public init(sampleTime: Int64, kind: EventKind = .parameter, parameter: ParameterID = .cutoff,
-                value: Double = 0, rampFrames: Int64 = 0, ring: StereoRing? = nil) {
+    public init(sampleTime: Int64, _ action: EngineAction) {
         self.sampleTime = sampleTime
-        self.kind = kind
-        self.parameter = parameter
-        self.value = value
-        self.rampFrames = rampFrames
-        self.ring = ring
+        self.action = action
     }
 }
 
@@ -84,7 +150,7 @@ public struct EventQueue: @unchecked Sendable {
         capacity = c
         mask = c - 1
         slots = .allocate(capacity: c)
-        slots.initialize(repeating: EngineEvent(sampleTime: 0), count: c)
+        slots.initialize(repeating: EngineEvent(sampleTime: 0, .play), count: c)
         counters = .allocate(capacity: 2)
         counters.initialize(to: Atomic(0))
         (counters + 1).initialize(to: Atomic(0))

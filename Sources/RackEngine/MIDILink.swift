@@ -29,7 +29,7 @@ public final class MIDILink: @unchecked Sendable {
     deinit {
         if let t = router.pointee.table { t.deallocate() }
         collectRetired()
-        if router.pointee.shared[0].load(ordering: .acquiring) != 0 { router.pointee.tableHeaders[0]?.deallocate() }
+        if router.pointee.load(.incomingTable) != 0 { router.pointee.tableHeaders[0]?.deallocate() }
         waiting?.deallocate()
         router.pointee.deallocate()
         router.deinitialize(count: 1)
@@ -52,42 +52,43 @@ public final class MIDILink: @unchecked Sendable {
     }
 
     /// True while a map waits to be handed over or taken.
-    public var isPending: Bool { waiting != nil || router.pointee.shared[0].load(ordering: .acquiring) != 0 }
+    public var isPending: Bool { waiting != nil || router.pointee.load(.incomingTable) != 0 }
 
     private func collectRetired() {
-        guard router.pointee.shared[1].load(ordering: .acquiring) != 0 else { return }
+        guard router.pointee.load(.retiredTable) != 0 else { return }
         router.pointee.tableHeaders[1]?.deallocate()
         router.pointee.tableHeaders[1] = nil
-        router.pointee.shared[1].store(0, ordering: .releasing)
+        router.pointee.store(.retiredTable, 0)
     }
 
     private func handOver() {
-        guard let w = waiting, router.pointee.shared[0].load(ordering: .acquiring) == 0 else { return }
+        guard let w = waiting, router.pointee.load(.incomingTable) == 0 else { return }
         router.pointee.tableHeaders[0] = w
-        router.pointee.shared[0].store(Int(bitPattern: w.slots), ordering: .releasing)
+        router.pointee.store(.incomingTable, Int(bitPattern: w.slots))
         waiting = nil
     }
 
     /// Program changes received since the last call (program numbers 0…127, oldest first).
     public func takeProgramChanges() -> [Int] {
         var out: [Int] = []
-        while let e = router.pointee.programs.pop() { out.append(Int(e.value)) }
+        while let e = router.pointee.programs.pop() {
+            if case let .programChange(program) = e.action { out.append(program) }
+        }
         return out
     }
 
     /// The controller moved since the last call to `startWatching` or this, if any:
     /// (channel 1…16, controller 0…127).
     public func takeMovedController() -> (channel: Int, controller: Int)? {
-        let word = router.pointee.shared[2].load(ordering: .acquiring)
+        let word = router.pointee.load(.movedController)
         guard word != lastMoved else { return nil }
         lastMoved = word
         return (((word >> 8) & 0x0F) + 1, word & 0x7F)
     }
 
     /// Forgets controllers moved so far (MIDI learn starts now).
-    public func startWatching() { lastMoved = router.pointee.shared[2].load(ordering: .acquiring) }
+    public func startWatching() { lastMoved = router.pointee.load(.movedController) }
 
-    /// MIDI messages the render thread parsed, and events it could not schedule (full lists).
-    public var messagesReceived: Int { router.pointee.shared[3].load(ordering: .relaxed) }
-    public var eventsDropped: Int { router.pointee.shared[4].load(ordering: .relaxed) }
+    /// MIDI events the render thread could not schedule (full lists).
+    public var eventsDropped: Int { router.pointee.load(.droppedEvents) }
 }

@@ -78,13 +78,11 @@ public struct MIDIMap: Sendable, Equatable {
     public func table(channelFilter channel: Int) -> MIDITable {
         let t = MIDITable(channelFilter: UInt8(clamping: channel))
         for b in bindings {
-            let spec = Parameters[b.parameter]
-            t.slots[b.controller] = MIDITable.Slot(parameter: Int8(b.parameter.rawValue), channel: UInt8(b.channel),
-                                                   msb: -1, minimum: spec.minimum, maximum: spec.maximum,
-                                                   logarithmic: spec.taper == .logarithmic)
+            t.slots[b.controller] = MIDITable.Slot(parameter: b.parameter, channel: UInt8(b.channel), msb: nil,
+                                                   range: Parameters[b.parameter].range)
         }
-        for lsb in 0..<128 where t.slots[lsb].parameter < 0 {
-            guard let m = Self.msb(ofLSB: lsb), t.slots[m].parameter >= 0 else { continue }
+        for lsb in 0..<128 where t.slots[lsb].parameter == nil {
+            guard let m = Self.msb(ofLSB: lsb), t.slots[m].parameter != nil else { continue }
             var s = t.slots[m]
             s.msb = Int8(m)
             t.slots[lsb] = s
@@ -99,15 +97,14 @@ public struct MIDIMap: Sendable, Equatable {
 public struct MIDITable: @unchecked Sendable {
     /// What a controller does.
     public struct Slot: Sendable, Equatable {
-        /// `ParameterID.rawValue`, or −1: the controller is not bound.
-        public var parameter: Int8 = -1
+        /// The parameter the controller moves; nil: the controller is not bound.
+        public var parameter: ParameterID? = nil
         /// 1…16, or 0: any channel.
         public var channel: UInt8 = 0
-        /// For an LSB controller: the MSB controller it refines; −1 for an MSB or plain binding.
-        public var msb: Int8 = -1
-        public var minimum = 0.0
-        public var maximum = 1.0
-        public var logarithmic = false
+        /// For an LSB controller: the MSB controller it refines; nil for an MSB or plain binding.
+        public var msb: Int8? = nil
+        /// The parameter's range and taper (the table's own, `ParameterSpec.range`).
+        public var range = TaperedRange(minimum: 0, maximum: 1, taper: .linear)
     }
 
     /// 128 slots, by controller number.
@@ -124,26 +121,18 @@ public struct MIDITable: @unchecked Sendable {
     /// Frees the slots (control thread, once the render thread no longer holds the table).
     public func deallocate() { slots.deallocate() }
 
-    /// The parameter value at controller position `position` (0…1) of `slot`: logarithmic for
-    /// cutoff, linear otherwise, clamped to the range.
+    /// The parameter value at controller position `position` (0…1) of `slot`: the parameter's
+    /// taper (`TaperedRange.value(normalized:)`, the maths `/norm` uses).
     /// - Realtime: safe
     @_noLocks
     public static func value(_ slot: Slot, position: Double) -> Double {
-        let x = min(max(position, 0), 1)
-        let v = slot.logarithmic
-            ? slot.minimum * RackMath.exp2(RackMath.log2(slot.maximum / slot.minimum) * x)
-            : slot.minimum + (slot.maximum - slot.minimum) * x
-        return min(max(v, slot.minimum), slot.maximum)
+        slot.range.value(normalized: position)
     }
 
     /// The 7-bit controller value (0…127) that sends `value` of `slot` (MIDI feedback).
     /// - Realtime: safe
     @_noLocks
     public static func controllerValue(_ slot: Slot, value: Double) -> UInt8 {
-        let v = min(max(value, slot.minimum), slot.maximum)
-        let x = slot.logarithmic
-            ? RackMath.log2(v / slot.minimum) / RackMath.log2(slot.maximum / slot.minimum)
-            : (v - slot.minimum) / (slot.maximum - slot.minimum)
-        return UInt8(min(max(x, 0), 1) * 127 + 0.5)   // nearest step
+        UInt8(min(max(slot.range.normalized(value), 0), 1) * 127 + 0.5)   // nearest step
     }
 }

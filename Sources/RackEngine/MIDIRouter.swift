@@ -1,13 +1,6 @@
 import RackDSP
 import Synchronization
 
-extension EngineEvent {
-    /// The `rampFrames` of a CC change the render thread scheduled from MIDI: the parameter's
-    /// default ramp (any value ≤ 0 but `jump` is), and a sign for the control side that the
-    /// echo is a new target it did not post.
-    public static var fromMIDI: Int64 { @_noLocks @inline(__always) get { -2 } }
-}
-
 /// The render thread's MIDI stage, run once per process cycle before `rackRender`:
 ///
 /// 1. **Map**: take a new `MIDITable` from the control thread's mailbox, if one waits.
@@ -26,47 +19,70 @@ extension EngineEvent {
 /// Plain values and pointers allocated by `MIDILink`, which owns and frees them.
 /// - Realtime: safe
 public struct MIDIRouter {
+    /// The atomic words the render thread and the control thread (`MIDILink`) share.
+    enum Shared: Int, CaseIterable {
+        /// A table waiting for the render thread (its slot pointer's bits; 0: none).
+        case incomingTable
+        /// The table the render thread let go of, for the control thread to free (0: none).
+        case retiredTable
+        /// The last controller moved: (count << 12) | (channel << 8) | controller.
+        case movedController
+        /// Events that could not be scheduled (full lists).
+        case droppedEvents
+    }
+
     var parser = MIDIParser()
     /// The table in use (render thread), nil before the first one arrives.
     var table: MIDITable?
-    /// [0] = a table waiting for the render thread (its slot pointer's bits, 0: none),
-    /// [1] = the table it let go of (for the control thread to free, 0: none),
-    /// [2] = the last controller moved: (count << 12) | (channel << 8) | controller,
-    /// [3] = MIDI messages received, [4] = events that could not be scheduled.
+    /// The words of `Shared`, by its raw value.
     let shared: UnsafeMutablePointer<Atomic<Int>>
-    /// The tables behind the pointers in `shared` (same index as the slots pointer bits).
+    /// The tables behind the pointers in `shared`: [0] incoming, [1] retired.
     let tableHeaders: UnsafeMutablePointer<MIDITable?>
     /// Last MSB per channel and controller (−1: none yet), for the 14-bit LSB.
     let msbs: UnsafeMutablePointer<Int16>
-    /// The target each parameter had after the last cycle, as MIDI or feedback last knew it.
+    /// The target each continuous parameter had after the last cycle, as MIDI or feedback last
+    /// knew it, in the order of the engine's ramps (`Parameters.continuous`).
     let known: UnsafeMutablePointer<Double>
     var primed = false
-    /// Render → control: program changes (`.marker` events, value = program number).
+    /// Render → control: program changes (`programChange` events).
     public let programs: EventQueue
     var movedCount = 0
 
-    static let sharedSlots = 5
-
     init() {
-        shared = .allocate(capacity: Self.sharedSlots)
-        for i in 0..<Self.sharedSlots { (shared + i).initialize(to: Atomic(0)) }
+        shared = .allocate(capacity: Shared.allCases.count)
+        for i in 0..<Shared.allCases.count { (shared + i).initialize(to: Atomic(0)) }
         tableHeaders = .allocate(capacity: 2)
         tableHeaders.initialize(repeating: nil, count: 2)
         msbs = .allocate(capacity: 16 * 128)
         msbs.initialize(repeating: -1, count: 16 * 128)
-        known = .allocate(capacity: ParameterID.allCases.count)
-        known.initialize(repeating: 0, count: ParameterID.allCases.count)
+        known = .allocate(capacity: Parameters.continuous.count)
+        known.initialize(repeating: 0, count: Parameters.continuous.count)
         programs = EventQueue(minimumCapacity: 64)
     }
 
     func deallocate() {
-        shared.deinitialize(count: Self.sharedSlots)
+        shared.deinitialize(count: Shared.allCases.count)
         shared.deallocate()
         tableHeaders.deallocate()
         msbs.deallocate()
         known.deallocate()
         programs.deallocate()
     }
+
+    /// Reads a shared word (either thread).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func load(_ word: Shared) -> Int { shared[word.rawValue].load(ordering: .acquiring) }
+
+    /// Publishes a shared word (either thread).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func store(_ word: Shared, _ value: Int) { shared[word.rawValue].store(value, ordering: .releasing) }
+
+    /// Counts an event that found the lists full.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func countDroppedEvent() { shared[Shared.droppedEvents.rawValue].wrappingAdd(1, ordering: .relaxed) }
 
     /// Stages 1 and 2: a new table, and the feedback CCs into `out` (3 bytes each, at most
     /// `capacity` messages). Returns how many messages were written.
@@ -79,22 +95,23 @@ public struct MIDIRouter {
         core.pointee.drainQueue()
         let n = core.pointee.rampCount
         if !primed {
-            for p in 0..<n { known[p] = core.pointee.ramps[p].target }
+            for r in 0..<n { known[r] = core.pointee.ramps[r].target }
             primed = true
             return 0
         }
         guard let table else {
-            for p in 0..<n { known[p] = core.pointee.ramps[p].target }
+            for r in 0..<n { known[r] = core.pointee.ramps[r].target }
             return 0
         }
         var written = 0
-        for p in 0..<n {
-            let target = core.pointee.ramps[p].target
-            if target == known[p] { continue }
-            known[p] = target
+        for r in 0..<n {
+            let target = core.pointee.ramps[r].target
+            if target == known[r] { continue }
+            known[r] = target
+            let parameter = core.pointee.rampParameters[r]
             for cc in 0..<128 {
                 let slot = table.slots[cc]
-                guard Int(slot.parameter) == p, slot.msb < 0, written < capacity else { continue }
+                guard let bound = slot.parameter, bound.index == parameter.index, slot.msb == nil, written < capacity else { continue }
                 let channel = slot.channel != 0 ? slot.channel : (table.channelFilter != 0 ? table.channelFilter : 1)
                 out[3 * written] = 0xB0 | ((channel - 1) & 0x0F)
                 out[3 * written + 1] = UInt8(cc)
@@ -110,16 +127,16 @@ public struct MIDIRouter {
     /// - Realtime: safe
     @_noLocks
     mutating func takeTable() {
-        guard shared[0].load(ordering: .acquiring) != 0, shared[1].load(ordering: .acquiring) == 0 else { return }
+        guard load(.incomingTable) != 0, load(.retiredTable) == 0 else { return }
         // The control thread writes the header only while the mailbox is empty: read it
         // before emptying the mailbox.
         let incoming = tableHeaders[0]
         if let old = table {
             tableHeaders[1] = old
-            shared[1].store(Int(bitPattern: old.slots), ordering: .releasing)
+            store(.retiredTable, Int(bitPattern: old.slots))
         }
         table = incoming
-        shared[0].store(0, ordering: .releasing)
+        store(.incomingTable, 0)
     }
 
     /// Stage 3: the bytes of one JACK MIDI event at `frame` of the cycle (the cycle starts at
@@ -129,15 +146,14 @@ public struct MIDIRouter {
     public mutating func receive(_ bytes: UnsafePointer<UInt8>, count: Int, frame: Int, core: UnsafeMutablePointer<EngineCore>) {
         for i in 0..<count {
             guard let m = parser.feed(bytes[i]) else { continue }
-            shared[3].wrappingAdd(1, ordering: .relaxed)
             let t = core.pointee.sampleTime + Int64(max(frame, 0))
             switch m {
             case let .controlChange(channel, controller, value):
                 controlChange(channel: channel, controller: controller, value: value, at: t, core: core)
             case let .programChange(channel, program):
                 guard let table, table.channelFilter == 0 || table.channelFilter == channel + 1 else { continue }
-                if !programs.push(EngineEvent(sampleTime: t, kind: .marker, value: Double(program))) {
-                    shared[4].wrappingAdd(1, ordering: .relaxed)
+                if !programs.push(EngineEvent(sampleTime: t, .programChange(Int(program)))) {
+                    countDroppedEvent()
                 }
             }
         }
@@ -151,43 +167,28 @@ public struct MIDIRouter {
                                 core: UnsafeMutablePointer<EngineCore>) {
         guard let table, table.channelFilter == 0 || table.channelFilter == channel + 1 else { return }
         let slot = table.slots[Int(controller)]
-        if slot.msb < 0 {   // learn sees the MSB of a 14-bit pair, never its LSB
+        if slot.msb == nil {   // learn sees the MSB of a 14-bit pair, never its LSB
             movedCount &+= 1
-            shared[2].store((movedCount << 12) | (Int(channel) << 8) | Int(controller), ordering: .releasing)
+            store(.movedController, (movedCount << 12) | (Int(channel) << 8) | Int(controller))
         }
-        guard slot.parameter >= 0, slot.channel == 0 || slot.channel == channel + 1 else { return }
+        guard let parameter = slot.parameter, slot.channel == 0 || slot.channel == channel + 1 else { return }
         let position: Double
-        if slot.msb >= 0 {
-            let msb = msbs[Int(channel) * 128 + Int(slot.msb)]
+        if let msbController = slot.msb {
+            let msb = msbs[Int(channel) * 128 + Int(msbController)]
             guard msb >= 0 else { return }             // an LSB with no MSB to refine
             position = Double(Int(msb) * 128 + Int(value)) / 16_383
         } else {
             msbs[Int(channel) * 128 + Int(controller)] = Int16(value)
             position = Double(value) / 127
         }
-        let p = Int(slot.parameter)
         let v = MIDITable.value(slot, position: position)
-        known[p] = v
-        // Not counted as scheduled by the control side; its echo (marked by `rampFrames`) makes
-        // it the target there.
-        let e = EngineEvent(sampleTime: t, kind: .parameter, parameter: Self.parameter(p), value: v,
-                            rampFrames: EngineEvent.fromMIDI)
+        if let r = core.pointee.rampIndices[parameter.index] { known[r] = v }
+        // Not counted as scheduled by the control side; its echo (a `midiSet`) makes it the
+        // target there.
         if core.pointee.pending.scheduledCount >= core.pointee.pending.scheduled.capacity {
-            shared[4].wrappingAdd(1, ordering: .relaxed)
+            countDroppedEvent()
             return
         }
-        core.pointee.pending.insert(e)
-    }
-
-    /// The parameter of table index `p` (a continuous one).
-    /// - Realtime: safe
-    @_noLocks @inline(__always)
-    static func parameter(_ p: Int) -> ParameterID {
-        switch p {
-        case 0: return .cutoff
-        case 1: return .resonance
-        case 2: return .mix
-        default: return .gain
-        }
+        core.pointee.pending.insert(EngineEvent(sampleTime: t, .midiSet(parameter, v)))
     }
 }

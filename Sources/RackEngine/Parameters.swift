@@ -29,6 +29,66 @@ public enum Taper: String, Sendable {
     case choice
 }
 
+/// A parameter's range and the taper a 0…1 control position moves along it: plain values, so
+/// the render thread's MIDI stage uses the same maths as OSC's `/norm`, plots and sliders.
+/// This is the one clamp of a value into its range: the control side applies it to every value
+/// a user gives; the engine and the kernels trust what they receive.
+public struct TaperedRange: Sendable, Equatable {
+    public var minimum: Double
+    public var maximum: Double
+    public var taper: Taper
+
+    /// - Realtime: safe
+    @_noLocks
+    public init(minimum: Double, maximum: Double, taper: Taper) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.taper = taper
+    }
+
+    /// `value` forced into the range (indices of a choice are rounded).
+    /// - Realtime: safe
+    @_noLocks
+    public func clamp(_ value: Double) -> Double {
+        let v = min(max(value, minimum), maximum)
+        return taper == .choice ? Self.nearestWhole(v) : v
+    }
+
+    /// `x` rounded to the nearest whole number, halves away from zero (what `rounded()` does,
+    /// written out for the render thread's checker; exact for the indices of a choice).
+    /// - Realtime: safe
+    @_noLocks
+    static func nearestWhole(_ x: Double) -> Double {
+        let whole = Double(Int64(x))   // toward zero
+        let rest = x - whole
+        if rest >= 0.5 { return whole + 1 }
+        if rest <= -0.5 { return whole - 1 }
+        return whole
+    }
+
+    /// The value at a 0…1 control position (out-of-range positions are clamped first).
+    /// - Realtime: safe
+    @_noLocks
+    public func value(normalized x: Double) -> Double {
+        let t = min(max(x, 0), 1)
+        switch taper {
+        case .logarithmic: return clamp(minimum * RackMath.exp2(RackMath.log2(maximum / minimum) * t))
+        case .linear, .choice: return clamp(minimum + (maximum - minimum) * t)
+        }
+    }
+
+    /// The 0…1 control position of `value` (clamped into the range first).
+    /// - Realtime: safe
+    @_noLocks
+    public func normalized(_ value: Double) -> Double {
+        let v = clamp(value)
+        switch taper {
+        case .logarithmic: return RackMath.log2(v / minimum) / RackMath.log2(maximum / minimum)
+        case .linear, .choice: return (v - minimum) / (maximum - minimum)
+        }
+    }
+}
+
 /// One row of the parameter table: everything the kernels, OSC, presets, CLI help and docs know
 /// about a parameter comes from here. Defaults live here and nowhere else.
 public struct ParameterSpec: Sendable {
@@ -56,29 +116,17 @@ public struct ParameterSpec: Sendable {
     /// The OSC address of the parameter.
     public var address: String { "/rack/" + name }
 
+    /// The range and its taper: the one place the taper maths lives.
+    public var range: TaperedRange { TaperedRange(minimum: minimum, maximum: maximum, taper: taper) }
+
     /// `value` forced into the range (indices of a choice are rounded).
-    public func clamp(_ value: Double) -> Double {
-        let v = min(max(value, minimum), maximum)
-        return taper == .choice ? v.rounded() : v
-    }
+    public func clamp(_ value: Double) -> Double { range.clamp(value) }
 
     /// The value at a 0…1 controller position (logarithmic for a logarithmic taper).
-    public func value(normalized x: Double) -> Double {
-        let t = min(max(x, 0), 1)
-        switch taper {
-        case .logarithmic: return clamp(minimum * RackMath.exp2(RackMath.log2(maximum / minimum) * t))
-        case .linear, .choice: return clamp(minimum + (maximum - minimum) * t)
-        }
-    }
+    public func value(normalized x: Double) -> Double { range.value(normalized: x) }
 
     /// The 0…1 controller position of `value`.
-    public func normalized(_ value: Double) -> Double {
-        let v = clamp(value)
-        switch taper {
-        case .logarithmic: return RackMath.log2(v / minimum) / RackMath.log2(maximum / minimum)
-        case .linear, .choice: return (v - minimum) / (maximum - minimum)
-        }
-    }
+    public func normalized(_ value: Double) -> Double { range.normalized(value) }
 
     /// How a value given by a user (command line, OSC, automation) is taken: a 0…1 control
     /// position mapped through the taper when `normalized`, else clamped to the range.
@@ -100,6 +148,20 @@ public struct ParameterSpec: Sendable {
         let limit = Parameters.longestRampSeconds
         if seconds > limit { return "ramp time must be at most \(formatNumber(limit)) s" }
         return nil
+    }
+
+    /// The cap a ramp of `seconds` is shortened to, or nil when it is within it: the rule the
+    /// engine applies in frames (`RampLength.resolvedFrames` with `rampLimits`) and automation
+    /// warns about (a room crossfade longer than `maximumRampSeconds`).
+    public func shortenedRamp(seconds: Double) -> Double? {
+        seconds > maximumRampSeconds ? maximumRampSeconds : nil
+    }
+
+    /// The default and longest ramp in frames at `sampleRate`, as the engine applies them
+    /// (`RampLength.resolvedFrames`) and as plots and automation's warnings predict them.
+    public func rampLimits(sampleRate: Double) -> RampLimits {
+        RampLimits(defaultFrames: Int64((defaultRampSeconds * sampleRate).rounded()),
+                   maximumFrames: Int64((maximumRampSeconds * sampleRate).rounded()))
     }
 
     /// A value as users read it: a room by name, numbers without noise ("2500", "-3", "0.5").
@@ -139,6 +201,10 @@ public enum Parameters {
                       taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
                       summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name)),
     ]
+
+    /// The continuous parameters (every one but a choice), in table order: the engine keeps
+    /// one ramp for each, in this order.
+    public static let continuous: [ParameterSpec] = all.filter { $0.taper != .choice }
 
     /// The row of `id`.
     public static subscript(_ id: ParameterID) -> ParameterSpec { all[id.rawValue] }

@@ -20,10 +20,8 @@ public struct RackState: Sendable, Equatable {
     }
 
     /// The events that move a rack from anywhere to this state at `sampleTime`, every parameter
-    /// ramping over `rampFrames` (0: each parameter's default ramp).
-    public func events(at sampleTime: Int64, rampFrames: Int64) -> [EngineEvent] {
-        ParameterID.allCases.map {
-            EngineEvent(sampleTime: sampleTime, kind: .parameter, parameter: $0, value: self[$0], rampFrames: rampFrames)
-        }
+    /// ramping over `ramp`.
+    public func events(at sampleTime: Int64, ramp: RampLength) -> [EngineEvent] {
+        ParameterID.allCases.map { EngineEvent(sampleTime: sampleTime, .set($0, self[$0], ramp: ramp)) }
     }
 }

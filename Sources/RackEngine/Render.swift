@@ -6,8 +6,6 @@ public enum RenderStatus: Sendable, Equatable {
     case success
     /// The input node had nothing to give (rendered as silence); every other source was rendered.
     case insufficientDataFromInputNode
-    /// Nothing was rendered now; try again on the next pass (the engine is being reconfigured).
-    case cannotDoInCurrentContext
     /// Nothing was rendered: the request itself was wrong (more frames than the engine's maximum).
     case error
 }
@@ -150,10 +148,11 @@ extension EngineCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func renderPlayer(_ stretch: SegmentStretch, offset: Int) {
-        player.process(left: sumLeft + offset, right: sumRight + offset,
-                       scratchLeft: scratchLeft, scratchRight: scratchRight, frames: stretch.frames)
+        player.process(Player.Block(
+            output: StereoBuffers(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames),
+            scratch: StereoBuffers(left: scratchLeft, right: scratchRight, frames: stretch.frames)))
         if !applied.isFull, let r = player.takeReleased() {
-            _ = applied.push(EngineEvent(sampleTime: stretch.from, kind: .releasedRing, ring: r))
+            _ = applied.push(EngineEvent(sampleTime: stretch.from, .releasedRing(r)))
         }
     }
 
@@ -173,12 +172,13 @@ extension EngineCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func renderFilter(_ stretch: SegmentStretch, offset: Int) {
-        let from = coefficients(cutoffHz: ramp(.cutoff).value(at: stretch.start),
-                                resonanceDecibels: ramp(.resonance).value(at: stretch.start))
-        let to = coefficients(cutoffHz: ramp(.cutoff).value(at: stretch.endSample),
-                              resonanceDecibels: ramp(.resonance).value(at: stretch.endSample))
-        filter.process(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames,
-                       from: from, to: to, offset: stretch.offsetInSegment, length: stretch.length)
+        filter.process(LowPass.Block(
+            buffers: StereoBuffers(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames),
+            from: LowPass.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.start),
+                                  resonanceDecibels: ramp(.resonance).value(at: stretch.start)),
+            to: LowPass.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.endSample),
+                                resonanceDecibels: ramp(.resonance).value(at: stretch.endSample)),
+            offset: stretch.offsetInSegment, length: stretch.length))
     }
 
     /// Lists the stretch's mix (percent → wet fraction) and gain (dB → linear) for the mix
@@ -186,12 +186,13 @@ extension EngineCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func scheduleMix(_ stretch: SegmentStretch, offset: Int) {
+        let gainFrom = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.start))
+        let gainTo = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.endSample))
         mixer.append(WetDryGain.Segment(
             start: offset, end: offset + stretch.frames, offset: stretch.offsetInSegment, length: stretch.length,
             mixFrom: Float(ramp(.mix).value(at: stretch.start) / 100),
             mixTo: Float(ramp(.mix).value(at: stretch.endSample) / 100),
-            gainFrom: linearGain(decibels: ramp(.gain).value(at: stretch.start)),
-            gainTo: linearGain(decibels: ramp(.gain).value(at: stretch.endSample))))
+            gainFrom: gainFrom, gainTo: gainTo))
     }
 
     /// The reverb runs over the whole block, split only where the room changes.
@@ -227,8 +228,9 @@ extension EngineCore {
             monitor.set(.peakReset, 0)
             mixer.resetPeaks()
         }
-        mixer.process(dryLeft: sumLeft, dryRight: sumRight, wetLeft: wetLeft, wetRight: wetRight,
-                      outputLeft: outputLeft, outputRight: outputRight, frames: frames)
+        mixer.process(WetDryGain.Block(dry: StereoBuffers(left: sumLeft, right: sumRight, frames: frames),
+                                       wet: StereoBuffers(left: wetLeft, right: wetRight, frames: frames),
+                                       output: StereoBuffers(left: outputLeft, right: outputRight, frames: frames)))
     }
 
     /// Publishes the meters, the transport and the counters for the control thread.

@@ -37,7 +37,28 @@ public final class AudioFileReader {
     /// itself would silently shorten such a file). Other truncated files (FLAC, …) are reported
     /// by `read` when the data runs out before the length in the header.
     public init(path: String) throws(AudioFileError) {
-        // 1. stat() before anything is opened: opening a FIFO for reading would block.
+        try Self.checkRegularFile(path)
+        let (fd, fileSize) = try Self.openRegularFile(path)
+        let (h, sfinfo) = try Self.openSoundFile(fd: fd, path: path, fileSize: fileSize)
+        let container = AudioContainer(sndfileFormat: sfinfo.format)
+        do throws(AudioFileError) {
+            try Self.validate(sfinfo, path: path)
+            try Self.checkNotTruncated(h, fd: fd, container: container, fileSize: fileSize, path: path)
+        } catch {
+            sf_close(h)
+            Glibc.close(fd)
+            throw error
+        }
+        self.handle = h
+        self.fd = fd
+        self.info = AudioFileInfo(
+            path: path, frames: sfinfo.frames, sampleRate: Double(sfinfo.samplerate),
+            channels: Int(sfinfo.channels), container: container,
+            sampleFormat: SampleFormat(sndfileFormat: sfinfo.format))
+    }
+
+    /// Stage 1: stat() before anything is opened (opening a FIFO for reading would block).
+    private static func checkRegularFile(_ path: String) throws(AudioFileError) {
         switch Sys.statPath(path) {
         case .failure(let e):
             switch e.code {
@@ -47,9 +68,12 @@ public final class AudioFileReader {
         case .success(let st):
             guard Sys.isRegular(st) else { throw .notRegularFile(path: path) }
         }
+    }
 
-        // 2. open(); O_NONBLOCK so that if the path was swapped for a FIFO since the stat() we
-        //    still do not block, and re-check the type of what was actually opened.
+    /// Stage 2: open() with O_NONBLOCK, so that a path swapped for a FIFO since the stat()
+    /// still does not block, and re-check the type of what was actually opened. Returns the
+    /// descriptor (blocking again) and the file's size in bytes.
+    private static func openRegularFile(_ path: String) throws(AudioFileError) -> (fd: Int32, fileSize: Int64) {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         if fd < 0 {
             let code = errno
@@ -63,9 +87,12 @@ public final class AudioFileReader {
         }
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-        let fileSize = Int64(st.st_size)
+        return (fd, Int64(st.st_size))
+    }
 
-        // 3. libsndfile. The descriptor stays ours (close_desc = 0) and is closed in close().
+    /// Stage 3: libsndfile. The descriptor stays ours (close_desc = 0) and is closed in
+    /// close(); on failure it is closed here.
+    private static func openSoundFile(fd: Int32, path: String, fileSize: Int64) throws(AudioFileError) -> (OpaquePointer, SF_INFO) {
         var sfinfo = SF_INFO()
         guard let h = sf_open_fd(fd, Int32(SFM_READ), &sfinfo, 0) else {
             let code = sf_error(nil)
@@ -75,40 +102,31 @@ public final class AudioFileReader {
             if fileSize == 0 { throw .badData(path: path, reason: "empty file (0 bytes), not audio") }
             throw .badData(path: path, reason: msg)
         }
+        return (h, sfinfo)
+    }
 
-        // 4. Validate what libsndfile found.
-        func fail(_ e: AudioFileError) -> AudioFileError {
-            sf_close(h)
-            Glibc.close(fd)
-            return e
-        }
-        if sfinfo.channels > 2 { throw fail(.tooManyChannels(path: path, channels: Int(sfinfo.channels))) }
-        if sfinfo.channels < 1 { throw fail(.badData(path: path, reason: "no channels")) }
-        if sfinfo.samplerate <= 0 { throw fail(.badData(path: path, reason: "invalid sample rate \(sfinfo.samplerate)")) }
+    /// Stage 4: what libsndfile found is usable (1 or 2 channels, a rate, a known non-zero length).
+    private static func validate(_ sfinfo: SF_INFO, path: String) throws(AudioFileError) {
+        if sfinfo.channels > 2 { throw .tooManyChannels(path: path, channels: Int(sfinfo.channels)) }
+        if sfinfo.channels < 1 { throw .badData(path: path, reason: "no channels") }
+        if sfinfo.samplerate <= 0 { throw .badData(path: path, reason: "invalid sample rate \(sfinfo.samplerate)") }
         if sfinfo.frames < 0 || sfinfo.frames == Int64.max {
             // libsndfile reports SF_COUNT_MAX when it cannot find the end, e.g. an Ogg stream
             // cut off before its end-of-stream page.
-            throw fail(.badData(path: path, reason: "length unknown: the file is truncated or unterminated"))
+            throw .badData(path: path, reason: "length unknown: the file is truncated or unterminated")
         }
-        if sfinfo.frames == 0 { throw fail(.empty(path: path)) }
+        if sfinfo.frames == 0 { throw .empty(path: path) }
+    }
 
-        let container = AudioContainer(sndfileFormat: sfinfo.format)
-        // 5. libsndfile silently shortens a WAV/AIFF whose header promises more data than the file
-        //    holds (it only notes "(should be …)" in its log); a cut-off file is corrupt for us.
+    /// Stage 5: libsndfile silently shortens a WAV/AIFF whose header promises more data than
+    /// the file holds (it only notes "(should be …)" in its log); a cut-off file is corrupt for us.
+    private static func checkNotTruncated(_ h: OpaquePointer, fd: Int32, container: AudioContainer?, fileSize: Int64,
+                                          path: String) throws(AudioFileError) {
         if container == .wav {
-            if let claim = WAVHeader.truncation(fd: fd, fileSize: fileSize) {
-                throw fail(.badData(path: path, reason: claim))
-            }
-        } else if let claim = Self.truncationFromLog(h) {
-            throw fail(.badData(path: path, reason: claim))
+            if let claim = WAVHeader.truncation(fd: fd, fileSize: fileSize) { throw .badData(path: path, reason: claim) }
+        } else if let claim = truncationFromLog(h) {
+            throw .badData(path: path, reason: claim)
         }
-
-        self.handle = h
-        self.fd = fd
-        self.info = AudioFileInfo(
-            path: path, frames: sfinfo.frames, sampleRate: Double(sfinfo.samplerate),
-            channels: Int(sfinfo.channels), container: container,
-            sampleFormat: SampleFormat(sndfileFormat: sfinfo.format))
     }
 
     deinit { close() }

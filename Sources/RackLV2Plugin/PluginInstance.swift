@@ -159,9 +159,8 @@ struct PluginInstance {
                 value = limit.defaultValue
             }
             if !jump && value == current[index] { continue }
-            guard let parameter = ParameterID(rawValue: index) else { continue }
-            let event = EngineEvent(sampleTime: EngineEvent.immediately, kind: .parameter, parameter: parameter,
-                                    value: value, rampFrames: jump ? EngineEvent.jump : 0)
+            guard let parameter = ParameterID(rawValue: index) else { continue }   // ports are in table order (PluginLayout)
+            let event = EngineEvent(sampleTime: EngineEvent.immediately, .set(parameter, value, ramp: jump ? .jump : .standard))
             // A full queue (a host calling run(0) again and again: the engine drains it only
             // when it renders) keeps the old value, so the change is posted again next call.
             if controls.push(event) { current[index] = value }

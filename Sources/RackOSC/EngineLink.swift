@@ -83,9 +83,9 @@ extension RackController {
     /// the latest state, whatever was queued before the server went.
     private func restartEngine() {
         guard let engine else { return }
-        var events = [EngineEvent(sampleTime: EngineEvent.immediately, kind: .restart)]
-        events += targets.events(at: EngineEvent.immediately, rampFrames: EngineEvent.jump)
-        events.append(EngineEvent(sampleTime: EngineEvent.immediately, kind: player.playing ? .play : .stop))
+        var events = [EngineEvent(sampleTime: EngineEvent.immediately, .restart(droppedEvents: 0))]
+        events += targets.events(at: EngineEvent.immediately, ramp: .jump)
+        events.append(EngineEvent(sampleTime: EngineEvent.immediately, player.playing ? .play : .stop))
         guard engine.queueSpace >= events.count else { return }   // tried again on the next pass
         for e in events { _ = engine.post(e) }
         restartPending = false

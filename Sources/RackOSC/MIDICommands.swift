@@ -61,9 +61,11 @@ extension RackController {
         guard let midi else { return }
         midi.link.poll()
         for program in midi.link.takeProgramChanges() {
-            let request = Request(message: OSCMessage("/rack/preset", [.int(Int32(program))]), timeTag: .immediately,
-                                  from: OSCEndpoint(host: "127.0.0.1", port: 0)!)
-            do throws(Reason) { try recallPreset(request) } catch {
+            guard let preset = presets.preset(index: program) else {
+                log("MIDI program change \(program): unknown preset \(program)")
+                continue
+            }
+            do throws(Reason) { try recall(preset, rampFrames: 0, at: EngineEvent.immediately) } catch {
                 log("MIDI program change \(program): \(error.text)")
             }
         }

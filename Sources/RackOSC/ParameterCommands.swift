@@ -30,7 +30,7 @@ extension RackController {
                 report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        let event = EngineEvent(sampleTime: try sample(for: r.timeTag), kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp)
+        let event = EngineEvent(sampleTime: try sample(for: r.timeTag), .set(spec.id, value, ramp: RampLength(frames: ramp)))
         // An immediate change is the target from now on; a scheduled one becomes the target
         // when the render thread applies it (its echo), so get/dump never run ahead of the sound.
         // Nothing is the target that was refused (queue full, too many scheduled, no server for

@@ -20,7 +20,7 @@ extension RackController {
     func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
         guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
         player.playing = playing
-        try post(EngineEvent(sampleTime: sample(for: r.timeTag), kind: playing ? .play : .stop))
+        try post(EngineEvent(sampleTime: sample(for: r.timeTag), playing ? .play : .stop))
     }
 
     /// `/rack/player/loop 0|1`.
@@ -77,7 +77,7 @@ extension RackController {
         feedback.notify(OSCMessage("/rack/error", [.string("/rack/player"), .string(reason)]))
         player.failure = reason
         player.playing = false
-        _ = try? post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .stop))
+        _ = try? post(EngineEvent(sampleTime: EngineEvent.immediately, .stop))
     }
 
     /// Why the player stopped by itself, empty when it did not (`/rack/status`).

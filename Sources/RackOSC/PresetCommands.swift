@@ -18,11 +18,16 @@ extension RackController {
             throw Reason("expects a preset name or index")
         }
         guard let preset else { throw Reason("unknown preset \(args[0])") }
-        let ramp = try rampFrames(args, at: 1)
-        let t = try sample(for: r.timeTag)
+        try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag))
+    }
+
+    /// Recalls `preset` at engine sample `t` (`EngineEvent.immediately`: now), every parameter
+    /// ramping over `rampFrames` (0: each one's default): the path of `/rack/preset` and of a
+    /// MIDI program change.
+    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: Int64) throws(Reason) {
         let marker = nextMarker
-        var events = [EngineEvent(sampleTime: t, kind: .marker, value: Double(marker))]
-        events += preset.state.events(at: t, rampFrames: ramp)
+        var events = [EngineEvent(sampleTime: t, .marker(marker))]
+        events += preset.state.events(at: t, ramp: RampLength(frames: ramp))
         // All or nothing: a recall is never half-applied because the queue filled up.
         let posted = try post(events)
         if posted {

@@ -230,54 +230,67 @@ public final class RackController {
 
     func drainApplied() {
         guard let engine else { return }
-        while var e = engine.nextApplied() {
+        while let e = engine.nextApplied() {
             if e.isScheduled {
                 // Before a restart's echo, a scheduled echo is of the time before the outage: it
                 // was not counted after the restart, and its value is not the target.
                 if restartsInFlight > 0 { continue }
                 scheduledInFlight = max(0, scheduledInFlight - 1)
             }
-            if e.kind == .parameter {
-                lastApplied.append(e)
-                if lastApplied.count > ControllerTuning.lastAppliedCount { lastApplied.removeFirst() }
-            }
-            switch e.kind {
-            case .releasedRing:
-                player.released(e.ring)
-            case .restart:
+            switch e.action {
+            case let .releasedRing(ring):
+                player.released(ring)
+            case let .restart(dropped):
                 restartsInFlight = max(0, restartsInFlight - 1)
-                if e.value > 0 {
-                    log("\(Int(e.value)) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
+                if dropped > 0 {
+                    log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
                 }
-            case .marker:
-                if let m = markerNames.removeValue(forKey: Int(e.value)) {
+            case let .marker(id):
+                if let m = markerNames.removeValue(forKey: id) {
                     if e.isScheduled { lastPreset = m.name }
                     feedback.notify(OSCMessage("/rack/preset", [.string(m.name)]))
                     recorder.recordPreset(name: m.name, rampFrames: m.rampFrames, at: e, engine: engine)
                     suppressEchoes = Parameters.all.count
                 }
-            case .parameter:
-                if e.rampFrames == EngineEvent.jump {
+            case let .set(id, value, ramp):
+                noteApplied(e)
+                if ramp == .jump {
                     // The engine taking up the state after a rejoin: already the targets, told
                     // when it changed; recorded as a change at this sample (default ramp).
-                    e.rampFrames = 0
-                    recorder.record(e, engine: engine)
+                    recorder.record(EngineEvent(sampleTime: e.sampleTime, .set(id, value, ramp: .standard)), engine: engine)
                     continue
                 }
-                if e.rampFrames == EngineEvent.fromMIDI { targets[e.parameter] = e.value }   // MIDIRouter's CC
-                nsm?.markDirty(socket: replier)
-                if e.isScheduled { targets[e.parameter] = e.value }
-                feedback.notify(Self.valueMessage(Parameters[e.parameter], e.value))
-                if suppressEchoes > 0 {
-                    suppressEchoes -= 1
-                } else {
-                    recorder.record(e, engine: engine)
-                }
+                appliedChange(e, id, value)
+            case let .midiSet(id, value):
+                noteApplied(e)
+                targets[id] = value   // MIDIRouter's CC
+                appliedChange(e, id, value)
             case .play, .stop:
                 recorder.record(e, engine: engine)
-            case .attachPlayer:
+            case .attachPlayer, .programChange:
                 break
             }
+        }
+    }
+
+    /// Keeps an applied parameter change in `lastApplied`.
+    private func noteApplied(_ e: EngineEvent) {
+        lastApplied.append(e)
+        if lastApplied.count > ControllerTuning.lastAppliedCount { lastApplied.removeFirst() }
+    }
+
+    /// A parameter change the engine applied: the session is dirty, a scheduled value is the
+    /// target now, subscribers are told, and the recording notes it (unless a preset's marker
+    /// already did).
+    private func appliedChange(_ e: EngineEvent, _ id: ParameterID, _ value: Double) {
+        guard let engine else { return }
+        nsm?.markDirty(socket: replier)
+        if e.isScheduled { targets[id] = value }
+        feedback.notify(Self.valueMessage(Parameters[id], value))
+        if suppressEchoes > 0 {
+            suppressEchoes -= 1
+        } else {
+            recorder.record(e, engine: engine)
         }
     }
 

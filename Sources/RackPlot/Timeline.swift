@@ -124,8 +124,8 @@ public struct Timeline: Sendable {
         // The axis ends a little after the last thing happening (or at the input's end).
         var contentEnd = 0.0
         for e in scheduled {
-            let spec = Parameters[e.event.parameter]
-            contentEnd = max(contentEnd, Double(e.event.sampleTime + effectiveFrames(e.event, spec, rate)) / rate)
+            let spec = Parameters[e.parameter]
+            contentEnd = max(contentEnd, Double(e.sampleTime + effectiveFrames(e, spec, rate)) / rate)
         }
         for e in automation.events { contentEnd = max(contentEnd, e.time) }
         for p in problems { contentEnd = max(contentEnd, p.time) }
@@ -143,11 +143,11 @@ public struct Timeline: Sendable {
         // retargeting the parameter's ramp from wherever it is at that sample.
         var tracks: [ParameterTrack] = []
         for spec in Parameters.all where spec.taper != .choice {
-            let mine = scheduled.filter { $0.event.parameter == spec.id }
+            let mine = scheduled.filter { $0.parameter == spec.id }
             tracks.append(track(spec, events: mine, initial: initialState[spec.id], rate: rate,
                                 endFrame: endFrame, duration: duration))
         }
-        let rooms = roomSpans(scheduled.filter { $0.event.parameter.isRoom }, initial: initialState.room,
+        let rooms = roomSpans(scheduled.filter { $0.parameter.isRoom }, initial: initialState.room,
                               rate: rate, duration: duration)
 
         var marks: [PresetMark] = []
@@ -156,7 +156,7 @@ public struct Timeline: Sendable {
             let t = Int64((e.time * rate).rounded())
             if let lengthFrames, t >= lengthFrames { continue }
             let longest = scheduled.filter { $0.line == e.line }
-                .map { Double(effectiveFrames($0.event, Parameters[$0.event.parameter], rate)) / rate }.max() ?? 0
+                .map { Double(effectiveFrames($0, Parameters[$0.parameter], rate)) / rate }.max() ?? 0
             marks.append(PresetMark(line: e.line, time: Double(t) / rate, name: name, rampSeconds: longest))
         }
         return Timeline(fileName: fileName, sampleRate: rate, inputLength: length, duration: duration,
@@ -164,10 +164,28 @@ public struct Timeline: Sendable {
                         eventCount: automation.events.count, startDescription: startDescription)
     }
 
-    /// An engine event with the automation line it came from.
+    /// A parameter change the engine receives, with the automation line it came from.
     struct Scheduled {
         let line: Int
-        let event: EngineEvent
+        let sampleTime: Int64
+        let parameter: ParameterID
+        let value: Double
+        let ramp: RampLength
+
+        init(line: Int, sampleTime: Int64, parameter: ParameterID, value: Double, ramp: RampLength) {
+            self.line = line
+            self.sampleTime = sampleTime
+            self.parameter = parameter
+            self.value = value
+            self.ramp = ramp
+        }
+
+        /// The change of `event` (a `set`), from line `line`; nil for any other event.
+        init?(line: Int, event: EngineEvent) {
+            guard let change = event.action.parameterChange else { return nil }
+            self.init(line: line, sampleTime: event.sampleTime, parameter: change.parameter, value: change.value,
+                      ramp: change.ramp)
+        }
     }
 
     /// The parameter events the engine receives for `automation`: the same mapping as
@@ -175,18 +193,17 @@ public struct Timeline: Sendable {
     /// times and ramps rounded to samples, events at or after the end left out), with line numbers.
     static func schedule(_ automation: Automation, sampleRate rate: Double, presetState: (String) -> RackState?,
                          lengthFrames: Int64?) -> [Scheduled] {
-        func frames(_ s: Double?) -> Int64 { s.map { Int64(($0 * rate).rounded()) } ?? 0 }
+        func ramp(_ s: Double?) -> RampLength { RampLength(frames: s.map { Int64(($0 * rate).rounded()) } ?? 0) }
         var out: [Scheduled] = []
         for e in automation.events {
             let t = Int64((e.time * rate).rounded())
             if let lengthFrames, t >= lengthFrames { continue }
             switch e.action {
-            case let .set(id, value, ramp):
-                out.append(Scheduled(line: e.line, event: EngineEvent(sampleTime: t, kind: .parameter, parameter: id,
-                                                                      value: value, rampFrames: frames(ramp))))
-            case let .preset(name, ramp):
+            case let .set(id, value, seconds):
+                out.append(Scheduled(line: e.line, sampleTime: t, parameter: id, value: value, ramp: ramp(seconds)))
+            case let .preset(name, seconds):
                 guard let state = presetState(name) else { continue }
-                out += state.events(at: t, rampFrames: frames(ramp)).map { Scheduled(line: e.line, event: $0) }
+                out += state.events(at: t, ramp: ramp(seconds)).compactMap { Scheduled(line: e.line, event: $0) }
             case .play, .stop:
                 continue
             }
@@ -194,11 +211,9 @@ public struct Timeline: Sendable {
         return out
     }
 
-    /// The ramp length the engine uses for `e`: its own, else the parameter's default, capped.
-    static func effectiveFrames(_ e: EngineEvent, _ spec: ParameterSpec, _ rate: Double) -> Int64 {
-        let def = Int64((spec.defaultRampSeconds * rate).rounded())
-        let cap = Int64((spec.maximumRampSeconds * rate).rounded())
-        return min(e.rampFrames > 0 ? e.rampFrames : def, cap)
+    /// The ramp length the engine uses for `e` (the engine's own rule, `RampLength.resolvedFrames`).
+    static func effectiveFrames(_ e: Scheduled, _ spec: ParameterSpec, _ rate: Double) -> Int64 {
+        e.ramp.resolvedFrames(spec.rampLimits(sampleRate: rate))
     }
 
     static func track(_ spec: ParameterSpec, events: [Scheduled], initial: Double, rate: Double,
@@ -234,15 +249,15 @@ public struct Timeline: Sendable {
         }
 
         for (i, e) in events.enumerated() {
-            emit(until: min(e.event.sampleTime, endFrame))
-            let frames = effectiveFrames(e.event, spec, rate)
-            ramp.retarget(to: e.event.value, at: e.event.sampleTime, frames: frames)
-            position = e.event.sampleTime
+            emit(until: min(e.sampleTime, endFrame))
+            let frames = effectiveFrames(e, spec, rate)
+            ramp.retarget(to: e.value, at: e.sampleTime, frames: frames)
+            position = e.sampleTime
             line = e.line
             // It arrives at the end of its ramp unless the next event of this parameter comes first.
-            let next = i + 1 < events.count ? events[i + 1].event.sampleTime : max(endFrame, e.event.sampleTime + frames)
-            let arrival = min(e.event.sampleTime + frames, next)
-            changes.append(ParameterChange(line: e.line, time: t(e.event.sampleTime), arrival: t(arrival),
+            let next = i + 1 < events.count ? events[i + 1].sampleTime : max(endFrame, e.sampleTime + frames)
+            let arrival = min(e.sampleTime + frames, next)
+            changes.append(ParameterChange(line: e.line, time: t(e.sampleTime), arrival: t(arrival),
                                            holdsUntil: t(next), value: ramp.value(at: arrival)))
         }
         emit(until: max(endFrame, position))
@@ -256,10 +271,10 @@ public struct Timeline: Sendable {
         var spans: [(room: Room, start: Double, fadeEnd: Double, line: Int?)] = [(initial, 0, 0, nil)]
         var current = initial
         for e in events {
-            guard let r = Room.at(index: Int(e.event.value)), r != current else { continue }
+            guard let r = Room.at(index: Int(e.value)), r != current else { continue }
             current = r
-            let start = Double(e.event.sampleTime) / rate
-            let fade = Double(effectiveFrames(e.event, spec, rate)) / rate
+            let start = Double(e.sampleTime) / rate
+            let fade = Double(effectiveFrames(e, spec, rate)) / rate
             if let last = spans.last, last.start == start, spans.count > 1 { spans.removeLast() }
             spans.append((r, start, start + fade, e.line))
         }

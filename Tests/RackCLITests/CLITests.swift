@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackTestSupport
 import RackIO
 
 /// The `rack` executable as a user runs it: `$RACK_BIN`, else the debug build beside the tests.
@@ -48,17 +49,6 @@ func readAll(_ path: String) throws -> (left: [Float], right: [Float], info: Aud
     return (l, rr, r.info)
 }
 
-func writeTone(_ path: String, seconds: Double, rate: Double = 48_000, format: SampleFormat = .pcm16, frequency: Double = 220) throws {
-    let n = Int(seconds * rate)
-    let l = (0..<n).map { Float(0.4 * sin(2 * .pi * frequency * Double($0) / rate)) }
-    let r = (0..<n).map { Float(0.3 * sin(2 * .pi * frequency * 1.5 * Double($0) / rate)) }
-    let w = try AudioFileWriter(path: path, sampleRate: rate, format: format)
-    try l.withUnsafeBufferPointer { lp in try r.withUnsafeBufferPointer { rp in
-        try w.write(left: lp.baseAddress!, right: rp.baseAddress!, frames: n)
-    }}
-    try w.commit()
-}
-
 final class CLITests: XCTestCase {
     func testBareRackWithoutASessionManagerPrintsTheUsage() throws {
         // With NSM_URL set, bare `rack` runs the rack (test_nsm.py); without it, the usage.
@@ -72,8 +62,7 @@ final class CLITests: XCTestCase {
     var env: [String: String] = [:]
 
     override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "rack-cli-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try makeTemporaryDirectory("rack-cli")
         env = ["XDG_CONFIG_HOME": dir + "/config"]
         try writeTone(dir + "/in.wav", seconds: 1.5)
     }
@@ -201,9 +190,9 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, line: line)
             XCTAssertTrue(r.stderr.hasPrefix("rack: ") && !r.stderr.contains("rack: rack:"), r.stderr, line: line)
         }
-        try writeTone(dir + "/4k.wav", seconds: 0.5, rate: 4_000, frequency: 100)
+        try writeTone(dir + "/4k.wav", seconds: 0.5, rate: 4_000, left: ToneChannel(hz: 100, amplitude: 0.4), right: ToneChannel(hz: 150, amplitude: 0.3))
         try expect(["render", dir + "/4k.wav", dir + "/o.wav"], 65, "4000 Hz is not supported")
-        try writeTone(dir + "/705k.wav", seconds: 0.05, rate: 705_600, frequency: 1000)
+        try writeTone(dir + "/705k.wav", seconds: 0.05, rate: 705_600, left: ToneChannel(hz: 1000, amplitude: 0.4), right: ToneChannel(hz: 1500, amplitude: 0.3))
         try expect(["render", dir + "/705k.wav", dir + "/o.wav"], 65, "705600 Hz is not supported")
         try rack(["render", dir + "/705k.wav", dir + "/ok.wav", "--rate", "48000"], environment: env).assertOK()
         try rack(["render", dir + "/4k.wav", dir + "/ok4.wav", "--rate", "8000"], environment: env).assertOK()

@@ -120,4 +120,16 @@ final class AutomationTests: XCTestCase {
         XCTAssertEqual(AutomationWriter.presetLine(name: "Big Hall", rampFrames: 0, sampleTime: 48_000, sampleRate: 48_000, origin: 0),
                        "1.000000 /rack/preset \"Big Hall\"")
     }
+
+    func testACrossfadeBeyondTheRoomsCapIsShortenedWithAWarningAsTheEngineDoes() {
+        let cap = Parameters[.room].maximumRampSeconds
+        let a = parse("1 /rack/room plate 0.5\n2 /rack/room cathedral \(formatNumber(cap))\n")
+        XCTAssertEqual(a.warnings.map(\.line), [1], "only the crossfade beyond the cap")
+        XCTAssertEqual(a.warnings.first?.message, "crossfade 0.5 s shortened to \(formatNumber(cap)) s")
+        // The engine's rule, in frames at 48 kHz: the 0.5 s asked for becomes the cap.
+        let limits = Parameters[.room].rampLimits(sampleRate: 48_000)
+        XCTAssertEqual(RampLength.frames(24_000).resolvedFrames(limits), Int64((cap * 48_000).rounded()))
+        XCTAssertEqual(RampLength.standard.resolvedFrames(limits), Int64((Parameters[.room].defaultRampSeconds * 48_000).rounded()))
+        XCTAssertEqual(RampLength.jump.resolvedFrames(limits), 0)
+    }
 }

@@ -42,7 +42,7 @@ final class EngineTests: XCTestCase {
     let rate = 48_000.0
 
     func event(_ seconds: Double, _ p: ParameterID, _ v: Double, ramp: Double = 0) -> EngineEvent {
-        EngineEvent(sampleTime: Int64(seconds * rate), kind: .parameter, parameter: p, value: v, rampFrames: Int64(ramp * rate))
+        EngineEvent(sampleTime: Int64(seconds * rate), .set(p, v, ramp: RampLength(frames: Int64(ramp * rate))))
     }
 
     func testOutputDoesNotDependOnBlockSize() {
@@ -56,7 +56,7 @@ final class EngineTests: XCTestCase {
             event(0.3, .room, Double(Room.plate.rawValue)),
             event(0.5, .gain, -12, ramp: 0.3),
             event(0.61234, .cutoff, 9000),
-        ] + warm.events(at: Int64(0.9 * rate), rampFrames: Int64(0.2 * rate))
+        ] + warm.events(at: Int64(0.9 * rate), ramp: .frames(Int64(0.2 * rate)))
             + [event(1.2, .room, Double(Room.cathedral.rawValue), ramp: 0.15)]
         let reference = renderEngine(input: input, block: 64, events: events)
         for block in [333, 4096, 1] where block != 1 || input.count <= 80_000 {
@@ -90,7 +90,7 @@ final class EngineTests: XCTestCase {
 
     func testAnEventAppliesAtItsSampleAndAnImmediateSetStillRamps() {
         let at = 4801
-        let out = gainCurve(events: [EngineEvent(sampleTime: Int64(at), parameter: .gain, value: -60)], frames: 9600)
+        let out = gainCurve(events: [EngineEvent(sampleTime: Int64(at), .set(.gain, -60, ramp: .standard))], frames: 9600)
         let steady = out[at - 10]
         XCTAssertEqual(steady, 1, accuracy: 1e-4)
         XCTAssertEqual(out[at], steady, "nothing moves before the event's sample")
@@ -133,7 +133,7 @@ final class EngineTests: XCTestCase {
 
     func testPostedEventsReachTheRenderThroughTheQueue() {
         let engine = Engine(sampleRate: rate, maxFrames: 256)
-        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, parameter: .mix, value: 80)))
+        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .set(.mix, 80, ramp: .standard))))
         var l = [Float](repeating: 0, count: 256), r = l
         _ = engine.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r)
         XCTAssertEqual(engine.targets[.mix], 80)
@@ -146,7 +146,7 @@ final class EngineTests: XCTestCase {
         var rng = SoakRandom(seed: 3)
         var scheduled: [EngineEvent] = []
         for i in 0..<2000 {
-            let e = EngineEvent(sampleTime: Int64(rng.next() % 20_000), parameter: .mix, value: Double(i % 100))
+            let e = EngineEvent(sampleTime: Int64(rng.next() % 20_000), .set(.mix, Double(i % 100), ramp: .standard))
             scheduled.append(e)
             engine.schedule(e)
         }
@@ -157,7 +157,7 @@ final class EngineTests: XCTestCase {
             while let e = engine.nextApplied() { applied.append(e) }
         }
         let expected = scheduled.enumerated().sorted { ($0.element.sampleTime, $0.offset) < ($1.element.sampleTime, $1.offset) }
-        XCTAssertEqual(applied.map(\.value), expected.map(\.element.value))
+        XCTAssertEqual(applied.map(\.action), expected.map(\.element.action))
         XCTAssertEqual(applied.map(\.sampleTime), expected.map(\.element.sampleTime))
     }
 

@@ -3,7 +3,7 @@ import XCTest
 
 final class EventHeapTests: XCTestCase {
     func event(_ t: Int64, _ value: Double) -> EngineEvent {
-        EngineEvent(sampleTime: t, kind: .parameter, parameter: .mix, value: value)
+        EngineEvent(sampleTime: t, .set(.mix, value, ramp: .standard))
     }
 
     func testOrdersBySampleTimeThenArrival() {
@@ -21,7 +21,7 @@ final class EventHeapTests: XCTestCase {
         XCTAssertEqual(heap.count, 50)
         XCTAssertEqual(heap.peek()?.sampleTime, inserted.map(\.0).min())
         var popped: [(Int64, Double)] = []
-        while let e = heap.pop() { popped.append((e.sampleTime, e.value)) }
+        while let e = heap.pop() { popped.append((e.sampleTime, e.action.parameterChange?.value ?? .nan)) }
         let expected = inserted.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
         XCTAssertEqual(popped.map(\.0), expected.map(\.0))
         XCTAssertEqual(popped.map(\.1), expected.map(\.1))
@@ -36,7 +36,7 @@ final class EventHeapTests: XCTestCase {
         XCTAssertEqual(heap.count, 3)
         XCTAssertEqual(heap.droppedEvents, 2)
         // The first three stay; the later ones were dropped.
-        XCTAssertEqual([heap.pop(), heap.pop(), heap.pop()].map { $0?.value }, [2, 1, 0])
+        XCTAssertEqual([heap.pop(), heap.pop(), heap.pop()].map { $0?.action.parameterChange?.value }, [2, 1, 0])
         XCTAssertNil(heap.pop())
     }
 }

@@ -16,7 +16,7 @@ final class EventPathTests: XCTestCase {
     }
 
     func change(_ t: Int64, _ p: ParameterID, _ v: Double) -> EngineEvent {
-        EngineEvent(sampleTime: t, kind: .parameter, parameter: p, value: v)
+        EngineEvent(sampleTime: t, .set(p, v, ramp: .standard))
     }
 
     func testImmediateEventsNeverWaitBehindScheduledOnes() {
@@ -24,7 +24,7 @@ final class EventPathTests: XCTestCase {
         let engine = Engine(sampleRate: 48_000, maxFrames: 256, queueCapacity: 64, pendingCapacity: 8)
         for i in 0..<8 { XCTAssertTrue(engine.post(change(48_000 * 3600 + Int64(i), .mix, 1))) }
         XCTAssertTrue(engine.post(change(EngineEvent.immediately, .cutoff, 800)))
-        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .stop)))
+        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .stop)))
         render(engine)
         XCTAssertEqual(engine.targets[.cutoff], 800, "the immediate change was applied")
         XCTAssertEqual(engine.monitor.get(.droppedEvents), 0, "nothing was dropped")
@@ -42,7 +42,7 @@ final class EventPathTests: XCTestCase {
         render(engine)
         var echoes: [EngineEvent] = []
         while let e = engine.nextApplied() { echoes.append(e) }
-        XCTAssertEqual(echoes.map(\.value), [-3, -6, -10], "immediate ones first, in arrival order")
+        XCTAssertEqual(echoes.map { $0.action.parameterChange?.value }, [-3, -6, -10], "immediate ones first, in arrival order")
         XCTAssertEqual(echoes.map(\.sampleTime), [256, 256, 256], "all at the block start")
     }
 
@@ -70,8 +70,8 @@ final class EventPathTests: XCTestCase {
         var state = RackState()
         state[.cutoff] = 500
         state.room = .plate
-        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .restart)))
-        for e in state.events(at: EngineEvent.immediately, rampFrames: EngineEvent.jump) { XCTAssertTrue(engine.post(e)) }
+        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .restart(droppedEvents: 0))))
+        for e in state.events(at: EngineEvent.immediately, ramp: .jump) { XCTAssertTrue(engine.post(e)) }
         render(engine)
         XCTAssertEqual(engine.scheduledWaiting, 0, "the old schedule is gone")
         XCTAssertEqual(engine.targets, state)
@@ -79,8 +79,7 @@ final class EventPathTests: XCTestCase {
         XCTAssertEqual(engine.core.pointee.currentValue(.cutoff), 500)
         var echoes: [EngineEvent] = []
         while let e = engine.nextApplied() { echoes.append(e) }
-        XCTAssertEqual(echoes.first?.kind, .restart)
-        XCTAssertEqual(echoes.first?.value, 2, "the restart's echo counts what it dropped")
+        XCTAssertEqual(echoes.first?.action, .restart(droppedEvents: 2), "the restart's echo counts what it dropped")
         render(engine, blocks: 200)
         XCTAssertEqual(engine.targets, state, "nothing of the old schedule applies later")
     }

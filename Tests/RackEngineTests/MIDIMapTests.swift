@@ -16,7 +16,7 @@ final class MIDIMapTests: XCTestCase {
         XCTAssertEqual(MIDITable.value(t.slots[74], position: 0.5), (12.0 * 20_000).squareRoot(), accuracy: 1e-6)
         XCTAssertEqual(MIDITable.value(t.slots[71], position: 0.5), 0, accuracy: 1e-12)
         XCTAssertEqual(MIDITable.value(t.slots[91], position: 1), 100)
-        XCTAssertEqual(t.slots[1].parameter, -1)
+        XCTAssertNil(t.slots[1].parameter)
     }
 
     func testLSBPairing() {
@@ -27,8 +27,8 @@ final class MIDIMapTests: XCTestCase {
         XCTAssertEqual(t.slots[106].msb, 74, "CC 106 refines the default cutoff CC 74")
         XCTAssertEqual(t.slots[33].msb, 1, "CC n+32 refines CC n for n < 32")
         XCTAssertEqual(t.slots[39].msb, 7, "CC 39 refines the default gain CC 7")
-        XCTAssertEqual(t.slots[34].parameter, -1, "CC 34 refines CC 2, which is unbound")
-        XCTAssertEqual(t.slots[103].parameter, -1, "CC 71+32 is not a standard LSB")
+        XCTAssertNil(t.slots[34].parameter, "CC 34 refines CC 2, which is unbound")
+        XCTAssertNil(t.slots[103].parameter, "CC 71+32 is not a standard LSB")
     }
 
     func testBindingRules() {
@@ -141,7 +141,7 @@ final class MIDIMapTests: XCTestCase {
         XCTAssertEqual(cycle(), [])
         XCTAssertEqual(cycle([0xB0, 91, 10]), [], "a MIDI change is not echoed")
         XCTAssertEqual(cycle(), [], "not the cycle after either")
-        _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, parameter: .gain, value: 12))
+        _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .set(.gain, 12, ramp: .standard)))
         XCTAssertEqual(cycle(), [])             // applied during this cycle's render
         XCTAssertEqual(cycle(), [0xB0, 7, 127], "an OSC change goes out as CC 7")
         XCTAssertEqual(cycle(), [])

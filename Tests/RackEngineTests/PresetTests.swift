@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackTestSupport
 import RackDSP
 @testable import RackEngine
 
@@ -8,11 +9,7 @@ let factoryPresetDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Presets").path
 
-func temporaryDirectory() -> String {
-    let dir = NSTemporaryDirectory() + "rack-test-" + UUID().uuidString
-    try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
-}
+func temporaryDirectory() -> String { try! makeTemporaryDirectory("rack-test") }
 
 final class PresetTests: XCTestCase {
     func testEveryFactoryPresetIsValid() throws {

@@ -20,8 +20,8 @@ final class RoomChangeCostTests: XCTestCase {
         var times = [UInt64](repeating: 0, count: calls)
         let first = Int64(20 * block)
         for c in 0..<changes {
-            engine.schedule(EngineEvent(sampleTime: first + Int64(c * changeEvery), parameter: .room,
-                                        value: Double(Room.allCases[(c + 1) % Room.allCases.count].rawValue)))
+            engine.schedule(EngineEvent(sampleTime: first + Int64(c * changeEvery),
+                                        .set(.room, Double(Room.allCases[(c + 1) % Room.allCases.count].rawValue), ramp: .standard)))
         }
         x.withUnsafeBufferPointer { xp in outL.withUnsafeMutableBufferPointer { l in outR.withUnsafeMutableBufferPointer { r in
             for k in 0..<calls {

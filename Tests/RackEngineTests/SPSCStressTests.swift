@@ -13,6 +13,14 @@ final class SPSCStressTests: XCTestCase {
     /// Items per test; TSan makes each access ~10× slower, so the counts stay in the millions
     /// without the sanitized run taking minutes.
     static let events = 2_000_000
+
+    /// Event `i` of the stream, every field derived from i (a torn or stale slot shows as a
+    /// mismatch): a change with a ramp, or a marker. Plain values: no allocation.
+    static func event(_ i: Int, _ parameters: [ParameterID]) -> EngineEvent {
+        if i % 3 != 0 { return EngineEvent(sampleTime: Int64(i), .marker(i)) }
+        return EngineEvent(sampleTime: Int64(i), .set(parameters[i % parameters.count], Double(i) * 0.5,
+                                                      ramp: .frames(Int64(i % 1000) + 1)))
+    }
     static let frames = 4_000_000
 
     /// Runs `producer` on its own thread and `consumer` on this one; waits for both.
@@ -36,11 +44,7 @@ final class SPSCStressTests: XCTestCase {
         let parameters = ParameterID.allCases
         concurrently(producer: {
             for i in 0..<count {
-                // Every field derived from i: a torn or stale slot shows as a mismatch.
-                let e = EngineEvent(sampleTime: Int64(i), kind: i % 3 == 0 ? .parameter : .marker,
-                                    parameter: parameters[i % parameters.count],
-                                    value: Double(i) * 0.5, rampFrames: Int64(i % 1000))
-                while !queue.push(e) { sched_yield() }
+                while !queue.push(Self.event(i, parameters)) { sched_yield() }
             }
         }, consumer: {
             var expected = 0
@@ -49,10 +53,8 @@ final class SPSCStressTests: XCTestCase {
             while expected < count {
                 guard let e = queue.pop() else { sched_yield(); continue }
                 let i = expected
-                if e.sampleTime != Int64(i) || e.value != Double(i) * 0.5 || e.rampFrames != Int64(i % 1000)
-                    || e.kind != (i % 3 == 0 ? .parameter : .marker)
-                    || e.parameter != parameters[i % parameters.count] {
-                    if mismatches == 0 { firstMismatch = "item \(i): got sampleTime \(e.sampleTime) value \(e.value)" }
+                if e != Self.event(i, parameters) {
+                    if mismatches == 0 { firstMismatch = "item \(i): got sampleTime \(e.sampleTime) action \(e.action)" }
                     mismatches += 1
                 }
                 expected += 1

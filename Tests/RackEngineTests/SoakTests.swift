@@ -31,7 +31,7 @@ final class SoakTests: XCTestCase {
                 let value = spec.taper == .choice ? Double(rng.next() % UInt64(spec.choices.count))
                     : spec.minimum + (spec.maximum - spec.minimum) * rng.unit()
                 let ramp = Int64(rng.unit() * rng.unit() * 2 * rate)
-                engine.schedule(EngineEvent(sampleTime: nextEventTime, kind: .parameter, parameter: spec.id, value: value, rampFrames: ramp))
+                engine.schedule(EngineEvent(sampleTime: nextEventTime, .set(spec.id, value, ramp: RampLength(frames: ramp))))
                 if rng.next() % 50 == 0 { silentStretch.toggle() }
                 nextEventTime += Int64(rng.unit() * rate)
             }

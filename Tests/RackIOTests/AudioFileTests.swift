@@ -1,4 +1,5 @@
 import XCTest
+import RackTestSupport
 import Foundation
 import RackEngine
 @testable import RackIO
@@ -13,8 +14,7 @@ final class AudioFileTests: XCTestCase {
     private var dir: String = ""
 
     override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "rack-io-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try makeTemporaryDirectory("rack-io-tests")
     }
 
     override func tearDownWithError() throws {

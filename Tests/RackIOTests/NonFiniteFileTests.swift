@@ -1,4 +1,5 @@
 import XCTest
+import RackTestSupport
 import Foundation
 import RackDSP
 import RackEngine
@@ -11,8 +12,7 @@ final class NonFiniteFileTests: XCTestCase {
     private var dir = ""
 
     override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "rack-nonfinite-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try makeTemporaryDirectory("rack-nonfinite")
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }

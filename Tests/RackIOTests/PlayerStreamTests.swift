@@ -2,6 +2,7 @@ import Foundation
 import RackDSP
 import RackEngine
 import XCTest
+import RackTestSupport
 @testable import RackIO
 
 /// `PlayerStream`: its reader thread, file and ring end with the stream (however soon it is
@@ -10,8 +11,7 @@ final class PlayerStreamTests: XCTestCase {
     private var dir = ""
 
     override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "rack-stream-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try makeTemporaryDirectory("rack-stream-tests")
     }
 
     override func tearDownWithError() throws {
@@ -128,7 +128,8 @@ final class PlayerStreamTests: XCTestCase {
         let first = pull(&player, stream.ring, frames: 62_400)
         XCTAssertEqual(first[30_000], Float(30_000 - frames + 1) / Float(frames), "second pass plays the file again")
         XCTAssertEqual(stream.positionSeconds, 0.3, accuracy: 1e-9)
-        usleep(50_000)   // let the reader run ahead into the next pass
+        // The reader runs ahead into the next pass: more is readable than the 0.2 s left of this one.
+        XCTAssertTrue(waitUntil(seconds: 5) { stream.ring.availableToRead > 9_600 }, "the reader never reached the next pass")
         stream.loop = false
         let rest = pull(&player, stream.ring, frames: 24_000)
         // The 0.2 s left of this pass, then nothing.

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackTestSupport
 import RackDSP
 import RackEngine
 import RackIO
@@ -109,20 +110,13 @@ final class Rig {
     }
 
     /// A temporary directory for files of the test.
-    func temporaryDirectory() -> String {
-        let dir = NSTemporaryDirectory() + "rack-osc-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    func temporaryDirectory() -> String { (try? makeTemporaryDirectory("rack-osc")) ?? NSTemporaryDirectory() }
 
     /// A stereo sine of `seconds` at 48 kHz, as a float WAV.
     func writeTone(seconds: Double, name: String = "tone.wav") throws -> String {
         let path = temporaryDirectory() + "/" + name
-        let n = Int(seconds * 48_000)
-        let l = (0..<n).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
-        let w = try AudioFileWriter(path: path, sampleRate: 48_000, format: .float)
-        try l.withUnsafeBufferPointer { p in try w.write(left: p.baseAddress!, right: p.baseAddress!, frames: n) }
-        try w.commit(durable: false)
+        let a440 = ToneChannel(hz: 440, amplitude: 0.5)
+        try RackTestSupport.writeTone(path, seconds: seconds, format: .float, left: a440, right: a440, durable: false)
         return path
     }
 }

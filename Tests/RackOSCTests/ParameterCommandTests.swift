@@ -90,7 +90,7 @@ final class ParameterCommandTests: XCTestCase {
 
     func testAFullQueueIsBusyAndNothingChanges() {
         let rig = Rig(queueCapacity: 4)
-        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .play)) {}
+        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .play)) {}
         rig.controller.handle(OSCMessage("/rack/cutoff", [.float(800)]), timeTag: .immediately, from: rig.client)
         rig.controller.handle(OSCMessage("/rack/gain", [.float(40)]), timeTag: .immediately, from: rig.client)
         XCTAssertEqual(rig.replies(), [rig.error("/rack/cutoff", "busy: the render thread's queue is full"),
@@ -106,7 +106,7 @@ final class ParameterCommandTests: XCTestCase {
         rig.send("/rack/gain", [.float(-6)])   // immediate, after the future one
         rig.settle(blocks: 40)                 // ~0.21 s
         // The echoes say when each took effect: gain first, at once; mix about 0.1 s later.
-        XCTAssertEqual(rig.controller.lastApplied.map(\.parameter), [.gain, .mix])
+        XCTAssertEqual(rig.controller.lastApplied.map { $0.action.parameterChange?.parameter }, [.gain, .mix])
         let t = rig.controller.lastApplied.map(\.sampleTime)
         XCTAssertLessThan(t[0], 512)
         XCTAssertEqual(Double(t[1]) / 48_000, 0.1, accuracy: 0.02)
@@ -135,7 +135,7 @@ final class ParameterCommandTests: XCTestCase {
         for i in 0..<70 { rig.send("/rack/mix", [.int(Int32(i))]) }
         rig.settle()
         XCTAssertEqual(rig.controller.lastApplied.count, 64)
-        XCTAssertEqual(rig.controller.lastApplied.first?.value, 6)
-        XCTAssertEqual(rig.controller.lastApplied.last?.value, 69)
+        XCTAssertEqual(rig.controller.lastApplied.first?.action.parameterChange?.value, 6)
+        XCTAssertEqual(rig.controller.lastApplied.last?.action.parameterChange?.value, 69)
     }
 }

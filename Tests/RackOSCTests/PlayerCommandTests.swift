@@ -103,7 +103,7 @@ final class PlayerCommandTests: XCTestCase {
         // (A load refused as busy is not tested here: the stream it opened is dropped at once,
         // before its reader thread has started, which the stream does not survive yet.)
         let rig = Rig(queueCapacity: 4)
-        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, kind: .marker)) {}
+        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .marker(0))) {}
         rig.controller.handle(OSCMessage("/rack/player/stop"), timeTag: .immediately, from: rig.client)
         XCTAssertEqual(rig.replies(), [rig.error("/rack/player/stop", "busy: the render thread's queue is full")])
     }

@@ -87,8 +87,8 @@ final class PresetCommandTests: XCTestCase {
         rig.send("/rack/preset", [.string("Warm")])
         rig.send("/rack/room", [.string("plate")])
         rig.settle()
-        XCTAssertEqual(rig.controller.lastApplied.map(\.parameter), [.cutoff, .resonance, .mix, .gain, .room, .room])
-        XCTAssertEqual(rig.controller.lastApplied.last?.value, Double(Room.plate.rawValue))
+        XCTAssertEqual(rig.controller.lastApplied.map { $0.action.parameterChange?.parameter }, [.cutoff, .resonance, .mix, .gain, .room, .room])
+        XCTAssertEqual(rig.controller.lastApplied.last?.action.parameterChange?.value, Double(Room.plate.rawValue))
     }
 
     func testAScheduledRecallBecomesTheTargetWhenApplied() {

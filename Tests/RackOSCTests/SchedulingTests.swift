@@ -96,7 +96,7 @@ final class SchedulingTests: XCTestCase {
         rig.send(bundle)
         rig.settle(blocks: 8)
         let applied = rig.controller.lastApplied
-        XCTAssertEqual(applied.map(\.parameter), [.cutoff, .resonance, .mix, .gain])
+        XCTAssertEqual(applied.map { $0.action.parameterChange?.parameter }, [.cutoff, .resonance, .mix, .gain])
         XCTAssertEqual(Set(applied.map(\.sampleTime)).count, 1, "one sample: \(applied.map(\.sampleTime))")
     }
 

@@ -202,9 +202,10 @@ final class TimelinePlotTests: XCTestCase {
         for rate in [44_100.0, 48_000] {
             for length: Int64? in [nil, Int64(7 * rate)] {
                 let mine = Timeline.schedule(automation, sampleRate: rate, presetState: { factoryPresets.preset(named: $0)?.state },
-                                             lengthFrames: length).map(\.event)
+                                             lengthFrames: length)
+                    .map { EngineEvent(sampleTime: $0.sampleTime, .set($0.parameter, $0.value, ramp: $0.ramp)) }
                 let engine = automation.engineEvents(sampleRate: rate, presets: factoryPresets, lengthFrames: length)
-                    .filter { $0.kind == .parameter }
+                    .filter { $0.action.parameterChange != nil }
                 XCTAssertEqual(mine, engine)
             }
         }
