@@ -1,4 +1,5 @@
 import RackEngine
+import RackWire
 
 /// Why a message was refused (the text of its `/rack/error` reply).
 struct Reason: Error {

@@ -1,4 +1,5 @@
 import RackEngine
+import RackWire
 
 /// What a controller can ask about the rack: `/ping`, `/rack/version`, `/rack/status`,
 /// `/rack/stats`, `/rack/params`.

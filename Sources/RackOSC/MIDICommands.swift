@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackWire
 
 /// MIDI on the control thread: the map (its file and the link that hands it to the render
 /// thread), MIDI learn, and the program changes the render thread forwarded.

@@ -1,5 +1,6 @@
 import RackDSP
 import RackEngine
+import RackWire
 
 /// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
 /// `/rack/get`, `/rack/dump`.

@@ -1,13 +1,14 @@
 import Foundation
 import RackEngine
 import RackIO
+import RackWire
 
 /// The player over OSC (`/rack/player/...`) and for the driver (adopt, engine replaced).
 extension RackController {
     /// `/rack/player/load PATH`: plays the file from its start.
     func playerLoad(_ r: Request) throws(Reason) {
         guard r.arguments.count == 1, let path = r.arguments[0].string else { throw Reason("expects one string: a file path") }
-        guard ExposurePolicy.isLocal(r.from) else {
+        guard r.from.isLocal else {
             // A remote sender: only files under --media-dir, opened by their real path, and one
             // answer for every refusal or failure.
             guard let real = policy.mediaFile(path) else { throw Reason(ExposurePolicy.refusedLoad) }
@@ -61,7 +62,7 @@ extension RackController {
             if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
         case let .failed(error):
             var reason = error.description
-            if let from = load.from, !ExposurePolicy.isLocal(from) { reason = ExposurePolicy.refusedLoad }
+            if let from = load.from, !from.isLocal { reason = ExposurePolicy.refusedLoad }
             if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log(reason) }
         }
     }

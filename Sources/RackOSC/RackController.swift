@@ -1,6 +1,7 @@
 import Foundation
 import RackEngine
 import RackIO
+import RackWire
 
 /// The OSC address space of the contract, on the control thread. Every message is checked
 /// here (types, NaN/Inf, ranges, names) before anything reaches the render thread, which
@@ -295,7 +296,7 @@ public final class RackController {
     /// Sends a reply, within the reply budget of a remote sender.
     func reply(_ m: OSCMessage, to: OSCEndpoint) {
         let bytes = m.encoded()
-        guard ExposurePolicy.isLocal(to) || replyBudget.spend(bytes.count, to: to.address, now: clock()) else { return }
+        guard to.isLocal || replyBudget.spend(bytes.count, to: to.address, now: clock()) else { return }
         replier.send(bytes, to: to)
     }
 

@@ -1,3 +1,5 @@
+import RackWire
+
 /// `/rack/subscribe`, `/rack/unsubscribe`, `/rack/meter`: who gets `Feedback`.
 extension RackController {
     /// `/rack/subscribe [port]`: applied changes go to the sender (on `port`, if given).
@@ -20,7 +22,7 @@ extension RackController {
     /// When a subscription of `target` made now lapses: never for a local one, after the
     /// policy's lease for a remote one (renewed by subscribing again).
     func leaseEnd(for target: OSCEndpoint) -> Double {
-        ExposurePolicy.isLocal(target) ? .infinity : clock() + policy.leaseSeconds
+        target.isLocal ? .infinity : clock() + policy.leaseSeconds
     }
 
     /// Where a subscription sends to: the sender, on the port given as the optional argument.

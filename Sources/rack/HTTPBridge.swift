@@ -3,6 +3,7 @@ import RackEngine
 import RackHTTP
 import RackOSC
 import Synchronization
+import RackWire
 
 /// Joins the HTTP side to the controller, and nothing else: datagrams from WebSockets queue
 /// here and are handed to the controller on its own thread (so it stays lock-free); replies
@@ -38,7 +39,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     // MARK: - From the HTTP side (any thread)
 
     func submit(datagram: [UInt8], from peer: HTTPPeer, reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
-        let item = Item.datagram(datagram, OSCEndpoint(address: peer.address, port: peer.port), reply)
+        let item = Item.datagram(datagram, peer, reply)
         return inbox.withLock { q in
             guard q.count < Self.inboxCapacity else { return false }
             q.append(item)
@@ -47,7 +48,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     }
 
     func disconnected(_ peer: HTTPPeer) {
-        inbox.withLock { $0.append(.closed(OSCEndpoint(address: peer.address, port: peer.port))) }
+        inbox.withLock { $0.append(.closed(peer)) }
     }
 
     // MARK: - On the control thread

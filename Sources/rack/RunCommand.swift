@@ -6,6 +6,7 @@ import CJack
 import RackJack
 import RackOSC
 import RackHTTP
+import RackWire
 
 extension JackDriver: RackHost {}
 

@@ -3,6 +3,7 @@ import XCTest
 import NIOHTTP1
 import RackEngine
 @testable import RackHTTP
+import RackWire
 
 /// The OSCQuery namespace from the parameter table, the Host/Origin rules, and the wire forms.
 final class OSCQueryTests: XCTestCase {
@@ -74,10 +75,11 @@ final class OSCQueryTests: XCTestCase {
     }
 
     func testOSCWireAndJSON() {
-        XCTAssertEqual(OSCWire.message("/a", [.float(1), .int(-2), .string("xy")]),
+        XCTAssertEqual(OSCMessage("/a", [LiveValue.float(1), .int(-2), .string("xy")].map(\.osc)).encoded(),
                        Array("/a\0\0,fis\0\0\0\0".utf8) + [0x3f, 0x80, 0, 0, 0xff, 0xff, 0xff, 0xfe] + Array("xy\0\0".utf8))
         XCTAssertEqual(JSON.object([("a", .string("\"</script>\n")), ("b", .number(0.5)), ("c", .number(.nan))]).text,
                        #"{"a":"\"\u003c/script>\n","b":0.5,"c":null}"#)
+        XCTAssertEqual(JSON.quoted("a<b\u{1}"), #""a<b\u0001""#, "files and messages keep '<'")
     }
 
     func testConnectionBudget() {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// The table as a whole, the information commands, and what happens to any packet before a
 /// handler sees it (decoding, the allow list, the error budget).

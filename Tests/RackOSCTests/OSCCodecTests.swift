@@ -1,5 +1,7 @@
+import Foundation
 import XCTest
 @testable import RackOSC
+import RackWire
 
 final class OSCCodecTests: XCTestCase {
     func testRoundTripThroughLiblo() throws {
