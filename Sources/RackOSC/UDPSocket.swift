@@ -1,10 +1,15 @@
 import Foundation
 import RackWire
 
-/// A bound UDP socket (non-blocking receive with a timeout).
+/// A bound UDP socket (non-blocking receive with a timeout). A wait in `receive` also ends
+/// when another thread calls `wake()` (a non-blocking pipe polled beside the socket): work queued for
+/// the control thread from elsewhere (the WebSocket) is taken up at once, not at the next
+/// poll timeout.
 public final class UDPSocket: @unchecked Sendable {
     public let fd: Int32
     public let local: OSCEndpoint
+    /// The pipe `wake()` writes a byte to (`[0]` is polled and drained by `receive`).
+    private let wakePipe: [Int32]
 
     /// Binds to `host:port` (port 0: the system chooses).
     public init(host: String, port: UInt16) throws {
@@ -12,6 +17,14 @@ public final class UDPSocket: @unchecked Sendable {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         self.fd = fd
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            let e = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO)
+        }
+        for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK); _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        wakePipe = ends
         var addr = ep.sockaddr
         let ok = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -19,6 +32,7 @@ public final class UDPSocket: @unchecked Sendable {
         guard ok == 0 else {
             let e = errno
             close(fd)
+            for end in ends { close(end) }
             throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO)
         }
         var bound = sockaddr_in()
@@ -32,13 +46,28 @@ public final class UDPSocket: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        for end in wakePipe { close(end) }
+    }
 
-    /// Waits up to `timeoutMilliseconds` for a datagram; returns its size and sender, or nil.
+    /// Ends the current (or the next) wait of `receive` at once. Any thread; never blocks.
+    public func wake() {
+        var one: UInt8 = 1
+        _ = write(wakePipe[1], &one, 1)   // a full pipe already wakes: nothing lost
+    }
+
+    /// Waits up to `timeoutMilliseconds` for a datagram; returns its size and sender, or nil
+    /// (also at once after a `wake()`).
     public func receive(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> (Int, OSCEndpoint)? {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         if timeoutMilliseconds != 0 {
-            guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, timeoutMilliseconds) > 0 else { return nil }
+            if fds[1].revents & Int16(POLLIN) != 0 {
+                var drained = [UInt8](repeating: 0, count: 64)
+                while read(wakePipe[0], &drained, drained.count) > 0 {}
+                if fds[0].revents & Int16(POLLIN) == 0 { return nil }
+            }
         }
         var from = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
