@@ -11,7 +11,8 @@ public struct AutomationDiagnostic: Sendable, Equatable, CustomStringConvertible
     public var description: String { "line \(line): \(severity.rawValue): \(message)" }
 }
 
-/// What one line of an automation file does. The language is the OSC address space.
+/// What one line of an automation file does. The language is the OSC address space: the
+/// parameters of the table and the commands `OSCAddressSpace` declares automatable.
 public enum AutomationAction: Sendable, Equatable {
     /// Ramp a parameter to a value (already clamped), over `rampSeconds` (nil: the default).
     case set(ParameterID, value: Double, rampSeconds: Double?)
@@ -140,9 +141,10 @@ public struct Automation: Sendable {
                     action = .set(spec.id, value: value, rampSeconds: r)
                 }
             } else {
-                switch address {
-                case "/rack/preset":
-                    guard args.count >= 1 && args.count <= 2 else { error("/rack/preset takes a preset name or index and an optional ramp time"); continue }
+                let role = OSCAddressSpace.byAddress[address]?.automation
+                switch role {
+                case .presetRecall:
+                    guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a preset name or index and an optional ramp time"); continue }
                     var name = args[0]
                     if presetNames.contains(name) {
                         // a name
@@ -154,10 +156,10 @@ public struct Automation: Sendable {
                     guard let r = ramp(1) else { continue }
                     occupy(ParameterID.allCases, ramp: r)
                     action = .preset(name: name, rampSeconds: r)
-                case "/rack/player/play", "/rack/player/stop":
+                case .play, .stop:
                     guard args.isEmpty else { error("\(address) takes no arguments"); continue }
-                    action = address.hasSuffix("play") ? .play : .stop
-                default:
+                    action = role == .play ? .play : .stop
+                case nil:
                     if address.hasPrefix("/rack/") || address.hasPrefix("/") {
                         error("unknown or non-automatable address '\(address)'")
                     } else {

@@ -14,8 +14,7 @@ extension RackController {
     /// beyond +60 dBFS) and were replaced by silence: one per channel sample, since the engine
     /// started (rack start, or a server that came back at another rate). A count that keeps
     /// moving means an upstream client or file is misbehaving.
-    func status(_ r: Request) throws(Reason) {
-        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
+    func status(_ r: Request) {
         reply(OSCMessage("/rack/status", [
             .int(Int32(sampleRate)), .int(Int32(host.bufferSize)), .int(Int32(clamping: host.xruns)),
             .float(Float(host.dspLoadPercent)), .float(Float(playerSeconds)), .string(host.stateName),

@@ -8,9 +8,10 @@ import RackWire
 /// only ever sees validated `EngineEvent`s through the lock-free queue. All state lives on
 /// this one thread: no locks.
 ///
-/// The commands are one table (`AddressSpace.swift`); the controller routes each message to
-/// its handler and relays what the render thread applied. Its collaborators each keep one
-/// concern: `PlayerSlot` (the file playing and the one swap in flight), `Feedback`
+/// The commands are declared once (`OSCAddressSpace`) and bound to their handlers here
+/// (`AddressSpace.swift`); the controller checks each message's arguments against the
+/// declared signature, routes it to its handler and relays what the render thread applied.
+/// Its collaborators each keep one concern: `PlayerSlot` (the file playing and the one swap in flight), `Feedback`
 /// (subscribers and meters), `SessionRecorder` (`--record`) and `ErrorBudget` (the rate limit
 /// on `/rack/error`). Everything it sends goes through a `Replier`: the UDP socket, or an
 /// in-memory outbox in tests. What a remote sender may have is bounded by the `ExposurePolicy`
@@ -217,6 +218,7 @@ public final class RackController {
             if let target = ParameterAddress(parsing: m.address) {
                 try setParameter(target.spec, normalized: target.isNormalized, request)
             } else if let command = Self.commands[m.address], !command.sessionManagerOnly || nsm?.isServer(from) == true {
+                if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
                 try command.handle(self, request)
             } else {
                 throw Reason("unknown address")

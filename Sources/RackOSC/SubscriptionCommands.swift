@@ -25,16 +25,13 @@ extension RackController {
         target.isLocal ? .infinity : clock() + policy.leaseSeconds
     }
 
-    /// Where a subscription sends to: the sender, on the port given as the optional argument.
+    /// Where a subscription sends to: the sender, on the port given as the optional argument
+    /// (the signature took at most one number).
     static func replyTarget(_ r: Request) throws(Reason) -> OSCEndpoint {
         var target = r.from
-        if r.arguments.count == 1 {
-            guard let p = r.arguments[0].number, p >= 1, p <= 65535, p == p.rounded() else {
-                throw Reason("port must be an integer 1…65535")
-            }
+        if let p = r.arguments.first?.number {
+            guard p >= 1, p <= 65535, p == p.rounded() else { throw Reason("port must be an integer 1…65535") }
             target.port = UInt16(p)
-        } else if !r.arguments.isEmpty {
-            throw Reason("expects an optional integer port")
         }
         return target
     }

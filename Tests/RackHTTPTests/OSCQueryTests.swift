@@ -97,3 +97,29 @@ final class OSCQueryTests: XCTestCase {
         XCTAssertFalse(FirstRequestDeadline.containsHeadEnd(Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8)))
     }
 }
+
+/// OSCQuery's namespace and the declared address space agree: every published command is a
+/// node with its declared description and type, every node is a parameter, a container or a
+/// published command, and a method's `TYPE` is arguments its signature takes.
+final class OSCQueryAddressSpaceTests: XCTestCase {
+    func testTheNamespaceIsTheDeclaredAddressSpace() {
+        let root = OSCQueryNamespace.root(presetNames: ["Warm"])
+        var paths: [String] = []
+        func walk(_ node: OSCQueryNode) { paths.append(node.path); node.children.forEach(walk) }
+        walk(root)
+        XCTAssertEqual(paths.count, Set(paths).count)
+        let published = OSCAddressSpace.commands.filter { $0.query != nil }
+        let expected = Set(published.map(\.address) + Parameters.all.map(\.address) + OSCAddressSpace.containers.map(\.path))
+        XCTAssertEqual(Set(paths), expected)
+        for declaration in published {
+            let node = root.find(declaration.address)
+            XCTAssertEqual(node?.path, declaration.address)
+            XCTAssertEqual(node?.description, declaration.summary)
+            XCTAssertEqual(node?.type, declaration.query?.type, declaration.address)
+            guard let node, node.access == 0, let type = node.type else { continue }
+            let kinds: [OSCArgumentKind?] = type.map { $0 == "s" ? .string : "ifdh".contains($0) ? .number : nil }
+            XCTAssertNil(declaration.signature.refusal(kinds), "\(declaration.address) TYPE \(type) vs \(declaration.signature.notation)")
+        }
+        XCTAssertNil(root.find("/rack/midi"), "MIDI learn is not published")
+    }
+}
