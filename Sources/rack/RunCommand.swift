@@ -162,7 +162,7 @@ struct RunCommand: ParsableCommand {
             say("rack: the JACK server is \(driver.server.description)")
 
             let bridge = HTTPBridge(socket: socket, state: LiveState())
-            let c = RackController(socket: socket, replier: bridge, host: driver, presets: presets, initial: state,
+            let c = RackController(replier: bridge, host: driver, presets: presets, initial: state,
                                    initialPreset: presetName, allow: allow.compactMap(AddressRange.init), recordPath: record,
                                    policy: ExposurePolicy(mediaDirectories: mediaDirs, leaseSeconds: subscriptionLease))
             controller = c
@@ -182,7 +182,7 @@ struct RunCommand: ParsableCommand {
             }
             let advertiser = noAdvertise ? nil : advertise(name: driver.clientName, httpPort: http.port, osc: socket.local)
 
-            c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { now in
+            c.serve(from: socket, shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { now in
                 driver.poll(now: now)
                 c.pollMIDI()
                 bridge.drain(into: c)
