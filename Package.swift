@@ -53,12 +53,15 @@ let package = Package(
         .target(name: "RackIO", dependencies: ["RackEngine", "CSndfile"]),
         // The JACK client: process callback trampoline, ports, xruns, reconnection.
         .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
-        // OSC: liblo encoding/decoding, the UDP server, the address space, DNS-SD advertising.
-        .target(name: "RackOSC", dependencies: ["RackEngine", "RackIO", "CLibLo", "CAvahi"]),
+        // The wire shared by OSC and HTTP: the one OSC codec (liblo), the one endpoint type and
+        // its locality rule.
+        .target(name: "RackWire", dependencies: ["CLibLo"]),
+        // OSC: the UDP server, the address space, DNS-SD advertising.
+        .target(name: "RackOSC", dependencies: ["RackWire", "RackEngine", "RackIO", "CAvahi"]),
         // OSCQuery over HTTP, its WebSocket and the web control surface; reaches the rest of rack
         // only through the `RackHTTPHost` protocol.
         .target(name: "RackHTTP", dependencies: [
-            "RackEngine", "RackDSP",
+            "RackWire", "RackEngine", "RackDSP",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -74,7 +77,7 @@ let package = Package(
         // `rack plot`: SVG drawings of automation timelines and filter responses.
         .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2",
+            "RackWire", "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -83,9 +86,9 @@ let package = Package(
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP"]),
         .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackTestSupport"]),
-        .testTarget(name: "RackOSCTests", dependencies: ["RackOSC", "RackEngine", "RackIO", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackTestSupport"]),
-        .testTarget(name: "RackHTTPTests", dependencies: ["RackHTTP", "RackEngine"]),
+        .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),
     ]
 )

@@ -11,7 +11,8 @@ public struct AutomationDiagnostic: Sendable, Equatable, CustomStringConvertible
     public var description: String { "line \(line): \(severity.rawValue): \(message)" }
 }
 
-/// What one line of an automation file does. The language is the OSC address space.
+/// What one line of an automation file does. The language is the OSC address space: the
+/// parameters of the table and the commands `OSCAddressSpace` declares automatable.
 public enum AutomationAction: Sendable, Equatable {
     /// Ramp a parameter to a value (already clamped), over `rampSeconds` (nil: the default).
     case set(ParameterID, value: Double, rampSeconds: Double?)
@@ -49,130 +50,13 @@ public struct Automation: Sendable {
     /// that run past the end.
     public static func parse(_ text: String, presetNames: Set<String>, presetAtIndex: (Int) -> String?,
                              length: Double? = nil) -> Automation {
-        var events: [AutomationEvent] = []
-        var diags: [AutomationDiagnostic] = []
-        var lastTime = -Double.infinity
-        // Per parameter: until when its last explicit ramp runs, and from which line. A change
-        // during a running explicit ramp interrupts it (as live: the later event wins, from
-        // wherever the ramp had got to) and is a warning; a change may interrupt a default
-        // ramp silently (a fader sends a stream of plain values).
-        var busyUntil = [Double](repeating: -.infinity, count: ParameterID.allCases.count)
-        var busyLine = [Int](repeating: 0, count: ParameterID.allCases.count)
-
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        for (i, raw) in lines.enumerated() {
-            let lineNumber = i + 1
-            func error(_ m: String) { diags.append(AutomationDiagnostic(line: lineNumber, severity: .error, message: m)) }
-            func warning(_ m: String) { diags.append(AutomationDiagnostic(line: lineNumber, severity: .warning, message: m)) }
-            guard let words = tokenize(raw) else { error("unterminated quoted string"); continue }
-            if words.isEmpty { continue }
-            guard let time = Double(words[0]), time.isFinite else {
-                error("time '\(words[0])' is not a number of seconds"); continue
+        withoutActuallyEscaping(presetAtIndex) { presetAtIndex in
+            var parser = AutomationParser(presetNames: presetNames, presetAtIndex: presetAtIndex, length: length)
+            for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                parser.parse(raw, lineNumber: i + 1)
             }
-            if time < 0 { error("time \(words[0]) is negative"); continue }
-            if time > maximumTimeSeconds {
-                error("time \(words[0]) is beyond \(formatNumber(maximumTimeSeconds)) s"); continue
-            }
-            if time < lastTime { error("time \(formatNumber(time)) s goes backwards (previous event at \(formatNumber(lastTime)) s)"); continue }
-            lastTime = time
-            guard words.count >= 2 else { error("missing OSC address after the time"); continue }
-            let address = words[1]
-            let args = Array(words.dropFirst(2))
-
-            func number(_ s: String, what: String) -> Double? {
-                guard let v = Double(s) else { error("\(what) '\(s)' is not a number"); return nil }
-                guard v.isFinite else { error("\(what) '\(s)' is not finite"); return nil }
-                return v
-            }
-            func ramp(_ index: Int) -> Double?? {
-                guard args.count > index else { return .some(nil) }
-                guard let r = number(args[index], what: "ramp time") else { return nil }
-                if let problem = ParameterSpec.rampProblem(r) { error("\(problem) (\(args[index]))"); return nil }
-                return .some(r)
-            }
-            /// Claims the parameters for a change at `time`; one warning for the explicit ramps
-            /// it interrupts.
-            func occupy(_ ids: [ParameterID], ramp: Double?) {
-                var interrupted: [String] = []
-                for id in ids {
-                    let spec = Parameters[id]
-                    let explicit = ramp.flatMap { $0 > 0 ? $0 : nil }
-                    let r = min(explicit ?? spec.defaultRampSeconds, spec.maximumRampSeconds)
-                    // Times are compared to a microsecond: back-to-back ramps (0.1 + 0.02 = 0.12) meet.
-                    if time < busyUntil[id.rawValue] - 1e-6 {
-                        let until = (busyUntil[id.rawValue] * 1e6).rounded() / 1e6
-                        interrupted.append("the ramp of \(spec.name) from line \(busyLine[id.rawValue]) (running until \(formatNumber(until)) s)")
-                    }
-                    busyUntil[id.rawValue] = explicit == nil ? -.infinity : time + r
-                    busyLine[id.rawValue] = lineNumber
-                    if let length, time < length, time + r > length {
-                        warning("ramp of \(spec.name) runs past the end of the input (\(formatNumber(length)) s)")
-                    }
-                }
-                if !interrupted.isEmpty {
-                    warning("interrupts \(interrupted.joined(separator: ", ")): it stops where it has got to")
-                }
-            }
-
-            var action: AutomationAction?
-            if let parameter = ParameterAddress(parsing: address) {
-                let spec = parameter.spec
-                let isNorm = parameter.isNormalized
-                if spec.taper == .choice {
-                    guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a room name and an optional crossfade time"); continue }
-                    guard let room = Room(name: args[0]) else {
-                        error(Room.unknownNameReason(args[0])); continue
-                    }
-                    guard let r = ramp(1) else { continue }
-                    if let r, let cap = spec.shortenedRamp(seconds: r) { warning("crossfade \(formatNumber(r)) s shortened to \(formatNumber(cap)) s") }
-                    occupy([spec.id], ramp: r)
-                    action = .set(spec.id, value: Double(room.rawValue), rampSeconds: r)
-                } else {
-                    guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a value and an optional ramp time"); continue }
-                    guard let raw = number(args[0], what: "value") else { continue }
-                    guard let r = ramp(1) else { continue }
-                    let (value, clamped) = spec.accept(raw, normalized: isNorm)
-                    if let clamped {
-                        warning(isNorm ? "normalized value \(args[0]) clamped to \(formatNumber(clamped))"
-                                       : "\(spec.name) \(args[0]) clamped to \(formatNumber(clamped)) \(spec.unit)")
-                    }
-                    occupy([spec.id], ramp: r)
-                    action = .set(spec.id, value: value, rampSeconds: r)
-                }
-            } else {
-                switch address {
-                case "/rack/preset":
-                    guard args.count >= 1 && args.count <= 2 else { error("/rack/preset takes a preset name or index and an optional ramp time"); continue }
-                    var name = args[0]
-                    if presetNames.contains(name) {
-                        // a name
-                    } else if let index = Int(name), let n = presetAtIndex(index) {
-                        name = n
-                    } else {
-                        error("unknown preset '\(args[0])'"); continue
-                    }
-                    guard let r = ramp(1) else { continue }
-                    occupy(ParameterID.allCases, ramp: r)
-                    action = .preset(name: name, rampSeconds: r)
-                case "/rack/player/play", "/rack/player/stop":
-                    guard args.isEmpty else { error("\(address) takes no arguments"); continue }
-                    action = address.hasSuffix("play") ? .play : .stop
-                default:
-                    if address.hasPrefix("/rack/") || address.hasPrefix("/") {
-                        error("unknown or non-automatable address '\(address)'")
-                    } else {
-                        error("'\(address)' is not an OSC address")
-                    }
-                    continue
-                }
-            }
-            guard let action else { continue }
-            if let length, time >= length {
-                warning("event at \(formatNumber(time)) s is past the end of the input (\(formatNumber(length)) s) and is ignored")
-            }
-            events.append(AutomationEvent(line: lineNumber, time: time, address: address, action: action, arguments: args))
+            return Automation(events: parser.events, diagnostics: parser.diagnostics)
         }
-        return Automation(events: events, diagnostics: diags)
     }
 
     /// Splits a line into words: blanks separate, "double quotes" group (for preset names

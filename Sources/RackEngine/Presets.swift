@@ -20,10 +20,10 @@ public struct Preset: Sendable, Equatable {
     /// The JSON the contract defines: `{"name": …, "cutoff": …, …, "room": "…"}`, keys in
     /// parameter-table order.
     public var json: String {
-        var fields = ["  \"name\": \(jsonString(name))"]
+        var fields = ["  \"name\": \(JSON.quoted(name))"]
         for spec in Parameters.all {
             let v = state[spec.id]
-            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? jsonString(spec.format(v)) : formatNumber(v)))
+            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? JSON.quoted(spec.format(v)) : formatNumber(v)))
         }
         return "{\n" + fields.joined(separator: ",\n") + "\n}\n"
     }
@@ -46,7 +46,7 @@ public struct Preset: Sendable, Equatable {
         }
         guard let nameValue = dict["name"] else { throw fail("missing field 'name'") }
         guard let name = nameValue as? String, !isBool(nameValue) else { throw fail("field 'name' must be a string") }
-        if let reason = PresetStore.problem(withName: name) { throw fail("name \(jsonString(name)): \(reason)") }
+        if let reason = PresetStore.problem(withName: name) { throw fail("name \(JSON.quoted(name)): \(reason)") }
         var state = RackState()
         for spec in Parameters.all {
             guard let raw = dict[spec.name] else { throw fail("missing field '\(spec.name)'") }
@@ -71,23 +71,6 @@ public struct Preset: Sendable, Equatable {
 private func isBool(_ value: Any) -> Bool {
     guard let n = value as? NSNumber else { return false }
     return String(cString: n.objCType) == "c" || type(of: value) == Bool.self
-}
-
-/// A JSON string literal.
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        case "\r": out += "\\r"
-        default:
-            if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-        }
-    }
-    return out + "\""
 }
 
 /// Factory and user presets. Factory presets are numbered 0, 1, 2… in name order; user presets
@@ -176,10 +159,10 @@ public final class PresetStore: @unchecked Sendable {
                 }
                 let preset = try Preset.parse(data, isFactory: isFactory, path: path)
                 if !isFactory && file != preset.name + ".json" {
-                    throw RackError(.dataError, "preset '\(path)': its name \(jsonString(preset.name)) does not match the file name")
+                    throw RackError(.dataError, "preset '\(path)': its name \(JSON.quoted(preset.name)) does not match the file name")
                 }
                 if presets.contains(where: { $0.name == preset.name }) || (!isFactory && factory.contains { $0.name == preset.name }) {
-                    throw RackError(.dataError, "preset '\(path)': another preset is already named \(jsonString(preset.name))")
+                    throw RackError(.dataError, "preset '\(path)': another preset is already named \(JSON.quoted(preset.name))")
                 }
                 presets.append(preset)
             } catch let error as RackError {
@@ -223,9 +206,9 @@ public final class PresetStore: @unchecked Sendable {
     /// point leaves either the old file or the new one, never a mix.
     @discardableResult
     public func save(name: String, state: RackState) throws(RackError) -> Preset {
-        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(jsonString(name)): \(reason)") }
+        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(JSON.quoted(name)): \(reason)") }
         if factory.contains(where: { $0.name == name }) {
-            throw RackError(.dataError, "preset \(jsonString(name)) is a factory preset; save under another name")
+            throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset; save under another name")
         }
         let preset = Preset(name: name, state: state, isFactory: false, path: userDirectory + "/" + name + ".json")
         do {
@@ -242,11 +225,11 @@ public final class PresetStore: @unchecked Sendable {
 
     /// Deletes the user preset `name`.
     public func delete(name: String) throws(RackError) {
-        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(jsonString(name)): \(reason)") }
+        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(JSON.quoted(name)): \(reason)") }
         if factory.contains(where: { $0.name == name }) {
-            throw RackError(.dataError, "preset \(jsonString(name)) is a factory preset and cannot be deleted")
+            throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset and cannot be deleted")
         }
-        guard user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(jsonString(name))") }
+        guard user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(name))") }
         let path = userDirectory + "/" + name + ".json"
         if unlink(path) != 0 && errno != ENOENT {
             throw RackError(.ioError, "cannot delete '\(path)': \(String(cString: strerror(errno)))")

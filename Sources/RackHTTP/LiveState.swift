@@ -1,4 +1,5 @@
 import RackEngine
+import RackWire
 import Synchronization
 
 /// One value of an OSC node as the control side reports it.
@@ -16,7 +17,8 @@ public enum LiveValue: Sendable, Equatable {
         }
     }
 
-    var osc: OSCWire.Argument {
+    /// The value as an OSC argument (what a WebSocket listener is pushed).
+    var osc: OSCValue {
         switch self {
         case let .float(d): .float(Float(d))
         case let .int(i): .int(Int32(clamping: i))
@@ -80,7 +82,7 @@ public final class LiveState: Sendable {
             return s.listeners.values.filter { $0.paths.contains(address) }.map(\.queue)
         }
         guard !queues.isEmpty else { return }
-        let bytes = OSCWire.message(address, values.map(\.osc))
+        let bytes = OSCMessage(address, values.map(\.osc)).encoded()
         for q in queues { q.yield(.binary(bytes)) }
     }
 

@@ -3,7 +3,8 @@ import RackEngine
 
 /// rack's OSC address space as an OSCQuery tree. The parameters come from the one parameter
 /// table (`Parameters.all`: address, unit, range, taper, summary) and the rooms from
-/// `Room.allCases` through it; the rest mirrors the OSC reference in the README.
+/// `Room.allCases` through it; the commands from the one declaration of the address space
+/// (`OSCAddressSpace`).
 enum OSCQueryNamespace {
     /// OSCQuery `UNIT` strings (the proposal's units.md) for the table's unit symbols; a symbol
     /// with no counterpart there is given as it is.
@@ -15,14 +16,56 @@ enum OSCQueryNamespace {
         }
     }
 
-    /// The whole tree; `presetNames` become the `VALS` of `/rack/preset`.
+    /// The whole tree; `presetNames` become the `VALS` of `/rack/preset`. The parameters come
+    /// first under `/rack`, then every command `OSCAddressSpace` publishes, in its order, each
+    /// under its parent (a container of `OSCAddressSpace.containers` made when first needed).
     static func root(presetNames: [String]) -> OSCQueryNode {
-        let rack = OSCQueryNode(name: "rack", path: "/rack", access: 0, description: "rack: a JACK effects rack",
-                                children: Parameters.all.map(parameter) + [
-                                    preset(presetNames), player(),
-                                ] + queries())
-        let ping = method("/ping", description: "replies /pong")
-        return OSCQueryNode(name: "", path: "/", access: 0, description: "rack", children: [rack, ping])
+        var root = container("/")
+        for spec in Parameters.all { insert(parameter(spec), into: &root) }
+        for declaration in OSCAddressSpace.commands {
+            if let shape = declaration.query { insert(command(declaration, shape, presetNames: presetNames), into: &root) }
+        }
+        return root
+    }
+
+    /// Puts `node` at its path under `root`, making the containers on the way.
+    static func insert(_ node: OSCQueryNode, into root: inout OSCQueryNode) {
+        let parts = node.path.split(separator: "/").map(String.init)
+        insert(node, parts: parts[...], into: &root)
+    }
+
+    private static func insert(_ node: OSCQueryNode, parts: ArraySlice<String>, into parent: inout OSCQueryNode) {
+        guard parts.count > 1 else { parent.children.append(node); return }
+        let name = parts.first!
+        if !parent.children.contains(where: { $0.name == name }) {
+            parent.children.append(container((parent.path == "/" ? "" : parent.path) + "/" + name))
+        }
+        let index = parent.children.firstIndex { $0.name == name }!
+        insert(node, parts: parts.dropFirst(), into: &parent.children[index])
+    }
+
+    /// A container that is no command (its description from `OSCAddressSpace.containers`).
+    static func container(_ path: String) -> OSCQueryNode {
+        let description = OSCAddressSpace.containers.first { $0.path == path }?.description ?? ""
+        return OSCQueryNode(name: path == "/" ? "" : String(path.split(separator: "/").last ?? ""), path: path,
+                            access: 0, description: description)
+    }
+
+    /// A declared command as OSCQuery shows it.
+    static func command(_ declaration: OSCCommandDeclaration, _ shape: OSCQueryShape, presetNames: [String]) -> OSCQueryNode {
+        OSCQueryNode(name: String(declaration.address.split(separator: "/").last ?? ""), path: declaration.address,
+                     type: shape.type, access: shape.access, range: shape.range.map { [range($0, presetNames: presetNames)] },
+                     unit: shape.unit, clipMode: shape.clipMode, description: declaration.summary)
+    }
+
+    /// A `RANGE` entry.
+    static func range(_ range: OSCQueryShape.Range, presetNames: [String]) -> JSON {
+        switch range {
+        case let .minimumMaximum(minimum, maximum): .object([("MIN", .number(minimum)), ("MAX", .number(maximum))])
+        case let .minimum(minimum): .object([("MIN", .number(minimum))])
+        case .presetNames: .object([("VALS", .array(presetNames.map(JSON.string)))])
+        case .parameterNames: .object([("VALS", .array(Parameters.all.map { .string($0.name) }))])
+        }
     }
 
     /// A parameter: its value, range, unit and clipping from the table; its taper as a tag
@@ -42,62 +85,5 @@ enum OSCQueryNamespace {
                             unit: [unit(for: spec.unit)], clipMode: ["both"], tags: [spec.taper.rawValue],
                             description: "\(spec.summary) (\(spec.unit), \(spec.taper.rawValue)); \(ramp); "
                                 + "\(spec.address)/norm takes a 0…1 control position instead")
-    }
-
-    static func preset(_ names: [String]) -> OSCQueryNode {
-        OSCQueryNode(name: "preset", path: "/rack/preset", type: "s", access: 0,
-                     range: [.object([("VALS", .array(names.map(JSON.string)))])],
-                     description: "recall a preset by name (every parameter ramps); LISTEN here for each recall",
-                     children: [
-                        method("/rack/preset/save", type: "s", description: "save the current targets as a user preset"),
-                        method("/rack/preset/delete", type: "s", description: "delete a user preset"),
-                        method("/rack/preset/list", description: "replies /rack/preset/list s… (every preset, factory first)"),
-                     ])
-    }
-
-    static func player() -> OSCQueryNode {
-        OSCQueryNode(name: "player", path: "/rack/player", access: 0, description: "the file player", children: [
-            method("/rack/player/load", type: "s", description: "stream a file (crossfades from the previous one)"),
-            method("/rack/player/play", description: "start (5 ms fade)"),
-            method("/rack/player/stop", description: "stop (5 ms fade)"),
-            OSCQueryNode(name: "loop", path: "/rack/player/loop", type: "i", access: 0,
-                         range: [.object([("MIN", .number(0)), ("MAX", .number(1))])], clipMode: ["none"],
-                         description: "loop the file: 1 on (default), 0 off"),
-            OSCQueryNode(name: "seek", path: "/rack/player/seek", type: "f", access: 0,
-                         range: [.object([("MIN", .number(0))])], unit: ["time.second"], clipMode: ["both"],
-                         description: "jump to a position in the file, crossfading"),
-        ])
-    }
-
-    /// The query methods: their replies go to the sender (over a WebSocket: to that socket).
-    static func queries() -> [OSCQueryNode] {
-        [
-            method("/rack/get", type: "s", description: "replies /rack/<param> with the target value",
-                   range: [.object([("VALS", .array(Parameters.all.map { .string($0.name) }))])]),
-            method("/rack/dump", description: "replies every parameter's target and the last preset"),
-            method("/rack/subscribe", type: "i", description: "every applied change, from any source, to the sender (optional port)",
-                   range: [.object([("MIN", .number(1)), ("MAX", .number(65535))])]),
-            method("/rack/unsubscribe", type: "i", description: "ends changes and meters to the sender (optional port)",
-                   range: [.object([("MIN", .number(1)), ("MAX", .number(65535))])]),
-            OSCQueryNode(name: "meter", path: "/rack/meter", type: "fffffii", access: 1,
-                         unit: ["gain.db", "gain.db", "gain.db", "gain.db", "%", "", ""],
-                         description: "peak L, peak R, RMS L, RMS R (dBFS, -120 for silence), DSP load, xruns, ramping parameters; "
-                            + "LISTEN for 15 updates a second (over UDP: send /rack/meter [i port])"),
-            OSCQueryNode(name: "status", path: "/rack/status", type: "iiiffsis", access: 1,
-                         unit: ["time.hz", "", "", "%", "time.second", "", "", ""],
-                         description: "sample rate, buffer frames, xruns, DSP load, player position, JACK state (running or "
-                            + "disconnected), input samples replaced by silence (not audio), why the player stopped by "
-                            + "itself (a truncated or corrupt file; empty otherwise)"),
-            method("/rack/params", description: "replies /rack/params s:id s:unit f:min f:max f:default s:taper per parameter"),
-            OSCQueryNode(name: "version", path: "/rack/version", type: "s", access: 1, description: "the OSC namespace version"),
-            method("/rack/stats", description: "replies DSP time per JACK cycle since the last /rack/stats"),
-        ]
-    }
-
-    /// A method that holds no value (`ACCESS` 0): it acts, or replies to the sender; `type` nil
-    /// when it takes no arguments.
-    static func method(_ path: String, type: String? = nil, description: String, range: [JSON]? = nil) -> OSCQueryNode {
-        OSCQueryNode(name: String(path.split(separator: "/").last ?? ""), path: path, type: type,
-                     access: 0, range: range, description: description)
     }
 }

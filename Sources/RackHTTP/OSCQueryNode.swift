@@ -1,3 +1,5 @@
+import RackEngine
+
 /// One node of the OSCQuery namespace (Vidvox OSCQueryProposal): an OSC method, a container, or
 /// both. Attributes are kept as the proposal names them; `VALUE` comes from `LiveState`.
 struct OSCQueryNode: Sendable {

@@ -1,3 +1,5 @@
+import RackEngine
+
 import Foundation
 import HTTPTypes
 import Hummingbird

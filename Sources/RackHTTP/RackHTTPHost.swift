@@ -1,3 +1,5 @@
+import RackWire
+
 /// What the HTTP side needs from the rest of rack, and nothing more: a way to hand over a binary
 /// OSC datagram as if it had arrived over UDP. Values flow the other way, pushed by the control
 /// side into a `LiveState`. The HTTP side never sees the engine: every change it asks for goes
@@ -15,27 +17,6 @@ public protocol RackHTTPHost: AnyObject, Sendable {
     func disconnected(_ peer: HTTPPeer)
 }
 
-/// The remote end of an HTTP or WebSocket connection (IPv4: rack binds IPv4 addresses only).
-public struct HTTPPeer: Sendable, Hashable, CustomStringConvertible {
-    /// Address in network byte order, as in `sockaddr_in` (and `OSCEndpoint.address`).
-    public var address: UInt32
-    /// Port in host byte order.
-    public var port: UInt16
-
-    public init(address: UInt32, port: UInt16) {
-        self.address = address
-        self.port = port
-    }
-
-    /// The address in host byte order.
-    public var hostOrderAddress: UInt32 { UInt32(bigEndian: address) }
-
-    /// True for 127.0.0.1, the one address rack treats as local (every other one, other
-    /// loopback addresses included, is bounded as remote).
-    public var isLocal: Bool { hostOrderAddress == 0x7f00_0001 }
-
-    public var description: String {
-        let a = hostOrderAddress
-        return "\(a >> 24).\((a >> 16) & 0xff).\((a >> 8) & 0xff).\(a & 0xff):\(port)"
-    }
-}
+/// The remote end of an HTTP or WebSocket connection: the same endpoint type as an OSC sender
+/// (so the control side takes it as it is, with the one locality rule, `isLocal`).
+public typealias HTTPPeer = OSCEndpoint

@@ -1,6 +1,9 @@
+import RackEngine
+
 import Foundation
 import HummingbirdWebSocket
 import NIOCore
+import RackWire
 
 /// One WebSocket connection: OSCQuery's `LISTEN`/`IGNORE` commands (JSON text frames), value
 /// pushes for what it listens to (OSC binary frames), and binary OSC frames applied like UDP OSC,
@@ -56,7 +59,7 @@ struct WebSocketSession: Sendable {
         case "LISTEN":
             state.setListening(id, path: node.path, true)
             if let v = snapshot.values[node.path] {
-                queue.yield(.binary(OSCWire.message(node.path, v.map(\.osc))))
+                queue.yield(.binary(OSCMessage(node.path, v.map(\.osc)).encoded()))
             }
         case "IGNORE":
             state.setListening(id, path: node.path, false)

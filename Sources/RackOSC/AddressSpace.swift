@@ -1,4 +1,5 @@
 import RackEngine
+import RackWire
 
 /// Why a message was refused (the text of its `/rack/error` reply).
 struct Reason: Error {
@@ -31,67 +32,76 @@ struct Request {
     var arguments: [OSCValue] { message.arguments }
 }
 
-/// One command of the address space: its address, the arguments it takes, and the function
-/// that applies it (it throws the reason it refuses a message; the controller replies with
-/// `/rack/error ADDRESS REASON`).
+/// One command of the address space: its declaration (`OSCAddressSpace`: address, signature,
+/// description…) and the function that applies it. The signature is checked before the
+/// function runs; it throws the reason it refuses a message on other grounds (a value out of
+/// range, an unknown name); the controller replies with `/rack/error ADDRESS REASON`.
 struct OSCCommand: Sendable {
-    let address: String
-    /// The arguments it takes, as OSC type tags: `s` a string, `n` a number (i, f, d or h),
-    /// `[…]` optional, `|` either; `*`: any (ignored); empty: none.
-    let arguments: String
-    /// Obeyed only from the session manager (NSM); from anyone else it is an unknown address.
-    let sessionManagerOnly: Bool
-    let handle: @Sendable (RackController, Request) throws(Reason) -> Void
+    typealias Handler = @Sendable (RackController, Request) throws(Reason) -> Void
 
-    init(_ address: String, _ arguments: String, sessionManagerOnly: Bool = false,
-         _ handle: @escaping @Sendable (RackController, Request) throws(Reason) -> Void) {
-        self.address = address
-        self.arguments = arguments
-        self.sessionManagerOnly = sessionManagerOnly
-        self.handle = handle
-    }
+    let declaration: OSCCommandDeclaration
+    let handle: Handler
+
+    var address: String { declaration.address }
+    var sessionManagerOnly: Bool { declaration.sessionManagerOnly }
 }
 
 extension RackController {
-    /// The address space, one function per command (as scsynth's `SC_MiscCmds.cpp` registers
-    /// them). Besides these, `/rack/PARAMETER n|s [n]` and `/rack/PARAMETER/norm n [n]` set a
-    /// parameter of the table (`ParameterAddress`, `setParameter`).
-    static let commandTable: [OSCCommand] = [
-        OSCCommand("/ping", "*") { c, r in c.ping(r) },
-        OSCCommand("/rack/version", "*") { c, r in c.version(r) },
-        OSCCommand("/rack/status", "") { c, r throws(Reason) in try c.status(r) },
-        OSCCommand("/rack/stats", "*") { c, r in c.stats(r) },
-        OSCCommand("/rack/params", "*") { c, r in c.params(r) },
-        OSCCommand("/rack/get", "s") { c, r throws(Reason) in try c.get(r) },
-        OSCCommand("/rack/dump", "*") { c, r in c.dump(r) },
+    /// The function of each declared command, one per command (as scsynth's `SC_MiscCmds.cpp`
+    /// registers them). Besides these, `/rack/PARAMETER n|s [n]` and `/rack/PARAMETER/norm n [n]`
+    /// set a parameter of the table (`ParameterAddress`, `setParameter`).
+    static let handlers: [String: OSCCommand.Handler] = [
+        "/ping": { c, r in c.ping(r) },
+        "/rack/version": { c, r in c.version(r) },
+        "/rack/status": { c, r in c.status(r) },
+        "/rack/stats": { c, r in c.stats(r) },
+        "/rack/params": { c, r in c.params(r) },
+        "/rack/get": { c, r throws(Reason) in try c.get(r) },
+        "/rack/dump": { c, r in c.dump(r) },
 
-        OSCCommand("/rack/preset", "s|n [n]") { c, r throws(Reason) in try c.recallPreset(r) },
-        OSCCommand("/rack/preset/save", "s") { c, r throws(Reason) in try c.savePreset(r) },
-        OSCCommand("/rack/preset/delete", "s") { c, r throws(Reason) in try c.deletePreset(r) },
-        OSCCommand("/rack/preset/list", "*") { c, r in c.listPresets(r) },
+        "/rack/preset": { c, r throws(Reason) in try c.recallPreset(r) },
+        "/rack/preset/save": { c, r throws(Reason) in try c.savePreset(r) },
+        "/rack/preset/delete": { c, r throws(Reason) in try c.deletePreset(r) },
+        "/rack/preset/list": { c, r in c.listPresets(r) },
 
-        OSCCommand("/rack/subscribe", "[n]") { c, r throws(Reason) in try c.subscribe(r) },
-        OSCCommand("/rack/unsubscribe", "[n]") { c, r throws(Reason) in try c.unsubscribe(r) },
-        OSCCommand("/rack/meter", "[n]") { c, r throws(Reason) in try c.subscribeMeters(r) },
+        "/rack/subscribe": { c, r throws(Reason) in try c.subscribe(r) },
+        "/rack/unsubscribe": { c, r throws(Reason) in try c.unsubscribe(r) },
+        "/rack/meter": { c, r throws(Reason) in try c.subscribeMeters(r) },
 
-        OSCCommand("/rack/player/load", "s") { c, r throws(Reason) in try c.playerLoad(r) },
-        OSCCommand("/rack/player/play", "") { c, r throws(Reason) in try c.playerTransport(r, playing: true) },
-        OSCCommand("/rack/player/stop", "") { c, r throws(Reason) in try c.playerTransport(r, playing: false) },
-        OSCCommand("/rack/player/loop", "n") { c, r throws(Reason) in try c.playerLoop(r) },
-        OSCCommand("/rack/player/seek", "n") { c, r throws(Reason) in try c.playerSeek(r) },
+        "/rack/player/load": { c, r throws(Reason) in try c.playerLoad(r) },
+        "/rack/player/play": { c, r throws(Reason) in try c.playerTransport(r, playing: true) },
+        "/rack/player/stop": { c, r throws(Reason) in try c.playerTransport(r, playing: false) },
+        "/rack/player/loop": { c, r throws(Reason) in try c.playerLoop(r) },
+        "/rack/player/seek": { c, r throws(Reason) in try c.playerSeek(r) },
 
-        OSCCommand("/rack/midi/learn", "[s]") { c, r throws(Reason) in try c.midiLearn(r) },
-        OSCCommand("/rack/midi/map", "") { c, r throws(Reason) in try c.midiMap(r) },
-        OSCCommand("/rack/midi/unmap", "n") { c, r throws(Reason) in try c.midiUnmap(r) },
+        "/rack/midi/learn": { c, r throws(Reason) in try c.midiLearn(r) },
+        "/rack/midi/map": { c, r throws(Reason) in try c.midiMap(r) },
+        "/rack/midi/unmap": { c, r throws(Reason) in try c.midiUnmap(r) },
 
-        OSCCommand("/nsm/client/save", "*", sessionManagerOnly: true) { c, r in c.sessionSave(r) },
-        // Acknowledgements; a second open (a switch) is not a declared capability.
-        OSCCommand("/nsm/client/open", "*", sessionManagerOnly: true) { _, _ in },
-        OSCCommand("/nsm/client/session_is_loaded", "*", sessionManagerOnly: true) { _, _ in },
-        OSCCommand("/reply", "*", sessionManagerOnly: true) { _, _ in },
-        OSCCommand("/error", "*", sessionManagerOnly: true) { _, _ in },
+        "/nsm/client/save": { c, r in c.sessionSave(r) },
+        "/nsm/client/open": { _, _ in },
+        "/nsm/client/session_is_loaded": { _, _ in },
+        "/reply": { _, _ in },
+        "/error": { _, _ in },
     ]
+
+    /// The address space: every declared command with its function (a declared command without
+    /// one, or a function for no declared command, fails `AddressSpaceTests`).
+    static let commandTable: [OSCCommand] = OSCAddressSpace.commands.compactMap { declaration in
+        handlers[declaration.address].map { OSCCommand(declaration: declaration, handle: $0) }
+    }
 
     /// `commandTable` by address.
     static let commands = [String: OSCCommand](uniqueKeysWithValues: commandTable.map { ($0.address, $0) })
+}
+
+extension OSCValue {
+    /// The kind a signature sees (nil for blobs, booleans and the other tags: no slot takes them).
+    var argumentKind: OSCArgumentKind? {
+        switch self {
+        case .string: .string
+        case .int, .float, .double, .int64: .number
+        default: nil
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import RackEngine
+import RackWire
 
 /// What the controller hands the render thread, and when: timetags mapped to samples (once per
 /// datagram, within the scheduling horizon), the bound on scheduled events, and the link to a

@@ -1,14 +1,13 @@
 import Foundation
+import RackWire
 
-/// What rack grants a sender depending on where it is. 127.0.0.1 is this machine's own user:
-/// it is trusted as before. Every other address, other loopback addresses (127.0.0.2, …)
+/// What rack grants a sender depending on where it is. 127.0.0.1 (`OSCEndpoint.isLocal`, the
+/// one locality rule) is this machine's own user: it is trusted as before. Every other address, other loopback addresses (127.0.0.2, …)
 /// included, is *remote*: its replies are bounded (`ReplyBudget`), its subscriptions are leases,
 /// it may load files only from `--media-dir` directories and learns nothing about other files.
 /// (Counting 127.0.0.2 as remote is stricter than needed, and lets the tests play a remote
 /// sender on one machine.)
 public struct ExposurePolicy: Sendable {
-    /// The one address treated as local, in network byte order (127.0.0.1).
-    public static let localAddress = UInt32(0x7f00_0001).bigEndian
     /// How long a subscription (`/rack/subscribe`, `/rack/meter`) from a remote sender lasts
     /// unless renewed by sending it again, in seconds.
     public static let defaultLeaseSeconds = 60.0
@@ -25,9 +24,6 @@ public struct ExposurePolicy: Sendable {
         self.mediaDirectories = mediaDirectories.compactMap(Self.realPath)
         self.leaseSeconds = leaseSeconds
     }
-
-    /// True for 127.0.0.1.
-    public static func isLocal(_ e: OSCEndpoint) -> Bool { e.address == localAddress }
 
     /// The real path of `path` when it names a file inside one of the media directories (after
     /// resolving every symbolic link and `..`), else nil. The caller opens the returned path, so

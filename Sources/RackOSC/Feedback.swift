@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackWire
 
 /// What the rack tells the controllers that asked: every applied change, once, to the
 /// subscribers of `/rack/subscribe` (the echo of what the render thread applied, so a
@@ -57,7 +58,7 @@ final class Feedback {
     /// A remote address holds at most `maximumSubscriptionsPerAddress` places in the two tables
     /// together, so no single source can fill them.
     private func checkPerAddress(_ target: OSCEndpoint) throws(Reason) {
-        guard !ExposurePolicy.isLocal(target) else { return }
+        guard !target.isLocal else { return }
         let held = (subscriptions + meterSubscriptions).filter { $0.endpoint.address == target.address }.count
         guard held < ControllerTuning.maximumSubscriptionsPerAddress else { throw Reason("too many subscriptions from this address") }
     }

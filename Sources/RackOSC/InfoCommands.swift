@@ -1,4 +1,5 @@
 import RackEngine
+import RackWire
 
 /// What a controller can ask about the rack: `/ping`, `/rack/version`, `/rack/status`,
 /// `/rack/stats`, `/rack/params`.
@@ -14,8 +15,7 @@ extension RackController {
     /// started (rack start, or a server that came back at another rate). A count that keeps
     /// moving means an upstream client or file is misbehaving. `s:player_error` (appended after
     /// it): why the player stopped by itself (a truncated or corrupt file), empty otherwise.
-    func status(_ r: Request) throws(Reason) {
-        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
+    func status(_ r: Request) {
         reply(OSCMessage("/rack/status", [
             .int(Int32(sampleRate)), .int(Int32(host.bufferSize)), .int(Int32(clamping: host.xruns)),
             .float(Float(host.dspLoadPercent)), .float(Float(playerSeconds)), .string(host.stateName),

@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackWire
 
 /// MIDI on the control thread: the map (its file and the link that hands it to the render
 /// thread), MIDI learn, and the program changes the render thread forwarded.
@@ -22,9 +23,6 @@ extension RackController {
     /// `/rack/midi/learn PARAM` binds the next CC that moves to PARAM (on the channel it came
     /// on); with no argument, cancels. When it binds, the requester gets `/rack/midi/map` for it.
     func midiLearn(_ r: Request) throws(Reason) {
-        guard r.arguments.count <= 1, r.arguments.first.map({ $0.string != nil }) ?? true else {
-            throw Reason("expects an optional string: a parameter name")
-        }
         guard let midi else { throw Self.midiOff }
         guard let name = r.arguments.first?.string else {
             midi.learning = nil
@@ -38,14 +36,13 @@ extension RackController {
 
     /// `/rack/midi/map`: one `/rack/midi/map i:channel(0 = any) i:cc s:param` per binding.
     func midiMap(_ r: Request) throws(Reason) {
-        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
         guard let midi else { throw Self.midiOff }
         for b in midi.link.map.bindings { reply(Self.bindingMessage(b), to: r.from) }
     }
 
     /// `/rack/midi/unmap CC`: removes the binding of controller CC.
     func midiUnmap(_ r: Request) throws(Reason) {
-        guard r.arguments.count == 1, let n = r.arguments[0].number, n == n.rounded(), (0...127).contains(n) else {
+        guard let n = r.arguments[0].number, n == n.rounded(), (0...127).contains(n) else {
             throw Reason("expects one controller number 0…127")
         }
         guard let midi else { throw Self.midiOff }

@@ -1,5 +1,6 @@
 import RackDSP
 import RackEngine
+import RackWire
 
 /// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
 /// `/rack/get`, `/rack/dump`.
@@ -51,7 +52,7 @@ extension RackController {
 
     /// `/rack/get NAME`: the parameter's target, as `/rack/NAME`.
     func get(_ r: Request) throws(Reason) {
-        guard r.arguments.count == 1, let name = r.arguments[0].string else { throw Reason("expects one string: a parameter name") }
+        let name = r.arguments[0].string ?? ""   // the signature took one string
         guard let spec = Parameters.named(name) else { throw Reason("unknown parameter '\(name)'") }
         reply(Self.valueMessage(spec, targets[spec.id]), to: r.from)
     }

@@ -1,13 +1,14 @@
 import Foundation
 import RackEngine
 import RackIO
+import RackWire
 
 /// The player over OSC (`/rack/player/...`) and for the driver (adopt, engine replaced).
 extension RackController {
     /// `/rack/player/load PATH`: plays the file from its start.
     func playerLoad(_ r: Request) throws(Reason) {
-        guard r.arguments.count == 1, let path = r.arguments[0].string else { throw Reason("expects one string: a file path") }
-        guard ExposurePolicy.isLocal(r.from) else {
+        let path = r.arguments[0].string ?? ""   // the signature took one string
+        guard r.from.isLocal else {
             // A remote sender: only files under --media-dir, opened by their real path, and one
             // answer for every refusal or failure.
             guard let real = policy.mediaFile(path) else { throw Reason(ExposurePolicy.refusedLoad) }
@@ -18,21 +19,20 @@ extension RackController {
 
     /// `/rack/player/play`, `/rack/player/stop`: at the message's time.
     func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
-        guard r.arguments.isEmpty else { throw Reason("takes no arguments") }
         player.playing = playing
         try post(EngineEvent(sampleTime: sample(for: r.timeTag), playing ? .play : .stop))
     }
 
     /// `/rack/player/loop 0|1`.
     func playerLoop(_ r: Request) throws(Reason) {
-        guard r.arguments.count == 1, let v = r.arguments[0].number, v == 0 || v == 1 else { throw Reason("expects 0 or 1") }
+        guard let v = r.arguments[0].number, v == 0 || v == 1 else { throw Reason("expects 0 or 1") }
         player.loop = v == 1
     }
 
     /// `/rack/player/seek SECONDS`: reloads the file from there (a time outside the file is
     /// clamped, applied and reported).
     func playerSeek(_ r: Request) throws(Reason) {
-        guard r.arguments.count == 1, let s = r.arguments[0].number else { throw Reason("expects seconds") }
+        let s = r.arguments[0].number ?? .nan   // the signature took one number
         guard s.isFinite else { throw Reason("seconds must be finite") }
         guard let current = player.stream else { throw Reason("no file is loaded") }
         // A seek goes to the newest file asked for (a load may still be waiting its turn).
@@ -61,7 +61,7 @@ extension RackController {
             if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
         case let .failed(error):
             var reason = error.description
-            if let from = load.from, !ExposurePolicy.isLocal(from) { reason = ExposurePolicy.refusedLoad }
+            if let from = load.from, !from.isLocal { reason = ExposurePolicy.refusedLoad }
             if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log(reason) }
         }
     }

@@ -1,6 +1,7 @@
 import RackDSP
 import RackEngine
 import RackIO
+import RackWire
 
 /// A request to play `path` from `startSeconds`, and who to tell if it fails (nil: the log).
 struct PlayerLoad {

@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackWire
 
 /// Presets over OSC: `/rack/preset` (recall), `/rack/preset/save`, `/rack/preset/delete`,
 /// `/rack/preset/list`.
@@ -7,8 +8,7 @@ extension RackController {
     /// `/rack/preset NAME|INDEX [ramp]`: every parameter of the preset, all or nothing, behind
     /// a marker whose echo tells subscribers and the recording which preset it was.
     func recallPreset(_ r: Request) throws(Reason) {
-        let args = r.arguments
-        guard args.count == 1 || args.count == 2 else { throw Reason("expects a preset name or index and an optional ramp time") }
+        let args = r.arguments   // the signature took a name or index and an optional number
         let preset: Preset?
         if let name = args[0].string {
             preset = presets.preset(named: name)
@@ -45,14 +45,14 @@ extension RackController {
 
     /// `/rack/preset/save NAME`: the targets as a user preset.
     func savePreset(_ r: Request) throws(Reason) {
-        let name = try Self.presetName(r)
+        let name = Self.presetName(r)
         try spendPresetWrite()
         do { try presets.save(name: name, state: targets) } catch { throw Self.reason(error) }
     }
 
     /// `/rack/preset/delete NAME`: a user preset.
     func deletePreset(_ r: Request) throws(Reason) {
-        let name = try Self.presetName(r)
+        let name = Self.presetName(r)
         try spendPresetWrite()
         do { try presets.delete(name: name) } catch { throw Self.reason(error) }
     }
@@ -70,9 +70,8 @@ extension RackController {
         reply(OSCMessage("/rack/preset/list", presets.all.map { .string($0.name) }), to: r.from)
     }
 
-    private static func presetName(_ r: Request) throws(Reason) -> String {
-        guard r.arguments.count == 1, let name = r.arguments[0].string else { throw Reason("expects one string: the preset name") }
-        return name
+    private static func presetName(_ r: Request) -> String {
+        r.arguments[0].string ?? ""   // the signature took one string
     }
 
     private static func reason(_ error: RackError) -> Reason {

@@ -1,15 +1,17 @@
 import Foundation
 import RackEngine
 import RackIO
+import RackWire
 
 /// The OSC address space of the contract, on the control thread. Every message is checked
 /// here (types, NaN/Inf, ranges, names) before anything reaches the render thread, which
 /// only ever sees validated `EngineEvent`s through the lock-free queue. All state lives on
 /// this one thread: no locks.
 ///
-/// The commands are one table (`AddressSpace.swift`); the controller routes each message to
-/// its handler and relays what the render thread applied. Its collaborators each keep one
-/// concern: `PlayerSlot` (the file playing and the one swap in flight), `Feedback`
+/// The commands are declared once (`OSCAddressSpace`) and bound to their handlers here
+/// (`AddressSpace.swift`); the controller checks each message's arguments against the
+/// declared signature, routes it to its handler and relays what the render thread applied.
+/// Its collaborators each keep one concern: `PlayerSlot` (the file playing and the one swap in flight), `Feedback`
 /// (subscribers and meters), `SessionRecorder` (`--record`) and `ErrorBudget` (the rate limit
 /// on `/rack/error`). Everything it sends goes through a `Replier`: the UDP socket, or an
 /// in-memory outbox in tests. What a remote sender may have is bounded by the `ExposurePolicy`
@@ -18,9 +20,8 @@ public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
     public static let namespaceVersion = "1.2.0"
 
-    /// The socket `serve` receives on; nil for a controller fed by hand (tests).
-    public let socket: UDPSocket?
-    /// Where replies, feedback and meters go: the socket, so they leave from the rack's port.
+    /// Where replies, feedback and meters go: the socket (through the HTTP bridge), so they
+    /// leave from the rack's port.
     public let replier: Replier
     public let presets: PresetStore
     let host: RackHost
@@ -76,27 +77,12 @@ public final class RackController {
     /// The last events the render thread reported as applied (newest last, at most 64).
     public private(set) var lastApplied: [EngineEvent] = []
 
-    /// A controller serving on `socket` (replies leave from it too).
-    public convenience init(socket: UDPSocket, host: RackHost, presets: PresetStore, initial: RackState,
-                            initialPreset: String = "", allow: [AddressRange] = [], recordPath: String? = nil) {
-        self.init(socket: socket, replier: socket, host: host, presets: presets, initial: initial,
-                  initialPreset: initialPreset, allow: allow, recordPath: recordPath)
-    }
-
-    /// A controller without a socket: messages are handed to `handle`, replies go to `replier`.
-    public convenience init(replier: Replier, host: RackHost, presets: PresetStore, initial: RackState,
-                            initialPreset: String = "", allow: [AddressRange] = [], recordPath: String? = nil,
-                            policy: ExposurePolicy = ExposurePolicy()) {
-        self.init(socket: nil, replier: replier, host: host, presets: presets, initial: initial,
-                  initialPreset: initialPreset, allow: allow, recordPath: recordPath, policy: policy)
-    }
-
-    /// A controller serving on `socket` whose replies go through `replier` (which sends on the
-    /// socket, or elsewhere for senders that are not on UDP: the WebSocket).
-    public init(socket: UDPSocket?, replier: Replier, host: RackHost, presets: PresetStore, initial: RackState,
+    /// A controller whose replies go through `replier` (the socket, or elsewhere for senders
+    /// that are not on UDP: the WebSocket; an outbox in tests). Messages come from the source
+    /// `serve(from:…)` reads, or are handed to `handle`.
+    public init(replier: Replier, host: RackHost, presets: PresetStore, initial: RackState,
                 initialPreset: String = "", allow: [AddressRange] = [], recordPath: String? = nil,
                 policy: ExposurePolicy = ExposurePolicy()) {
-        self.socket = socket
         self.replier = replier
         self.host = host
         self.presets = presets
@@ -114,19 +100,14 @@ public final class RackController {
 
     // MARK: - The loop
 
-    /// Serves until `shouldStop` says so: receives packets, applies them, and between packets
-    /// relays what the render thread applied (subscribers, recording), frees released rings,
-    /// and runs `housekeeping` (the driver's reconnection).
-    public func serve(shouldStop: () -> Bool, housekeeping: (Double) -> Void) {
-        guard let socket else { preconditionFailure("RackController.serve needs the socket it was made with") }
-        serve(from: socket, shouldStop: shouldStop, housekeeping: housekeeping)
-    }
-
-    /// The loop, reading datagrams from `source`. The periodic work (`tick`, `housekeeping`,
+    /// Serves until `shouldStop` says so, reading datagrams from `source` (the UDP socket):
+    /// applies them, and between packets relays what the render thread applied (subscribers,
+    /// recording), frees released rings, and runs `housekeeping` (the driver's reconnection).
+    /// The periodic work (`tick`, `housekeeping`,
     /// the recording's flush) runs first in every pass; then datagrams are handled until none
     /// waits or `ControllerTuning.housekeepingSeconds` have passed, so a sustained stream
     /// never starves it: it runs at least every 20 ms plus one datagram's handling.
-    func serve(from source: DatagramSource, shouldStop: () -> Bool, housekeeping: (Double) -> Void) {
+    public func serve(from source: DatagramSource, shouldStop: () -> Bool, housekeeping: (Double) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while !shouldStop() {
             let now = clock()
@@ -217,6 +198,7 @@ public final class RackController {
             if let target = ParameterAddress(parsing: m.address) {
                 try setParameter(target.spec, normalized: target.isNormalized, request)
             } else if let command = Self.commands[m.address], !command.sessionManagerOnly || nsm?.isServer(from) == true {
+                if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
                 try command.handle(self, request)
             } else {
                 throw Reason("unknown address")
@@ -309,7 +291,7 @@ public final class RackController {
     /// Sends a reply, within the reply budget of a remote sender.
     func reply(_ m: OSCMessage, to: OSCEndpoint) {
         let bytes = m.encoded()
-        guard ExposurePolicy.isLocal(to) || replyBudget.spend(bytes.count, to: to.address, now: clock()) else { return }
+        guard to.isLocal || replyBudget.spend(bytes.count, to: to.address, now: clock()) else { return }
         replier.send(bytes, to: to)
     }
 
@@ -336,7 +318,7 @@ public final class RackController {
 }
 
 /// Where the control loop's datagrams come from: the UDP socket, or a script in tests.
-protocol DatagramSource: AnyObject {
+public protocol DatagramSource: AnyObject {
     /// Waits up to `timeoutMilliseconds` for a datagram; its size and sender, or nil.
     func receive(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> (Int, OSCEndpoint)?
 }

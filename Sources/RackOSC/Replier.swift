@@ -1,3 +1,5 @@
+import RackWire
+
 /// Where the controller's outgoing datagrams go: replies, `/rack/error`, feedback to
 /// subscribers, meters and the session manager's messages. The UDP socket in production (so
 /// every reply leaves from the rack's own port); an in-memory outbox in tests, which hand

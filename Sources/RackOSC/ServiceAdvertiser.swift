@@ -1,5 +1,6 @@
 import CAvahi
 import Glibc
+import RackWire
 
 /// Advertises the rack on the local network over DNS-SD (multicast DNS) through the Avahi
 /// daemon: OSCQuery as `_oscjson._tcp` on the HTTP port and OSC as `_osc._udp` on the OSC port,

@@ -1,3 +1,5 @@
+import RackWire
+
 /// `/rack/subscribe`, `/rack/unsubscribe`, `/rack/meter`: who gets `Feedback`.
 extension RackController {
     /// `/rack/subscribe [port]`: applied changes go to the sender (on `port`, if given).
@@ -20,19 +22,16 @@ extension RackController {
     /// When a subscription of `target` made now lapses: never for a local one, after the
     /// policy's lease for a remote one (renewed by subscribing again).
     func leaseEnd(for target: OSCEndpoint) -> Double {
-        ExposurePolicy.isLocal(target) ? .infinity : clock() + policy.leaseSeconds
+        target.isLocal ? .infinity : clock() + policy.leaseSeconds
     }
 
-    /// Where a subscription sends to: the sender, on the port given as the optional argument.
+    /// Where a subscription sends to: the sender, on the port given as the optional argument
+    /// (the signature took at most one number).
     static func replyTarget(_ r: Request) throws(Reason) -> OSCEndpoint {
         var target = r.from
-        if r.arguments.count == 1 {
-            guard let p = r.arguments[0].number, p >= 1, p <= 65535, p == p.rounded() else {
-                throw Reason("port must be an integer 1…65535")
-            }
+        if let p = r.arguments.first?.number {
+            guard p >= 1, p <= 65535, p == p.rounded() else { throw Reason("port must be an integer 1…65535") }
             target.port = UInt16(p)
-        } else if !r.arguments.isEmpty {
-            throw Reason("expects an optional integer port")
         }
         return target
     }

@@ -1,56 +1,15 @@
 import Foundation
+import RackWire
 
-/// An IPv4 UDP endpoint.
-public struct OSCEndpoint: Sendable, Hashable, CustomStringConvertible {
-    /// Address in network byte order, as in `sockaddr_in`.
-    public var address: UInt32
-    /// Port in host byte order.
-    public var port: UInt16
-
-    public init(address: UInt32, port: UInt16) {
-        self.address = address
-        self.port = port
-    }
-
-    /// Parses a dotted IPv4 address or "localhost".
-    public init?(host: String, port: UInt16) {
-        var a = in_addr()
-        let h = host == "localhost" ? "127.0.0.1" : host
-        guard inet_pton(AF_INET, h, &a) == 1 else { return nil }
-        self.init(address: a.s_addr, port: port)
-    }
-
-    /// Parses "HOST:PORT".
-    public init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }
-        self.init(host: String(text[..<colon]), port: port)
-    }
-
-    /// The address in host byte order.
-    public var hostOrderAddress: UInt32 { UInt32(bigEndian: address) }
-
-    public var host: String {
-        var a = in_addr(s_addr: address)
-        var buf = [CChar](repeating: 0, count: 16)
-        inet_ntop(AF_INET, &a, &buf, 16)
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    public var description: String { "\(host):\(port)" }
-
-    var sockaddr: sockaddr_in {
-        var s = sockaddr_in()
-        s.sin_family = sa_family_t(AF_INET)
-        s.sin_port = port.bigEndian
-        s.sin_addr = in_addr(s_addr: address)
-        return s
-    }
-}
-
-/// A bound UDP socket (non-blocking receive with a timeout).
+/// A bound UDP socket (non-blocking receive with a timeout). A wait in `receive` also ends
+/// when another thread calls `wake()` (a non-blocking pipe polled beside the socket): work queued for
+/// the control thread from elsewhere (the WebSocket) is taken up at once, not at the next
+/// poll timeout.
 public final class UDPSocket: @unchecked Sendable {
     public let fd: Int32
     public let local: OSCEndpoint
+    /// The pipe `wake()` writes a byte to (`[0]` is polled and drained by `receive`).
+    private let wakePipe: [Int32]
 
     /// Binds to `host:port` (port 0: the system chooses).
     public init(host: String, port: UInt16) throws {
@@ -58,6 +17,14 @@ public final class UDPSocket: @unchecked Sendable {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         self.fd = fd
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            let e = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO)
+        }
+        for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK); _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        wakePipe = ends
         var addr = ep.sockaddr
         let ok = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -65,6 +32,7 @@ public final class UDPSocket: @unchecked Sendable {
         guard ok == 0 else {
             let e = errno
             close(fd)
+            for end in ends { close(end) }
             throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO)
         }
         var bound = sockaddr_in()
@@ -78,13 +46,28 @@ public final class UDPSocket: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        for end in wakePipe { close(end) }
+    }
 
-    /// Waits up to `timeoutMilliseconds` for a datagram; returns its size and sender, or nil.
+    /// Ends the current (or the next) wait of `receive` at once. Any thread; never blocks.
+    public func wake() {
+        var one: UInt8 = 1
+        _ = write(wakePipe[1], &one, 1)   // a full pipe already wakes: nothing lost
+    }
+
+    /// Waits up to `timeoutMilliseconds` for a datagram; returns its size and sender, or nil
+    /// (also at once after a `wake()`).
     public func receive(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> (Int, OSCEndpoint)? {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         if timeoutMilliseconds != 0 {
-            guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, timeoutMilliseconds) > 0 else { return nil }
+            if fds[1].revents & Int16(POLLIN) != 0 {
+                var drained = [UInt8](repeating: 0, count: 64)
+                while read(wakePipe[0], &drained, drained.count) > 0 {}
+                if fds[0].revents & Int16(POLLIN) == 0 { return nil }
+            }
         }
         var from = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)

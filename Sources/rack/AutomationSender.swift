@@ -1,6 +1,7 @@
 import Foundation
 import RackEngine
 import RackOSC
+import RackWire
 
 /// Plays automation events to a live rack over UDP, paced by `LivePacing`: each event is a
 /// bundle timetagged with its time, sent `lead` seconds ahead when there is room; several go

@@ -3,9 +3,11 @@ import RackEngine
 import RackHTTP
 import RackOSC
 import Synchronization
+import RackWire
 
 /// Joins the HTTP side to the controller, and nothing else: datagrams from WebSockets queue
-/// here and are handed to the controller on its own thread (so it stays lock-free); replies
+/// here and are handed to the controller on its own thread (so it stays lock-free), woken at
+/// once through the socket it waits on (`UDPSocket.wake`); replies
 /// addressed to a WebSocket's sender go back over that socket, all others to UDP; every change
 /// the controller tells its subscribers, the meters, the status and the preset list are
 /// published to the HTTP side's `LiveState`. The render thread is reached only as before:
@@ -38,16 +40,19 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     // MARK: - From the HTTP side (any thread)
 
     func submit(datagram: [UInt8], from peer: HTTPPeer, reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
-        let item = Item.datagram(datagram, OSCEndpoint(address: peer.address, port: peer.port), reply)
-        return inbox.withLock { q in
+        let item = Item.datagram(datagram, peer, reply)
+        let queued = inbox.withLock { q in
             guard q.count < Self.inboxCapacity else { return false }
             q.append(item)
             return true
         }
+        if queued { socket.wake() }
+        return queued
     }
 
     func disconnected(_ peer: HTTPPeer) {
-        inbox.withLock { $0.append(.closed(OSCEndpoint(address: peer.address, port: peer.port))) }
+        inbox.withLock { $0.append(.closed(peer)) }
+        socket.wake()
     }
 
     // MARK: - On the control thread

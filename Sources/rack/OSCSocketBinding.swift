@@ -1,6 +1,7 @@
 import Foundation
 import RackEngine
 import RackOSC
+import RackWire
 
 extension RunCommand {
     /// Binds the OSC socket on `oscHost`: the port `--osc-port` names (exit 69 when it is taken,

@@ -1,4 +1,5 @@
 import RackOSC
+import RackWire
 
 extension RunCommand {
     /// Advertises OSCQuery on `httpPort` (bound to `--http-host`) and OSC at `osc` over DNS-SD

@@ -2,6 +2,7 @@ import RackEngine
 import RackHTTP
 import RackJack
 import RackOSC
+import RackWire
 
 /// Defaults of the HTTP side of `rack run`.
 enum HTTPDefaults {
@@ -26,7 +27,7 @@ extension RunCommand {
             RackHTTPServer(
                 configuration: .init(host: httpHost, port: Int(port), name: clientName, oscHost: osc.host, oscPort: Int(osc.port),
                                      allow: { peer in
-                                         ranges.isEmpty || ranges.contains { $0.contains(OSCEndpoint(address: peer.address, port: peer.port)) }
+                                         ranges.isEmpty || ranges.contains { $0.contains(peer) }
                                      }),
                 state: bridge.state, host: bridge)
         }

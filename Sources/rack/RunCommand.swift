@@ -6,6 +6,7 @@ import CJack
 import RackJack
 import RackOSC
 import RackHTTP
+import RackWire
 
 extension JackDriver: RackHost {}
 
@@ -89,35 +90,10 @@ struct RunCommand: ParsableCommand {
             }
             // OSC first: under a session manager the session decides the client name and state.
             let socket = try bindOSCSocket()
-            var clientName = name
-            var session: SessionState?
-            var nsm: NSMClient?
-            if let url = ProcessInfo.processInfo.environment["NSM_URL"] {
-                guard let client = NSMClient(url: url) else { throw RackError(.usage, "NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
-                guard client.announce(socket: socket, executable: CommandLine.arguments.first ?? "rack") else {
-                    throw RackError(.unavailable, "the session manager at \(url) did not open a session")
-                }
-                nsm = client
-                clientName = client.clientID ?? name
-                if let f = client.stateFile, FileManager.default.fileExists(atPath: f) {
-                    session = try SessionState.load(path: f)
-                    state = session!.state
-                }
-                say("rack: session '\(client.displayName ?? "")' opened at \(client.sessionPath ?? "")")
-            }
-
+            let (clientName, session, nsm) = try joinSession(socket: socket)
+            if let session { state = session.state }
             if let record { try SessionRecorder.prepare(path: record) }   // 73 now, not a warning later
-            let path: String
-            if let p = session?.playerPath, FileManager.default.fileExists(atPath: p) {
-                path = p
-            } else if let file {
-                _ = try AudioFileReader(path: file).info   // refuse bad files before joining JACK
-                path = file
-            } else {
-                do { path = try DemoLoop.write(to: DemoLoop.defaultPath()) } catch {
-                    throw RackError(.cannotCreate, "cannot write the demo loop to '\(DemoLoop.defaultPath())': \(error)")
-                }
-            }
+            let path = try playerPath(session: session)
 
             let midi = noMIDI ? nil : loadMIDI(sessionPath: nsm?.sessionPath)
             let initial = state
@@ -144,19 +120,10 @@ struct RunCommand: ParsableCommand {
             }
             if let openError { throw openError }
             joined = true
-            if driver.unsupportedRate != nil, let problem = EngineFormat.problem(sampleRate: driver.sampleRate) {
-                driver.close()
-                throw RackError(.unavailable, "the JACK server: \(problem)")
-            }
-            driver.log = { say(messagePrefix + $0) }
-            if !driver.waitForFirstCycle(timeout: 5) {
-                warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")
-            }
-            say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
-            say("rack: the JACK server is \(driver.server.description)")
+            try checkJoined(driver)
 
             let bridge = HTTPBridge(socket: socket, state: LiveState())
-            let c = RackController(socket: socket, replier: bridge, host: driver, presets: presets, initial: state,
+            let c = RackController(replier: bridge, host: driver, presets: presets, initial: state,
                                    initialPreset: presetName, allow: allow.compactMap(AddressRange.init), recordPath: record,
                                    policy: ExposurePolicy(mediaDirectories: mediaDirs, leaseSeconds: subscriptionLease))
             controller = c
@@ -167,27 +134,77 @@ struct RunCommand: ParsableCommand {
             if let firstStream { c.adoptPlayer(firstStream) }
             firstStream = nil   // the controller owns it now (and frees it when it is retired)
             nsm?.replyOpen(socket: socket, error: nil)
-            if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
-            let http = try startHTTP(bridge: bridge, controller: c, driver: driver, preset: presetName, osc: socket.local)
-            say("rack: OSCQuery on http://\(httpHost):\(http.port)/ (web page: http://\(httpHost):\(http.port)/ui/)")
-            say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")
-            if oscHost != "127.0.0.1" && allow.isEmpty {
-                warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
-            }
-            let advertiser = noAdvertise ? nil : advertise(name: driver.clientName, httpPort: http.port, osc: socket.local)
-
-            c.serve(shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { now in
-                driver.poll(now: now)
-                c.pollMIDI()
-                bridge.drain(into: c)
-                bridge.publishPeriodic(now: now, controller: c, driver: driver)
-            })
-            advertiser?.stop()
-            http.stop()
-            c.shutDown()
-            driver.close()
-            c.flushRecording()
+            try serve(c, driver: driver, bridge: bridge, socket: socket, preset: presetName)
         }
+    }
+
+
+    /// Under a session manager (`NSM_URL`): announces rack, and returns the client name it
+    /// gives, the saved session state (if any) and the client; else `--name` and nothing.
+    private func joinSession(socket: UDPSocket) throws -> (clientName: String, session: SessionState?, nsm: NSMClient?) {
+        guard let url = ProcessInfo.processInfo.environment["NSM_URL"] else { return (name, nil, nil) }
+        guard let client = NSMClient(url: url) else { throw RackError(.usage, "NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
+        guard client.announce(socket: socket, executable: CommandLine.arguments.first ?? "rack") else {
+            throw RackError(.unavailable, "the session manager at \(url) did not open a session")
+        }
+        var session: SessionState?
+        if let f = client.stateFile, FileManager.default.fileExists(atPath: f) {
+            session = try SessionState.load(path: f)
+        }
+        say("rack: session '\(client.displayName ?? "")' opened at \(client.sessionPath ?? "")")
+        return (client.clientID ?? name, session, client)
+    }
+
+    /// The file to play: the session's, else `--file` (refused now if it is no audio file,
+    /// before joining JACK), else the demo loop, written out.
+    private func playerPath(session: SessionState?) throws -> String {
+        if let p = session?.playerPath, FileManager.default.fileExists(atPath: p) { return p }
+        if let file {
+            _ = try AudioFileReader(path: file).info
+            return file
+        }
+        do { return try DemoLoop.write(to: DemoLoop.defaultPath()) } catch {
+            throw RackError(.cannotCreate, "cannot write the demo loop to '\(DemoLoop.defaultPath())': \(error)")
+        }
+    }
+
+    /// After the first join: a rate the engine cannot serve ends the command (69); otherwise
+    /// the ready lines.
+    private func checkJoined(_ driver: JackDriver) throws {
+        if driver.unsupportedRate != nil, let problem = EngineFormat.problem(sampleRate: driver.sampleRate) {
+            driver.close()
+            throw RackError(.unavailable, "the JACK server: \(problem)")
+        }
+        driver.log = { say(messagePrefix + $0) }
+        if !driver.waitForFirstCycle(timeout: 5) {
+            warn("rack: warning: JACK has not run rack's process callback within 5 s of activation")
+        }
+        say("rack: joined JACK server as '\(driver.clientName)' (\(Int(driver.sampleRate)) Hz, \(driver.bufferSize) frames)")
+        say("rack: the JACK server is \(driver.server.description)")
+    }
+
+    /// Connects, starts HTTP and advertising, serves until a stop is asked for, then closes
+    /// everything in order.
+    private func serve(_ c: RackController, driver: JackDriver, bridge: HTTPBridge, socket: UDPSocket, preset: String) throws {
+        if connect { for line in driver.connectPhysical() { say("rack: connected \(line)") } }
+        let http = try startHTTP(bridge: bridge, controller: c, driver: driver, preset: preset, osc: socket.local)
+        say("rack: OSCQuery on http://\(httpHost):\(http.port)/ (web page: http://\(httpHost):\(http.port)/ui/)")
+        say("rack: OSC on osc.udp://\(socket.local.host):\(socket.local.port)/")
+        if oscHost != "127.0.0.1" && allow.isEmpty {
+            warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
+        }
+        let advertiser = noAdvertise ? nil : advertise(name: driver.clientName, httpPort: http.port, osc: socket.local)
+        c.serve(from: socket, shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { now in
+            driver.poll(now: now)
+            c.pollMIDI()
+            bridge.drain(into: c)
+            bridge.publishPeriodic(now: now, controller: c, driver: driver)
+        })
+        advertiser?.stop()
+        http.stop()
+        c.shutDown()
+        driver.close()
+        c.flushRecording()
     }
 
     /// The MIDI map: the session's under NSM when it has one, else the user's; a map file that

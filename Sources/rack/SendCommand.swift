@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RackEngine
 import RackOSC
+import RackWire
 
 struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

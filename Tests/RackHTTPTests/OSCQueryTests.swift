@@ -3,6 +3,7 @@ import XCTest
 import NIOHTTP1
 import RackEngine
 @testable import RackHTTP
+import RackWire
 
 /// The OSCQuery namespace from the parameter table, the Host/Origin rules, and the wire forms.
 final class OSCQueryTests: XCTestCase {
@@ -74,10 +75,11 @@ final class OSCQueryTests: XCTestCase {
     }
 
     func testOSCWireAndJSON() {
-        XCTAssertEqual(OSCWire.message("/a", [.float(1), .int(-2), .string("xy")]),
+        XCTAssertEqual(OSCMessage("/a", [LiveValue.float(1), .int(-2), .string("xy")].map(\.osc)).encoded(),
                        Array("/a\0\0,fis\0\0\0\0".utf8) + [0x3f, 0x80, 0, 0, 0xff, 0xff, 0xff, 0xfe] + Array("xy\0\0".utf8))
         XCTAssertEqual(JSON.object([("a", .string("\"</script>\n")), ("b", .number(0.5)), ("c", .number(.nan))]).text,
                        #"{"a":"\"\u003c/script>\n","b":0.5,"c":null}"#)
+        XCTAssertEqual(JSON.quoted("a<b\u{1}"), #""a<b\u0001""#, "files and messages keep '<'")
     }
 
     func testConnectionBudget() {
@@ -98,5 +100,31 @@ final class OSCQueryTests: XCTestCase {
         for error: HTTPParserError in [.invalidMethod, .invalidURL, .unexpectedContentLength, .invalidConstant] {
             XCTAssertEqual(MalformedRequestAnswer.status(of: error), .badRequest, "\(error)")
         }
+    }
+}
+
+/// OSCQuery's namespace and the declared address space agree: every published command is a
+/// node with its declared description and type, every node is a parameter, a container or a
+/// published command, and a method's `TYPE` is arguments its signature takes.
+final class OSCQueryAddressSpaceTests: XCTestCase {
+    func testTheNamespaceIsTheDeclaredAddressSpace() {
+        let root = OSCQueryNamespace.root(presetNames: ["Warm"])
+        var paths: [String] = []
+        func walk(_ node: OSCQueryNode) { paths.append(node.path); node.children.forEach(walk) }
+        walk(root)
+        XCTAssertEqual(paths.count, Set(paths).count)
+        let published = OSCAddressSpace.commands.filter { $0.query != nil }
+        let expected = Set(published.map(\.address) + Parameters.all.map(\.address) + OSCAddressSpace.containers.map(\.path))
+        XCTAssertEqual(Set(paths), expected)
+        for declaration in published {
+            let node = root.find(declaration.address)
+            XCTAssertEqual(node?.path, declaration.address)
+            XCTAssertEqual(node?.description, declaration.summary)
+            XCTAssertEqual(node?.type, declaration.query?.type, declaration.address)
+            guard let node, node.access == 0, let type = node.type else { continue }
+            let kinds: [OSCArgumentKind?] = type.map { $0 == "s" ? .string : "ifdh".contains($0) ? .number : nil }
+            XCTAssertNil(declaration.signature.refusal(kinds), "\(declaration.address) TYPE \(type) vs \(declaration.signature.notation)")
+        }
+        XCTAssertNil(root.find("/rack/midi"), "MIDI learn is not published")
     }
 }

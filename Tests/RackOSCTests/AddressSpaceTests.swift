@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// The table as a whole, the information commands, and what happens to any packet before a
 /// handler sees it (decoding, the allow list, the error budget).
@@ -28,7 +29,7 @@ final class AddressSpaceTests: XCTestCase {
 
     func testEveryCommandThatTakesArgumentsRefusesWrongOnesAndChangesNothing() {
         let rig = Rig()
-        let checked = Set(RackController.commandTable.filter { $0.arguments != "*" && !$0.sessionManagerOnly }.map(\.address))
+        let checked = Set(RackController.commandTable.filter { $0.declaration.signature.notation != "*" && !$0.sessionManagerOnly }.map(\.address))
         XCTAssertEqual(checked, Set(Self.refusals.keys), "a command of the table without a refusal test, or the reverse")
         for (address, bad) in Self.refusals.sorted(by: { $0.key < $1.key }) {
             rig.send(address, bad.args)
@@ -186,5 +187,45 @@ final class AddressSpaceTests: XCTestCase {
         // Nothing was written but valid preset names.
         let files = (try? FileManager.default.contentsOfDirectory(atPath: rig.userDir)) ?? []
         for f in files { XCTAssertNil(PresetStore.problem(withName: String(f.dropLast(5))), f) }
+    }
+}
+
+/// The address space is declared once (`OSCAddressSpace`); the handlers, the signature check
+/// and the automation parser must agree with that declaration.
+final class AddressSpaceDeclarationTests: XCTestCase {
+    func testEveryDeclaredCommandHasOneHandlerAndEveryHandlerADeclaration() {
+        let declared = OSCAddressSpace.commands.map(\.address)
+        XCTAssertEqual(declared.count, Set(declared).count, "an address declared twice")
+        XCTAssertEqual(Set(RackController.handlers.keys), Set(declared))
+        XCTAssertEqual(RackController.commandTable.map(\.address), declared)
+    }
+
+    func testSignaturesAreCheckedBeforeTheHandler() {
+        let rig = Rig()
+        // A blob is no kind any slot takes; the declared refusal answers, the handler never runs.
+        rig.send("/rack/preset/save", [.blob(4)])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/preset/save", "expects one string: the preset name")])
+        XCTAssertEqual(rig.controller.presets.user.count, 0)
+        XCTAssertNil(OSCSignature.any.refusal([nil, .string]))
+        XCTAssertEqual(OSCSignature.none.refusal([.number]), "takes no arguments")
+        let preset = OSCAddressSpace.byAddress["/rack/preset"]!.signature
+        XCTAssertEqual(preset.notation, "s|n [n]")
+        XCTAssertNil(preset.refusal([.number, .number]))
+        XCTAssertEqual(preset.refusal([.string, .string]), "ramp time must be a number of seconds")
+        XCTAssertEqual(preset.refusal([]), "expects a preset name or index and an optional ramp time")
+    }
+
+    /// Every declared command is accepted by an automation file exactly when it is declared
+    /// automatable; no query is.
+    func testTheAutomationParserAcceptsExactlyTheAutomatableCommands() {
+        for declaration in OSCAddressSpace.commands {
+            let automation = Automation.parse("0 \(declaration.address)\n", presetNames: ["Warm"], presetAtIndex: { _ in nil })
+            let refused = automation.errors.contains { $0.message == "unknown or non-automatable address '\(declaration.address)'" }
+            XCTAssertEqual(refused, declaration.automation == nil, declaration.address)
+            if declaration.isQuery { XCTAssertNil(declaration.automation, "a query in an automation file: \(declaration.address)") }
+        }
+        let play = Automation.parse("0 /rack/player/play\n1 /rack/player/stop\n2 /rack/preset Warm\n", presetNames: ["Warm"],
+                                    presetAtIndex: { _ in nil })
+        XCTAssertEqual(play.events.map(\.action), [.play, .stop, .preset(name: "Warm", rampSeconds: nil)])
     }
 }

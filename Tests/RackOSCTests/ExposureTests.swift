@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// What a sender other than 127.0.0.1 may have: bounded replies, subscriptions as leases that
 /// one address cannot fill the tables with, files from `--media-dir` only with one answer.

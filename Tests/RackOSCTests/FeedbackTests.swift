@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// `/rack/subscribe`, `/rack/unsubscribe`, `/rack/meter`: feedback of applied changes and meters.
 final class FeedbackTests: XCTestCase {

@@ -5,6 +5,7 @@ import RackDSP
 import RackEngine
 import RackIO
 @testable import RackOSC
+import RackWire
 
 /// The in-memory end of the controller: every datagram it sent, decoded as the wire would
 /// carry it. No socket, no waiting (swift-nio's `EmbeddedChannel` idea).

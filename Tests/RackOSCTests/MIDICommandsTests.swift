@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// MIDI on the control side: a CC's echo becomes the target (get, subscribers, not counted as
 /// scheduled), program changes recall presets, learn/map/unmap, and the map file.

@@ -1,5 +1,7 @@
+import Foundation
 import XCTest
 @testable import RackOSC
+import RackWire
 
 final class OSCCodecTests: XCTestCase {
     func testRoundTripThroughLiblo() throws {
@@ -34,5 +36,22 @@ final class OSCCodecTests: XCTestCase {
         for c in cases {
             XCTAssertThrowsError(try c.withUnsafeBytes { try OSCPacket.decode($0) }, "\(c)")
         }
+    }
+
+    /// `wake()` from another thread ends a long `receive` wait at once (how the WebSocket's
+    /// messages reach the control thread), and a datagram still arrives after it.
+    func testWakeEndsTheWait() throws {
+        let socket = try UDPSocket(host: "127.0.0.1", port: 0)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let waker = Thread { Thread.sleep(forTimeInterval: 0.05); socket.wake() }
+        let start = Date()
+        waker.start()
+        let got = buffer.withUnsafeMutableBytes { socket.receive(into: $0, timeoutMilliseconds: 5000) }
+        XCTAssertNil(got)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "woken, not timed out")
+        let sender = try UDPSocket(host: "127.0.0.1", port: 0)
+        sender.send(OSCMessage("/ping").encoded(), to: socket.local)
+        let after = buffer.withUnsafeMutableBytes { socket.receive(into: $0, timeoutMilliseconds: 5000) }
+        XCTAssertEqual(after?.1, sender.local)
     }
 }

@@ -3,6 +3,7 @@ import XCTest
 import RackDSP
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// `/rack/PARAMETER`, `/rack/PARAMETER/norm`, `/rack/get`, `/rack/dump`.
 final class ParameterCommandTests: XCTestCase {

@@ -3,6 +3,7 @@ import XCTest
 import RackEngine
 import RackIO
 @testable import RackOSC
+import RackWire
 
 /// `/rack/player/...`, and the player slot behind them (one swap in flight at a time).
 final class PlayerCommandTests: XCTestCase {

@@ -3,6 +3,7 @@ import XCTest
 import RackDSP
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// `/rack/preset`, `/rack/preset/save`, `/rack/preset/delete`, `/rack/preset/list`.
 final class PresetCommandTests: XCTestCase {

@@ -3,6 +3,7 @@ import XCTest
 import RackDSP
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// Timetagged bundles against the controller: scheduled events are bounded on the control
 /// side, immediate changes never vanish behind them, nothing is reported that will not sound,

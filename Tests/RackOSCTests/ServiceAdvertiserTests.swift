@@ -1,6 +1,7 @@
 import Glibc
 import XCTest
 @testable import RackOSC
+import RackWire
 
 /// What `ServiceAdvertiser` advertises where (the daemon side is the live test's).
 final class ServiceAdvertiserTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackEngine
 @testable import RackOSC
+import RackWire
 
 /// `--record` (every applied change, as an automation file) and the session manager's save.
 final class SessionTests: XCTestCase {

@@ -1,6 +1,7 @@
 /// A JSON value with ordered object keys (so the namespace reads in the parameter table's
-/// order) and a serialiser. Only what OSCQuery answers need.
-indirect enum JSON: Sendable, Equatable {
+/// order) and rack's one JSON writer: OSCQuery answers, the web page's inlined data, preset
+/// files and the names quoted in messages.
+public indirect enum JSON: Sendable, Equatable {
     case object([(String, JSON)])
     case array([JSON])
     case string(String)
@@ -8,37 +9,44 @@ indirect enum JSON: Sendable, Equatable {
     case bool(Bool)
     case null
 
-    static func == (a: JSON, b: JSON) -> Bool { a.text == b.text }
+    public static func == (a: JSON, b: JSON) -> Bool { a.text == b.text }
 
     /// The member `key` of an object (nil for other values or a missing key).
-    subscript(key: String) -> JSON? {
+    public subscript(key: String) -> JSON? {
         if case let .object(members) = self { return members.first { $0.0 == key }?.1 }
         return nil
     }
 
-    /// Compact JSON text.
-    var text: String {
+    /// Compact JSON text, safe to inline in an HTML page (`<` written as `\u003c`, so it never
+    /// closes a `<script>`): what the HTTP side serves.
+    public var text: String { text(inlineSafe: true) }
+
+    /// Compact JSON text; `inlineSafe` false leaves `<` as it is (files and messages).
+    public func text(inlineSafe: Bool) -> String {
         var out = ""
-        write(to: &out)
+        write(to: &out, inlineSafe: inlineSafe)
         return out
     }
 
-    private func write(to out: inout String) {
+    /// `s` as a JSON string literal, `<` as it is (preset files, names quoted in messages).
+    public static func quoted(_ s: String) -> String { JSON.string(s).text(inlineSafe: false) }
+
+    private func write(to out: inout String, inlineSafe: Bool) {
         switch self {
         case let .object(members):
             out += "{"
             for (i, (k, v)) in members.enumerated() {
                 if i > 0 { out += "," }
-                JSON.string(k).write(to: &out)
+                JSON.string(k).write(to: &out, inlineSafe: inlineSafe)
                 out += ":"
-                v.write(to: &out)
+                v.write(to: &out, inlineSafe: inlineSafe)
             }
             out += "}"
         case let .array(items):
             out += "["
             for (i, v) in items.enumerated() {
                 if i > 0 { out += "," }
-                v.write(to: &out)
+                v.write(to: &out, inlineSafe: inlineSafe)
             }
             out += "]"
         case let .string(s):
@@ -50,7 +58,7 @@ indirect enum JSON: Sendable, Equatable {
                 case "\n": out += "\\n"
                 case "\r": out += "\\r"
                 case "\t": out += "\\t"
-                case "<": out += "\\u003c"   // never closes a <script> when inlined
+                case "<" where inlineSafe: out += "\\u003c"
                 default:
                     if u.value < 0x20 {
                         let hex = String(u.value, radix: 16)

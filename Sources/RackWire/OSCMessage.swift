@@ -62,7 +62,7 @@ public struct OSCMessage: Sendable, Equatable {
     }
 
     /// A liblo message holding the arguments (the caller frees it).
-    func makeLoMessage() -> lo_message? {
+    private func makeLoMessage() -> lo_message? {
         guard let m = lo_message_new() else { return nil }
         for a in arguments {
             switch a {

@@ -1,0 +1,217 @@
+/// rack's OSC commands, declared once: each address with the arguments it takes (checked before
+/// its handler runs, with the reasons a refusal gives), what it does, whether an automation
+/// file may say it, whether it only answers, and how OSCQuery shows it. The control side binds
+/// a handler to each (`RackController.commandTable`), the HTTP side derives OSCQuery's
+/// namespace from it and `Automation.parse` the lines it accepts; a test fails when any of
+/// them disagree. The parameters are not here: `/rack/PARAMETER` and `/rack/PARAMETER/norm`
+/// come from the parameter table (`Parameters.all`, `ParameterAddress`).
+public enum OSCAddressSpace {
+    /// Every command. The order is OSCQuery's: a published command appears under its parent
+    /// in this order (the parameters first under `/rack`).
+    public static let commands: [OSCCommandDeclaration] = [
+        .init("/rack/preset", .arguments([.required(.stringOrNumber, else: "expects a preset name or index"), .optional(.number, else: rampRefusal)],
+                                         else: "expects a preset name or index and an optional ramp time"),
+              "recall a preset by name (every parameter ramps); LISTEN here for each recall", automation: .presetRecall,
+              query: .init(type: "s", range: .presetNames)),
+        .init("/rack/preset/save", .arguments([.required(.string)], else: "expects one string: the preset name"),
+              "save the current targets as a user preset", query: .init(type: "s")),
+        .init("/rack/preset/delete", .arguments([.required(.string)], else: "expects one string: the preset name"),
+              "delete a user preset", query: .init(type: "s")),
+        .init("/rack/preset/list", .any, "replies /rack/preset/list s… (every preset, factory first)", isQuery: true, query: .init()),
+
+        .init("/rack/player/load", .arguments([.required(.string)], else: "expects one string: a file path"),
+              "stream a file (crossfades from the previous one)", query: .init(type: "s")),
+        .init("/rack/player/play", .none, "start (5 ms fade)", automation: .play, query: .init()),
+        .init("/rack/player/stop", .none, "stop (5 ms fade)", automation: .stop, query: .init()),
+        .init("/rack/player/loop", .arguments([.required(.number)], else: "expects 0 or 1"),
+              "loop the file: 1 on (default), 0 off",
+              query: .init(type: "i", range: .minimumMaximum(0, 1), clipMode: ["none"])),
+        .init("/rack/player/seek", .arguments([.required(.number)], else: "expects seconds"),
+              "jump to a position in the file, crossfading",
+              query: .init(type: "f", range: .minimum(0), unit: ["time.second"], clipMode: ["both"])),
+
+        .init("/rack/get", .arguments([.required(.string)], else: "expects one string: a parameter name"),
+              "replies /rack/<param> with the target value", isQuery: true, query: .init(type: "s", range: .parameterNames)),
+        .init("/rack/dump", .any, "replies every parameter's target and the last preset", isQuery: true, query: .init()),
+        .init("/rack/subscribe", portSignature, "every applied change, from any source, to the sender (optional port)",
+              query: .init(type: "i", range: .minimumMaximum(1, 65535))),
+        .init("/rack/unsubscribe", portSignature, "ends changes and meters to the sender (optional port)",
+              query: .init(type: "i", range: .minimumMaximum(1, 65535))),
+        .init("/rack/meter", portSignature,
+              "peak L, peak R, RMS L, RMS R (dBFS, -120 for silence), DSP load, xruns, ramping parameters; "
+                + "LISTEN for 15 updates a second (over UDP: send /rack/meter [i port])",
+              query: .init(type: "fffffii", access: 1, unit: ["gain.db", "gain.db", "gain.db", "gain.db", "%", "", ""])),
+        .init("/rack/status", .none,
+              "sample rate, buffer frames, xruns, DSP load, player position, JACK state (running or "
+                + "disconnected), input samples replaced by silence (not audio), why the player stopped by "
+                + "itself (a truncated or corrupt file; empty otherwise)", isQuery: true,
+              query: .init(type: "iiiffsis", access: 1, unit: ["time.hz", "", "", "%", "time.second", "", "", ""])),
+        .init("/rack/params", .any, "replies /rack/params s:id s:unit f:min f:max f:default s:taper per parameter",
+              isQuery: true, query: .init()),
+        .init("/rack/version", .any, "the OSC namespace version", isQuery: true, query: .init(type: "s", access: 1)),
+        .init("/rack/stats", .any, "replies DSP time per JACK cycle since the last /rack/stats", isQuery: true, query: .init()),
+        .init("/ping", .any, "replies /pong", isQuery: true, query: .init()),
+
+        .init("/rack/midi/learn", .arguments([.optional(.string)], else: "expects an optional string: a parameter name"),
+              "bind the next CC that moves to the parameter; no argument: cancel"),
+        .init("/rack/midi/map", .none, "replies /rack/midi/map i:channel i:cc s:param per binding", isQuery: true),
+        .init("/rack/midi/unmap", .arguments([.required(.number)], else: "expects one controller number 0…127"),
+              "remove the binding of a controller"),
+
+        .init("/nsm/client/save", .any, "the session manager asks for a save", sessionManagerOnly: true),
+        // Acknowledgements; a second open (a switch) is not a declared capability.
+        .init("/nsm/client/open", .any, "the session manager opens a session", sessionManagerOnly: true),
+        .init("/nsm/client/session_is_loaded", .any, "the session manager finished loading", sessionManagerOnly: true),
+        .init("/reply", .any, "the session manager's acknowledgement", sessionManagerOnly: true),
+        .init("/error", .any, "the session manager's refusal", sessionManagerOnly: true),
+    ]
+
+    /// The optional port of a subscription.
+    static let portSignature = OSCSignature.arguments([.optional(.number, else: "port must be an integer 1…65535")],
+                                                      else: "expects an optional integer port")
+    /// A ramp time that is not a number.
+    static let rampRefusal = "ramp time must be a number of seconds"
+
+    /// `commands` by address.
+    public static let byAddress = [String: OSCCommandDeclaration](uniqueKeysWithValues: commands.map { ($0.address, $0) })
+
+    /// The containers of OSCQuery's tree that are no command, with their descriptions.
+    public static let containers: [(path: String, description: String)] = [
+        ("/", "rack"), ("/rack", "rack: a JACK effects rack"), ("/rack/player", "the file player"),
+    ]
+}
+
+/// One command of the address space (see `OSCAddressSpace`).
+public struct OSCCommandDeclaration: Sendable {
+    /// What an automation file's line at this address does (nil: an automation file may not
+    /// say it).
+    public enum AutomationRole: Sendable { case presetRecall, play, stop }
+
+    public let address: String
+    public let signature: OSCSignature
+    /// What it does (OSCQuery's `DESCRIPTION`).
+    public let summary: String
+    public let automation: AutomationRole?
+    /// True when it only answers its sender and changes nothing.
+    public let isQuery: Bool
+    /// Obeyed only from the session manager (NSM); from anyone else it is an unknown address.
+    public let sessionManagerOnly: Bool
+    /// How OSCQuery shows it; nil: not published there.
+    public let query: OSCQueryShape?
+
+    init(_ address: String, _ signature: OSCSignature, _ summary: String, automation: AutomationRole? = nil,
+         isQuery: Bool = false, sessionManagerOnly: Bool = false, query: OSCQueryShape? = nil) {
+        self.address = address
+        self.signature = signature
+        self.summary = summary
+        self.automation = automation
+        self.isQuery = isQuery
+        self.sessionManagerOnly = sessionManagerOnly
+        self.query = query
+    }
+}
+
+/// The arguments a command takes.
+public enum OSCSignature: Sendable {
+    /// Any arguments, ignored.
+    case any
+    /// No arguments ("takes no arguments" otherwise).
+    case none
+    /// These, in order (optional ones last); a wrong count is refused with `else`.
+    case arguments([OSCArgumentSlot], else: String)
+
+    /// What a wrong number of arguments is told.
+    public static let noArgumentsRefusal = "takes no arguments"
+
+    /// The signature in the notation of the docs: `s` a string, `n` a number, `s|n` either,
+    /// `[…]` optional, `*` anything, empty for none.
+    public var notation: String {
+        switch self {
+        case .any: "*"
+        case .none: ""
+        case let .arguments(slots, _): slots.map { $0.isOptional ? "[\($0.kind.notation)]" : $0.kind.notation }.joined(separator: " ")
+        }
+    }
+
+    /// Why arguments of these kinds (nil for a kind no slot takes: a blob, a boolean…) are
+    /// refused, or nil when the signature takes them. Counts first, then each argument in order.
+    public func refusal(_ kinds: [OSCArgumentKind?]) -> String? {
+        switch self {
+        case .any: return nil
+        case .none: return kinds.isEmpty ? nil : Self.noArgumentsRefusal
+        case let .arguments(slots, countRefusal):
+            let required = slots.filter { !$0.isOptional }.count
+            guard kinds.count >= required, kinds.count <= slots.count else { return countRefusal }
+            for (slot, kind) in zip(slots, kinds) where !slot.accepts(kind) { return slot.refusal ?? countRefusal }
+            return nil
+        }
+    }
+}
+
+/// What one argument may be.
+public enum OSCArgumentKind: Sendable, Equatable {
+    /// `s`.
+    case string
+    /// `i`, `f`, `d` or `h`.
+    case number
+    /// Either.
+    case stringOrNumber
+
+    var notation: String {
+        switch self {
+        case .string: "s"
+        case .number: "n"
+        case .stringOrNumber: "s|n"
+        }
+    }
+}
+
+/// One argument of a signature.
+public struct OSCArgumentSlot: Sendable {
+    public let kind: OSCArgumentKind
+    public let isOptional: Bool
+    /// What an argument of the wrong kind is told (nil: the signature's count refusal).
+    public let refusal: String?
+
+    public static func required(_ kind: OSCArgumentKind, else refusal: String? = nil) -> OSCArgumentSlot {
+        OSCArgumentSlot(kind: kind, isOptional: false, refusal: refusal)
+    }
+
+    public static func optional(_ kind: OSCArgumentKind, else refusal: String? = nil) -> OSCArgumentSlot {
+        OSCArgumentSlot(kind: kind, isOptional: true, refusal: refusal)
+    }
+
+    func accepts(_ given: OSCArgumentKind?) -> Bool {
+        guard let given else { return false }
+        return kind == .stringOrNumber ? given != .stringOrNumber : given == kind
+    }
+}
+
+/// How OSCQuery shows a command (the proposal's attributes).
+public struct OSCQueryShape: Sendable {
+    /// A `RANGE` entry.
+    public enum Range: Sendable, Equatable {
+        case minimumMaximum(Double, Double)
+        case minimum(Double)
+        /// `VALS`: the preset names of the moment.
+        case presetNames
+        /// `VALS`: the parameter table's names.
+        case parameterNames
+    }
+
+    /// `TYPE`: the type tags a message carries (nil: none).
+    public let type: String?
+    /// `ACCESS`: 0 no value, 1 a value to read.
+    public let access: Int
+    public let range: Range?
+    public let unit: [String]?
+    public let clipMode: [String]?
+
+    init(type: String? = nil, access: Int = 0, range: Range? = nil, unit: [String]? = nil, clipMode: [String]? = nil) {
+        self.type = type
+        self.access = access
+        self.range = range
+        self.unit = unit
+        self.clipMode = clipMode
+    }
+}
