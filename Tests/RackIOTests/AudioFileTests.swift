@@ -375,15 +375,43 @@ final class AudioFileTests: XCTestCase {
         }
     }
 
+    /// A file its reader may not open is exit 66 (EX_NOINPUT) with one line naming it. Root can
+    /// read anything, so as root the check runs the `rack` executable as the unprivileged user
+    /// `nobody` (65534) through `setpriv`, on a file of mode 000 in a directory that user can
+    /// reach; otherwise it runs the reader in this process.
     func testUnreadableFile() throws {
-        guard getuid() != 0 else { throw XCTSkip("root can read anything") }
         let p = path("secret.wav")
         let tone = sine(1000, rate: 44100, frames: 100)
         try write(p, format: .pcm16, left: tone, right: tone)
         XCTAssertEqual(chmod(p, 0), 0)
-        assertThrows({ if case .unreadable(p, _) = $0 { true } else { false } }, status: .noInput) {
-            _ = try AudioFileReader(path: p)
+        guard getuid() == 0 else {
+            assertThrows({ if case .unreadable(p, _) = $0 { true } else { false } }, status: .noInput) {
+                _ = try AudioFileReader(path: p)
+            }
+            return
         }
+        XCTAssertEqual(chmod(dir, 0o755), 0)
+        let output = path("out.wav")
+        let run = try runAsNobody([rackBinary, "render", p, output])
+        XCTAssertEqual(run.status, ExitStatus.noInput.rawValue, run.stderr)
+        let lines = run.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("rack: ") && run.stderr.contains(p), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing half-written")
+    }
+
+    /// Runs `arguments` as the user and group 65534 (nobody), no supplementary groups.
+    private func runAsNobody(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     // MARK: - Writer
