@@ -1,4 +1,5 @@
 import XCTest
+import RackTestSupport
 @testable import RackEngine
 
 /// The MIDI byte parser against the MIDI 1.0 specification's byte-stream rules.
@@ -45,9 +46,13 @@ final class MIDIParserTests: XCTestCase {
     }
 
     func testRandomBytesNeverTrapAndKeepInSync() {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SplitMix(seed: 0x4D49_4449)   // seeded: a failure reproduces
         var p = MIDIParser()
-        for _ in 0..<200_000 { _ = p.feed(UInt8.random(in: 0...255, using: &rng)) }
+        var parsed = 0
+        for _ in 0..<200_000 {
+            if p.feed(UInt8.random(in: 0...255, using: &rng)) != nil { parsed += 1 }
+        }
+        XCTAssertGreaterThan(parsed, 0, "the garbage holds complete control changes, and they parse")
         // After any garbage, a complete message parses.
         XCTAssertEqual(p.feed(0xF7), nil)
         XCTAssertEqual([0xB5, 10, 20].compactMap { p.feed($0) }, [.controlChange(channel: 5, controller: 10, value: 20)])

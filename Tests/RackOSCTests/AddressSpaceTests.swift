@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackTestSupport
 import RackEngine
 @testable import RackOSC
 import RackWire
