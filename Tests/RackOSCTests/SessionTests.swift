@@ -3,6 +3,7 @@ import XCTest
 import RackEngine
 @testable import RackOSC
 import RackWire
+import RackTestSupport
 
 /// `--record` (every applied change, as an automation file) and the session manager's save.
 final class SessionTests: XCTestCase {
@@ -32,12 +33,23 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(parsed.diagnostics.map(\.description), [], "rack check accepts it")
     }
 
-    func testNoRecordingWithoutAPath() {
-        let rig = Rig()
-        rig.send("/rack/mix", [.float(10)])
-        rig.settle()
-        rig.controller.flushRecording()
-        XCTAssertEqual(rig.outbox.sent.count, 0)
+    /// Without `--record` nothing is written: the same session in an empty working directory
+    /// leaves it empty, while with a relative path (the control) it leaves that one file.
+    func testNoRecordingWithoutAPath() throws {
+        let previous = FileManager.default.currentDirectoryPath
+        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        func session(recordPath: String?) throws -> [String] {
+            let directory = try makeTemporaryDirectory("rack-no-recording")
+            XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(directory))
+            let rig = Rig(recordPath: recordPath)
+            rig.send("/rack/mix", [.float(10)])
+            rig.settle()
+            rig.controller.flushRecording()
+            XCTAssertEqual(rig.outbox.sent.count, 0)
+            return try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        }
+        XCTAssertEqual(try session(recordPath: nil), [], "no path: no file")
+        XCTAssertEqual(try session(recordPath: "session.txt"), ["session.txt"], "the control: a path, a file")
     }
 
     func testTheRecordingIsAnAppendOnlyJournal() throws {

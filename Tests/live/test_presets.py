@@ -88,8 +88,9 @@ def test_save_list_delete(osc, xdg):
 
 def test_delete_missing_and_factory_report_errors(osc):
     assert osc.expect_error("/rack/preset/delete", "Never Saved") is not None
-    osc.send("/rack/preset/delete", "Warm")  # a factory preset is not a user file
-    time.sleep(0.2)
+    err = osc.expect_error("/rack/preset/delete", "Warm")  # a factory preset is not a user file
+    assert err is not None, "deleting a factory preset reported no error"
+    assert err.args[0] == "/rack/preset/delete" and "factory" in err.args[1], err
     assert "Warm" in _list(osc)
 
 
