@@ -79,21 +79,23 @@ final class LowPassTests: XCTestCase {
 
     func testStableUnderAudioRateCutoffModulation() {
         var f = LowPass()
-        f.prepare(sampleRate: rate, maxFrames: 64, maximumCutoffHz: 20_000)
-        var l = [Float](repeating: 0, count: 64), r = l
+        // The engine's control tick (the README: "jumping every 32 samples").
+        let segment = 32
+        f.prepare(sampleRate: rate, maxFrames: segment, maximumCutoffHz: 20_000)
+        var l = [Float](repeating: 0, count: segment), r = l
         var maxAbs: Float = 0
         var n = 0
-        for block in 0..<(48_000 * 5 / 64) {
-            for i in 0..<64 { l[i] = Float.random(in: -1...1); r[i] = l[i] }
-            // Cutoff jumps between 12 Hz and 19 kHz every block and every other control point,
+        for block in 0..<(48_000 * 5 / segment) {
+            for i in 0..<segment { l[i] = Float.random(in: -1...1); r[i] = l[i] }
+            // Cutoff jumps between 12 Hz and 19 kHz every segment and every other control point,
             // with maximum resonance.
             let a = f.coefficients(cutoffHz: block % 2 == 0 ? 12 : 19_000, resonanceDecibels: 20)
             let b = f.coefficients(cutoffHz: block % 3 == 0 ? 19_000 : 40, resonanceDecibels: 20)
             l.withUnsafeMutableBufferPointer { lp in r.withUnsafeMutableBufferPointer { rp in
-                f.process(left: lp.baseAddress!, right: rp.baseAddress!, frames: 64, from: a, to: b, offset: 0, length: 64)
+                f.process(left: lp.baseAddress!, right: rp.baseAddress!, frames: segment, from: a, to: b, offset: 0, length: segment)
             }}
             for x in l { XCTAssertTrue(x.isFinite); maxAbs = max(maxAbs, abs(x)) }
-            n += 64
+            n += segment
         }
         // Q = 10 bounds the gain of a linear filter at 10; modulation may add a little.
         XCTAssertLessThan(maxAbs, 40, "bounded output under modulation")
