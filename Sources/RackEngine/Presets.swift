@@ -78,7 +78,10 @@ private func isBool(_ value: Any) -> Bool {
 /// factory preset's name.
 public final class PresetStore: @unchecked Sendable {
     public let factoryDirectory: String?
-    public let userDirectory: String
+    /// Where user presets live; nil when the environment names no home (`HOME` empty or
+    /// relative and no absolute `XDG_CONFIG_HOME`): then there are no user presets and a save
+    /// is refused, rather than written under the filesystem root.
+    public let userDirectory: String?
     public private(set) var factory: [Preset] = []
     public private(set) var user: [Preset] = []
     /// One line per file that could not be loaded (file and reason); those files are skipped.
@@ -87,7 +90,7 @@ public final class PresetStore: @unchecked Sendable {
     /// Temp files of an interrupted save carry this in their name.
     static let tempMarker = ".rack-tmp-"
 
-    public init(factoryDirectory: String?, userDirectory: String) {
+    public init(factoryDirectory: String?, userDirectory: String?) {
         self.factoryDirectory = factoryDirectory
         self.userDirectory = userDirectory
         reload()
@@ -100,11 +103,19 @@ public final class PresetStore: @unchecked Sendable {
                     userDirectory: defaultUserDirectory(environment: environment))
     }
 
-    public static func defaultUserDirectory(environment: [String: String]) -> String {
+    /// `$XDG_CONFIG_HOME/rack/presets` when that is absolute, else `$HOME/.config/rack/presets`
+    /// when `HOME` is absolute (unset: the account's home); nil otherwise (an empty `HOME` would
+    /// put presets in `/.config` at the filesystem root).
+    public static func defaultUserDirectory(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/rack/presets" }
         let home = environment["HOME"] ?? NSHomeDirectory()
+        guard home.hasPrefix("/") else { return nil }
         return home + "/.config/rack/presets"
     }
+
+    /// Why user presets cannot be saved in this environment.
+    public static let noUserDirectoryReason =
+        "cannot save presets: neither XDG_CONFIG_HOME nor HOME names an absolute directory"
 
     /// `$RACK_PRESETS` if set; else `share/rack/presets` beside an installed binary; else the
     /// `Presets/` folder of the source tree the binary was built in.
@@ -145,7 +156,7 @@ public final class PresetStore: @unchecked Sendable {
         problems = []
         factory = factoryDirectory.map { load(directory: $0, isFactory: true) } ?? []
         cleanUpTemporaryFiles()
-        user = load(directory: userDirectory, isFactory: false)
+        user = userDirectory.map { load(directory: $0, isFactory: false) } ?? []
     }
 
     private func load(directory: String, isFactory: Bool) -> [Preset] {
@@ -175,7 +186,7 @@ public final class PresetStore: @unchecked Sendable {
     }
 
     private func cleanUpTemporaryFiles() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else { return }
+        guard let userDirectory, let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else { return }
         for file in names where file.contains(Self.tempMarker) {
             try? FileManager.default.removeItem(atPath: userDirectory + "/" + file)
         }
@@ -210,6 +221,7 @@ public final class PresetStore: @unchecked Sendable {
         if factory.contains(where: { $0.name == name }) {
             throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset; save under another name")
         }
+        guard let userDirectory else { throw RackError(.cannotCreate, Self.noUserDirectoryReason) }
         let preset = Preset(name: name, state: state, isFactory: false, path: userDirectory + "/" + name + ".json")
         do {
             try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true)
@@ -229,7 +241,7 @@ public final class PresetStore: @unchecked Sendable {
         if factory.contains(where: { $0.name == name }) {
             throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset and cannot be deleted")
         }
-        guard user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(name))") }
+        guard let userDirectory, user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(name))") }
         let path = userDirectory + "/" + name + ".json"
         if unlink(path) != 0 && errno != ENOENT {
             throw RackError(.ioError, "cannot delete '\(path)': \(String(cString: strerror(errno)))")
