@@ -28,6 +28,46 @@ public struct Preset: Sendable, Equatable {
         return "{\n" + fields.joined(separator: ",\n") + "\n}\n"
     }
 
+    /// Largest preset file read, in bytes: a preset is about 150 bytes; a larger file is refused
+    /// before it is read, so a huge file costs neither memory nor start-up time.
+    public static let maximumFileBytes = 64 * 1024
+    /// Most characters of a bad value quoted in a message; a longer one is cut with its length.
+    public static let excerptCharacters = 64
+
+    /// `value` quoted for a message, at most `excerptCharacters` of it.
+    static func excerpt(_ value: String) -> String {
+        guard value.count > excerptCharacters else { return JSON.quoted(value) }
+        return JSON.quoted(String(value.prefix(excerptCharacters))) + "… (\(value.count) characters)"
+    }
+
+    /// Reads a preset file of at most `maximumFileBytes`; a larger one (or one that is not a
+    /// regular file) is refused after one `fstat`, without reading it.
+    static func readFile(_ path: String) throws(RackError) -> Data {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw RackError(.noInput, "preset '\(path)': cannot be read (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RackError(.noInput, "preset '\(path)': not a regular file")
+        }
+        guard info.st_size <= maximumFileBytes else {
+            throw RackError(.dataError, "preset '\(path)': \(info.st_size) bytes, larger than the \(maximumFileBytes) a preset file may have")
+        }
+        var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw RackError(.noInput, "preset '\(path)': cannot be read (\(String(cString: strerror(errno))))") }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= maximumFileBytes else {
+            throw RackError(.dataError, "preset '\(path)': larger than the \(maximumFileBytes) bytes a preset file may have")
+        }
+        return Data(bytes[..<count])
+    }
+
     /// Parses and validates preset JSON. Every field of the contract is required; unknown
     /// fields, wrong types and out-of-range values are errors (the reason names the field).
     public static func parse(_ data: Data, isFactory: Bool, path: String?) throws(RackError) -> Preset {
@@ -42,17 +82,20 @@ public struct Preset: Sendable, Equatable {
         guard let dict = object as? [String: Any] else { throw fail("expected a JSON object") }
         let known = Set(["name"] + Parameters.all.map(\.name))
         if let unknown = dict.keys.sorted().first(where: { !known.contains($0) }) {
-            throw fail("unknown field '\(unknown)' (fields: \(["name"] + Parameters.all.map(\.name)))")
+            let field = unknown.count > excerptCharacters ? excerpt(unknown) : "'\(unknown)'"
+            throw fail("unknown field \(field) (fields: \(["name"] + Parameters.all.map(\.name)))")
         }
         guard let nameValue = dict["name"] else { throw fail("missing field 'name'") }
         guard let name = nameValue as? String, !isBool(nameValue) else { throw fail("field 'name' must be a string") }
-        if let reason = PresetStore.problem(withName: name) { throw fail("name \(JSON.quoted(name)): \(reason)") }
+        if let reason = PresetStore.problem(withName: name) { throw fail("name \(excerpt(name)): \(reason)") }
         var state = RackState()
         for spec in Parameters.all {
             guard let raw = dict[spec.name] else { throw fail("missing field '\(spec.name)'") }
             if spec.taper == .choice {
                 guard let s = raw as? String, !isBool(raw) else { throw fail("field '\(spec.name)' must be a string (one of \(spec.choices.joined(separator: ", ")))") }
-                guard let room = Room(name: s) else { throw fail(Room.unknownNameReason(s)) }
+                guard let room = Room(name: s) else {
+                    throw fail(s.count > excerptCharacters ? "field '\(spec.name)' \(excerpt(s)) is not a room" : Room.unknownNameReason(s))
+                }
                 state[spec.id] = Double(room.rawValue)
             } else {
                 guard !isBool(raw), let n = raw as? NSNumber else { throw fail("field '\(spec.name)' must be a number") }
@@ -165,12 +208,10 @@ public final class PresetStore: @unchecked Sendable {
         for file in names.sorted() where file.hasSuffix(".json") && !file.hasPrefix(".") {
             let path = directory + "/" + file
             do {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw RackError(.noInput, "preset '\(path)': cannot be read")
-                }
+                let data = try Preset.readFile(path)
                 let preset = try Preset.parse(data, isFactory: isFactory, path: path)
                 if !isFactory && file != preset.name + ".json" {
-                    throw RackError(.dataError, "preset '\(path)': its name \(JSON.quoted(preset.name)) does not match the file name")
+                    throw RackError(.dataError, "preset '\(path)': its name \(Preset.excerpt(preset.name)) does not match the file name")
                 }
                 if presets.contains(where: { $0.name == preset.name }) || (!isFactory && factory.contains { $0.name == preset.name }) {
                     throw RackError(.dataError, "preset '\(path)': another preset is already named \(JSON.quoted(preset.name))")
