@@ -130,6 +130,14 @@ public final class PresetStore: @unchecked Sendable {
     /// One line per file that could not be loaded (file and reason); those files are skipped.
     public private(set) var problems: [RackError] = []
 
+    /// User presets a store holds at most, by default: 1,000 files of about 150 bytes (each at
+    /// most `Preset.maximumFileBytes`), so a stream of saves, local or remote, cannot fill the
+    /// disk or make the list and the page grow without bound.
+    public static let defaultMaximumUserPresets = 1_000
+    /// User presets this store holds at most; a save of a new name beyond it is refused
+    /// (overwriting an existing one is not).
+    public var maximumUserPresets = PresetStore.defaultMaximumUserPresets
+
     /// Temp files of an interrupted save carry this in their name.
     static let tempMarker = ".rack-tmp-"
 
@@ -263,6 +271,9 @@ public final class PresetStore: @unchecked Sendable {
             throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset; save under another name")
         }
         guard let userDirectory else { throw RackError(.cannotCreate, Self.noUserDirectoryReason) }
+        if user.count >= maximumUserPresets && !user.contains(where: { $0.name == name }) {
+            throw RackError(.cannotCreate, "preset quota reached: at most \(maximumUserPresets) user presets; delete one or overwrite one")
+        }
         let preset = Preset(name: name, state: state, isFactory: false, path: userDirectory + "/" + name + ".json")
         do {
             try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true)

@@ -64,6 +64,30 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Warm")?.state)
     }
 
+    /// Issue 20 #6: 10,000 saves made 10,009 files. Beyond the quota a save of a new name gets
+    /// `/rack/error` and writes nothing; overwriting and deleting still work.
+    func testTheUserPresetQuotaIsEnforcedWithAnError() throws {
+        XCTAssertEqual(PresetStore.defaultMaximumUserPresets, 1_000)
+        let rig = Rig()
+        rig.controller.presets.maximumUserPresets = 3
+        for name in ["A", "B", "C"] {
+            rig.send("/rack/preset/save", [.string(name)])
+            XCTAssertEqual(rig.replies(), [], name)
+            rig.now += 1   // one preset write per packet: new packets
+        }
+        rig.send("/rack/preset/save", [.string("D")])
+        let refusal = rig.replies()
+        XCTAssertEqual(refusal.map(\.address), ["/rack/error"])
+        XCTAssertEqual(refusal.first?.arguments.last?.string?.hasPrefix("preset quota reached: at most 3 user presets"), true, "\(refusal)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["A.json", "B.json", "C.json"])
+        rig.send("/rack/preset/save", [.string("B")])
+        XCTAssertEqual(rig.replies(), [], "overwriting is within the quota")
+        rig.send("/rack/preset/delete", [.string("A")])
+        rig.send("/rack/preset/save", [.string("D")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["B.json", "C.json", "D.json"])
+    }
+
     func testRecallByIndexAndItsRefusals() throws {
         let rig = Rig()
         let names = rig.controller.presets.all.map(\.name)
