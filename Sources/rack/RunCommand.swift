@@ -205,6 +205,7 @@ struct RunCommand: ParsableCommand {
         c.shutDown()
         driver.close()
         c.flushRecording()
+        if let lost = c.recordingFailure { throw lost }
     }
 
     /// The MIDI map: the session's under NSM when it has one, else the user's; a map file that
