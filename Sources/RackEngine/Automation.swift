@@ -52,11 +52,18 @@ public struct Automation: Sendable {
                              length: Double? = nil) -> Automation {
         withoutActuallyEscaping(presetAtIndex) { presetAtIndex in
             var parser = AutomationParser(presetNames: presetNames, presetAtIndex: presetAtIndex, length: length)
-            for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (i, raw) in lines(of: text).enumerated() {
                 parser.parse(raw, lineNumber: i + 1)
             }
             return Automation(events: parser.events, diagnostics: parser.diagnostics)
         }
+    }
+
+    /// The lines of an automation file: `\n`, `\r\n` (one `Character` in Swift, so a split on
+    /// `\n` alone would miss it) and a lone `\r` each end a line, so a file saved on Windows or
+    /// classic Mac OS reads as it was written, line numbers included.
+    public static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
     }
 
     /// Splits a line into words: blanks separate, "double quotes" group (for preset names

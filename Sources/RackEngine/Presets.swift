@@ -28,6 +28,46 @@ public struct Preset: Sendable, Equatable {
         return "{\n" + fields.joined(separator: ",\n") + "\n}\n"
     }
 
+    /// Largest preset file read, in bytes: a preset is about 150 bytes; a larger file is refused
+    /// before it is read, so a huge file costs neither memory nor start-up time.
+    public static let maximumFileBytes = 64 * 1024
+    /// Most characters of a bad value quoted in a message; a longer one is cut with its length.
+    public static let excerptCharacters = 64
+
+    /// `value` quoted for a message, at most `excerptCharacters` of it.
+    static func excerpt(_ value: String) -> String {
+        guard value.count > excerptCharacters else { return JSON.quoted(value) }
+        return JSON.quoted(String(value.prefix(excerptCharacters))) + "… (\(value.count) characters)"
+    }
+
+    /// Reads a preset file of at most `maximumFileBytes`; a larger one (or one that is not a
+    /// regular file) is refused after one `fstat`, without reading it.
+    static func readFile(_ path: String) throws(RackError) -> Data {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw RackError(.noInput, "preset '\(path)': cannot be read (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RackError(.noInput, "preset '\(path)': not a regular file")
+        }
+        guard info.st_size <= maximumFileBytes else {
+            throw RackError(.dataError, "preset '\(path)': \(info.st_size) bytes, larger than the \(maximumFileBytes) a preset file may have")
+        }
+        var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw RackError(.noInput, "preset '\(path)': cannot be read (\(String(cString: strerror(errno))))") }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= maximumFileBytes else {
+            throw RackError(.dataError, "preset '\(path)': larger than the \(maximumFileBytes) bytes a preset file may have")
+        }
+        return Data(bytes[..<count])
+    }
+
     /// Parses and validates preset JSON. Every field of the contract is required; unknown
     /// fields, wrong types and out-of-range values are errors (the reason names the field).
     public static func parse(_ data: Data, isFactory: Bool, path: String?) throws(RackError) -> Preset {
@@ -42,17 +82,20 @@ public struct Preset: Sendable, Equatable {
         guard let dict = object as? [String: Any] else { throw fail("expected a JSON object") }
         let known = Set(["name"] + Parameters.all.map(\.name))
         if let unknown = dict.keys.sorted().first(where: { !known.contains($0) }) {
-            throw fail("unknown field '\(unknown)' (fields: \(["name"] + Parameters.all.map(\.name)))")
+            let field = unknown.count > excerptCharacters ? excerpt(unknown) : "'\(unknown)'"
+            throw fail("unknown field \(field) (fields: \(["name"] + Parameters.all.map(\.name)))")
         }
         guard let nameValue = dict["name"] else { throw fail("missing field 'name'") }
         guard let name = nameValue as? String, !isBool(nameValue) else { throw fail("field 'name' must be a string") }
-        if let reason = PresetStore.problem(withName: name) { throw fail("name \(JSON.quoted(name)): \(reason)") }
+        if let reason = PresetStore.problem(withName: name) { throw fail("name \(excerpt(name)): \(reason)") }
         var state = RackState()
         for spec in Parameters.all {
             guard let raw = dict[spec.name] else { throw fail("missing field '\(spec.name)'") }
             if spec.taper == .choice {
                 guard let s = raw as? String, !isBool(raw) else { throw fail("field '\(spec.name)' must be a string (one of \(spec.choices.joined(separator: ", ")))") }
-                guard let room = Room(name: s) else { throw fail(Room.unknownNameReason(s)) }
+                guard let room = Room(name: s) else {
+                    throw fail(s.count > excerptCharacters ? "field '\(spec.name)' \(excerpt(s)) is not a room" : Room.unknownNameReason(s))
+                }
                 state[spec.id] = Double(room.rawValue)
             } else {
                 guard !isBool(raw), let n = raw as? NSNumber else { throw fail("field '\(spec.name)' must be a number") }
@@ -78,16 +121,27 @@ private func isBool(_ value: Any) -> Bool {
 /// factory preset's name.
 public final class PresetStore: @unchecked Sendable {
     public let factoryDirectory: String?
-    public let userDirectory: String
+    /// Where user presets live; nil when the environment names no home (`HOME` empty or
+    /// relative and no absolute `XDG_CONFIG_HOME`): then there are no user presets and a save
+    /// is refused, rather than written under the filesystem root.
+    public let userDirectory: String?
     public private(set) var factory: [Preset] = []
     public private(set) var user: [Preset] = []
     /// One line per file that could not be loaded (file and reason); those files are skipped.
     public private(set) var problems: [RackError] = []
 
+    /// User presets a store holds at most, by default: 1,000 files of about 150 bytes (each at
+    /// most `Preset.maximumFileBytes`), so a stream of saves, local or remote, cannot fill the
+    /// disk or make the list and the page grow without bound.
+    public static let defaultMaximumUserPresets = 1_000
+    /// User presets this store holds at most; a save of a new name beyond it is refused
+    /// (overwriting an existing one is not).
+    public var maximumUserPresets = PresetStore.defaultMaximumUserPresets
+
     /// Temp files of an interrupted save carry this in their name.
     static let tempMarker = ".rack-tmp-"
 
-    public init(factoryDirectory: String?, userDirectory: String) {
+    public init(factoryDirectory: String?, userDirectory: String?) {
         self.factoryDirectory = factoryDirectory
         self.userDirectory = userDirectory
         reload()
@@ -100,11 +154,19 @@ public final class PresetStore: @unchecked Sendable {
                     userDirectory: defaultUserDirectory(environment: environment))
     }
 
-    public static func defaultUserDirectory(environment: [String: String]) -> String {
+    /// `$XDG_CONFIG_HOME/rack/presets` when that is absolute, else `$HOME/.config/rack/presets`
+    /// when `HOME` is absolute (unset: the account's home); nil otherwise (an empty `HOME` would
+    /// put presets in `/.config` at the filesystem root).
+    public static func defaultUserDirectory(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/rack/presets" }
         let home = environment["HOME"] ?? NSHomeDirectory()
+        guard home.hasPrefix("/") else { return nil }
         return home + "/.config/rack/presets"
     }
+
+    /// Why user presets cannot be saved in this environment.
+    public static let noUserDirectoryReason =
+        "cannot save presets: neither XDG_CONFIG_HOME nor HOME names an absolute directory"
 
     /// `$RACK_PRESETS` if set; else `share/rack/presets` beside an installed binary; else the
     /// `Presets/` folder of the source tree the binary was built in.
@@ -145,7 +207,7 @@ public final class PresetStore: @unchecked Sendable {
         problems = []
         factory = factoryDirectory.map { load(directory: $0, isFactory: true) } ?? []
         cleanUpTemporaryFiles()
-        user = load(directory: userDirectory, isFactory: false)
+        user = userDirectory.map { load(directory: $0, isFactory: false) } ?? []
     }
 
     private func load(directory: String, isFactory: Bool) -> [Preset] {
@@ -154,12 +216,10 @@ public final class PresetStore: @unchecked Sendable {
         for file in names.sorted() where file.hasSuffix(".json") && !file.hasPrefix(".") {
             let path = directory + "/" + file
             do {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw RackError(.noInput, "preset '\(path)': cannot be read")
-                }
+                let data = try Preset.readFile(path)
                 let preset = try Preset.parse(data, isFactory: isFactory, path: path)
                 if !isFactory && file != preset.name + ".json" {
-                    throw RackError(.dataError, "preset '\(path)': its name \(JSON.quoted(preset.name)) does not match the file name")
+                    throw RackError(.dataError, "preset '\(path)': its name \(Preset.excerpt(preset.name)) does not match the file name")
                 }
                 if presets.contains(where: { $0.name == preset.name }) || (!isFactory && factory.contains { $0.name == preset.name }) {
                     throw RackError(.dataError, "preset '\(path)': another preset is already named \(JSON.quoted(preset.name))")
@@ -175,7 +235,7 @@ public final class PresetStore: @unchecked Sendable {
     }
 
     private func cleanUpTemporaryFiles() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else { return }
+        guard let userDirectory, let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else { return }
         for file in names where file.contains(Self.tempMarker) {
             try? FileManager.default.removeItem(atPath: userDirectory + "/" + file)
         }
@@ -210,6 +270,10 @@ public final class PresetStore: @unchecked Sendable {
         if factory.contains(where: { $0.name == name }) {
             throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset; save under another name")
         }
+        guard let userDirectory else { throw RackError(.cannotCreate, Self.noUserDirectoryReason) }
+        if user.count >= maximumUserPresets && !user.contains(where: { $0.name == name }) {
+            throw RackError(.cannotCreate, "preset quota reached: at most \(maximumUserPresets) user presets; delete one or overwrite one")
+        }
         let preset = Preset(name: name, state: state, isFactory: false, path: userDirectory + "/" + name + ".json")
         do {
             try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true)
@@ -229,7 +293,7 @@ public final class PresetStore: @unchecked Sendable {
         if factory.contains(where: { $0.name == name }) {
             throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset and cannot be deleted")
         }
-        guard user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(name))") }
+        guard let userDirectory, user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(name))") }
         let path = userDirectory + "/" + name + ".json"
         if unlink(path) != 0 && errno != ENOENT {
             throw RackError(.ioError, "cannot delete '\(path)': \(String(cString: strerror(errno)))")

@@ -28,6 +28,9 @@ public enum ControllerTuning {
     public static let presetWritesPerPacket = 1
     /// `/rack/error` replies sent per second at most (a flood of bad packets is not amplified).
     public static let errorRepliesPerSecond = 200
+    /// stderr lines about MIDI program changes per second at most (a flood of unknown programs
+    /// wrote 571 KB in 4 s before); the next line says how many were left out.
+    public static let midiLinesPerSecond = 10
     public static let maximumSubscribers = 64
     /// Places one remote address may hold in the subscriber and meter tables together.
     public static let maximumSubscriptionsPerAddress = 4

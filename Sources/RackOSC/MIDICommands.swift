@@ -10,6 +10,11 @@ public final class MIDIControl {
     public let path: String
     /// The parameter MIDI learn binds the next CC that moves to, and who asked.
     var learning: (parameter: ParameterID, requester: OSCEndpoint)?
+    /// The limit on stderr lines about program changes, as `/rack/error` is limited: a flood
+    /// of unknown programs is not amplified into a flood of lines.
+    var lineBudget = ErrorBudget(perSecond: ControllerTuning.midiLinesPerSecond)
+    /// Lines left out that a later line has already counted.
+    var linesReported = 0
 
     public init(link: MIDILink, path: String) {
         self.link = link
@@ -59,11 +64,11 @@ extension RackController {
         midi.link.poll()
         for program in midi.link.takeProgramChanges() {
             guard let preset = presets.preset(index: program) else {
-                log("MIDI program change \(program): unknown preset \(program)")
+                logMIDI("MIDI program change \(program): unknown preset \(program)")
                 continue
             }
             do throws(Reason) { try recall(preset, rampFrames: 0, at: EngineEvent.immediately) } catch {
-                log("MIDI program change \(program): \(error.text)")
+                logMIDI("MIDI program change \(program): \(error.text)")
             }
         }
         if let moved = midi.link.takeMovedController(), let learning = midi.learning {
@@ -78,6 +83,18 @@ extension RackController {
                 replyError(to: learning.requester, address: "/rack/midi/learn", reason: error.text)
             }
         }
+    }
+
+    /// Logs `line` within the budget of `ControllerTuning.midiLinesPerSecond`; the first line
+    /// after some were left out says how many.
+    private func logMIDI(_ line: String) {
+        guard let midi, midi.lineBudget.spend(now: clock()) else { return }
+        let leftOut = midi.lineBudget.dropped - midi.linesReported
+        if leftOut > 0 {
+            log("MIDI: \(leftOut) program-change lines left out (at most \(ControllerTuning.midiLinesPerSecond) a second)")
+            midi.linesReported = midi.lineBudget.dropped
+        }
+        log(line)
     }
 
     /// Hands `map` to the render thread and saves it.

@@ -150,10 +150,18 @@ public final class RackController {
     /// Stops the player threads (at exit).
     public func shutDown() { player.stopAll() }
 
-    /// Writes and syncs the recording so far (an append-only journal of whole lines).
+    /// Writes and syncs the recording so far (an append-only journal of whole lines). A problem
+    /// is logged and kept in `recordingFailure`.
     public func flushRecording() {
-        do { try recorder.flush(engine: engine) } catch { log(error.message) }
+        do { try recorder.flush(engine: engine) } catch {
+            log(error.message)
+            recordingFailure = error
+        }
     }
+
+    /// The last problem of the final flush of `--record` (lines that could not be written):
+    /// `rack run` exits with it rather than 0.
+    public private(set) var recordingFailure: RackError?
 
     // MARK: - Packets
 

@@ -155,12 +155,25 @@ public final class SessionRecorder {
         try reportFailure()
     }
 
-    /// At exit: everything written and synced.
+    /// At exit: everything written and synced. Lines that still cannot be written (a full
+    /// disk) are a loss: thrown whether or not the write problem was reported before, so
+    /// `rack run` exits non-zero rather than 0 with an incomplete file.
     func flush(engine: Engine?) throws(RackError) {
         observe(engine)
         writePending()
         if unsynced { sync() }
+        if let loss = lossAtExit() { throw loss }
         try reportFailure()
+    }
+
+    /// The error for lines never written, when there are some.
+    private func lossAtExit() -> RackError? {
+        guard let path, !pending.isEmpty else { return nil }
+        let lines = pending.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let reason = failure?.message ?? "cannot append to the recording '\(path)'"
+        failure = nil
+        failureReported = true
+        return RackError(.ioError, "the recording '\(path)' is incomplete: its last \(lines) lines could not be written (\(reason))")
     }
 
     private func sync() {

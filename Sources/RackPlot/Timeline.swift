@@ -289,7 +289,7 @@ public struct Timeline: Sendable {
     /// Each diagnostic at the time written on its line; a line whose time cannot be read is
     /// shown at the time of the last readable line before it.
     static func placeProblems(_ diagnostics: [AutomationDiagnostic], text: String) -> [TimelineProblem] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = Automation.lines(of: text)
         var times: [Double?] = []
         for raw in lines {
             let code = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""

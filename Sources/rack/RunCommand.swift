@@ -205,6 +205,8 @@ struct RunCommand: ParsableCommand {
         c.shutDown()
         driver.close()
         c.flushRecording()
+        // Already said on stderr by the controller's log: only the exit status is left.
+        if let lost = c.recordingFailure { throw ExitCode(lost.status.rawValue) }
     }
 
     /// The MIDI map: the session's under NSM when it has one, else the user's; a map file that

@@ -21,6 +21,24 @@ final class AutomationTests: XCTestCase {
         ])
     }
 
+    /// Issue 20 #5: a file saved with Windows (`\r\n`) or classic Mac (`\r`) line endings reads
+    /// as the same lines, with the same line numbers in its diagnostics, as with `\n`.
+    func testCRLFAndCRLineEndingsReadAsLines() {
+        let lines = ["# header", "0.0 /rack/preset Warm", "2.0 /rack/cutoff 800 1.5", "3.0 /rack/cutof 1", "4.0 /rack/mix 80 0.5"]
+        let unix = parse(lines.joined(separator: "\n") + "\n")
+        XCTAssertEqual(unix.events.count, 3)
+        XCTAssertEqual(unix.errors.map(\.line), [4])
+        for ending in ["\r\n", "\r"] {
+            let other = parse(lines.joined(separator: ending) + ending)
+            XCTAssertEqual(other.events, unix.events, "ending \(ending.debugDescription)")
+            XCTAssertEqual(other.diagnostics, unix.diagnostics, "ending \(ending.debugDescription)")
+        }
+        // Mixed endings in one file too.
+        let mixed = parse("0.0 /rack/mix 10\r\n1.0 /rack/mix 20\r2.0 /rack/mix 30\n3.0 /rack/mix x\r\n")
+        XCTAssertEqual(mixed.events.map(\.time), [0, 1, 2])
+        XCTAssertEqual(mixed.errors.map(\.line), [4])
+    }
+
     func testEveryProblemHasItsLineNumber() {
         let a = parse("""
             # a comment line

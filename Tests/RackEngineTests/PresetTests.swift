@@ -86,6 +86,37 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: user).filter { $0.contains("tmp") }, [])
     }
 
+    /// Issue 20 #10: a preset file with a 10 MB name was read whole and echoed whole into a
+    /// start-up warning. A file over `maximumFileBytes` is refused unread; a bad value within
+    /// the limit is quoted to at most `excerptCharacters` characters.
+    func testHugePresetFilesAreRefusedUnreadAndBadValuesQuotedShort() throws {
+        let user = temporaryDirectory()
+        func preset(name: String, room: String = "plate") -> String {
+            "{\"name\": \(JSON.quoted(name)), \"cutoff\": 1000, \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \(JSON.quoted(room))}"
+        }
+        let huge = String(repeating: "n", count: 10_000_000)
+        try preset(name: huge).write(toFile: user + "/Huge.json", atomically: true, encoding: .utf8)
+        let long = String(repeating: "x", count: 5_000)
+        try preset(name: long).write(toFile: user + "/Long.json", atomically: true, encoding: .utf8)
+        try preset(name: "Roomy", room: long).write(toFile: user + "/Roomy.json", atomically: true, encoding: .utf8)
+        try "{\(JSON.quoted(long)): 1}".write(toFile: user + "/Key.json", atomically: true, encoding: .utf8)
+        try preset(name: "Fine").write(toFile: user + "/Fine.json", atomically: true, encoding: .utf8)
+        let store = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: user)
+        XCTAssertEqual(store.user.map(\.name), ["Fine"], "the good one still loads")
+        let messages = Dictionary(uniqueKeysWithValues: store.problems.map { problem in
+            (["Huge", "Long", "Roomy", "Key"].first { problem.message.contains("/\($0).json") } ?? "?", problem.message)
+        })
+        XCTAssertEqual(Set(messages.keys), ["Huge", "Long", "Roomy", "Key"], "\(store.problems)")
+        XCTAssertTrue(messages["Huge"]!.contains("larger than the \(Preset.maximumFileBytes)"), messages["Huge"]!)
+        for (file, message) in messages {
+            XCTAssertLessThan(message.count, user.count + 300, "\(file): \(message.prefix(400))")
+        }
+        XCTAssertTrue(messages["Long"]!.contains("(5000 characters)"), messages["Long"]!)
+        XCTAssertTrue(messages["Roomy"]!.contains("(5000 characters)"), messages["Roomy"]!)
+        // A name at the limit is quoted whole.
+        XCTAssertEqual(Preset.excerpt(String(repeating: "a", count: 64)), JSON.quoted(String(repeating: "a", count: 64)))
+    }
+
     func testNamesAreNeverPaths() {
         for bad in ["", "../x", "/tmp/x", "a/b", ".hidden", " lead", "-x", String(repeating: "a", count: 65), "a\u{0}b", "é"] {
             XCTAssertNotNil(PresetStore.problem(withName: bad), bad)

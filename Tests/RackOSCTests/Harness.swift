@@ -68,13 +68,16 @@ final class Rig {
     var left = [Float](repeating: 0, count: 256), right = [Float](repeating: 0, count: 256)
 
     init(queueCapacity: Int = 4096, allow: [AddressRange] = [], recordPath: String? = nil,
-         policy: ExposurePolicy = ExposurePolicy()) {
+         policy: ExposurePolicy = ExposurePolicy(), environment: [String: String]? = nil) {
         engine = Engine(sampleRate: 48_000, maxFrames: 256, queueCapacity: queueCapacity)
         host = FakeHost(engine: engine)
-        userDir = NSTemporaryDirectory() + "rack-osc-" + UUID().uuidString + "/presets"
+        // With `environment`, the user preset directory is the one it names (maybe none).
+        let presetDirectory: String? = environment.map { PresetStore.defaultUserDirectory(environment: $0) }
+            ?? (NSTemporaryDirectory() + "rack-osc-" + UUID().uuidString + "/presets")
+        userDir = presetDirectory ?? ""
         let factory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Presets").path
-        controller = RackController(replier: outbox, host: host, presets: PresetStore(factoryDirectory: factory, userDirectory: userDir),
+        controller = RackController(replier: outbox, host: host, presets: PresetStore(factoryDirectory: factory, userDirectory: presetDirectory),
                                     initial: RackState(), allow: allow, recordPath: recordPath, policy: policy)
         controller.clock = { [unowned self] in now }
     }

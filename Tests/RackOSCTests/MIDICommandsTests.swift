@@ -54,6 +54,23 @@ final class MIDICommandsTests: XCTestCase {
         XCTAssertEqual(rig.controller.lastPreset, preset.name)
     }
 
+    /// Issue 20 #14: a flood of unknown program changes wrote one stderr line each; now at most
+    /// `midiLinesPerSecond` a second, and the first line of the next second counts the rest.
+    func testAProgramChangeFloodIsRateLimited() {
+        let (rig, midi) = rig()
+        var lines: [String] = []
+        rig.controller.log = { lines.append($0) }
+        let limit = ControllerTuning.midiLinesPerSecond
+        for _ in 0..<1_000 { cycle(rig, midi, [0xC0, 120]) }
+        XCTAssertEqual(lines.count, limit, "one second's budget, not 1,000 lines")
+        XCTAssertTrue(lines.allSatisfy { $0 == "MIDI program change 120: unknown preset 120" }, "\(lines.prefix(3))")
+        rig.now += 1.5
+        cycle(rig, midi, [0xC0, 120])
+        XCTAssertEqual(lines.count, limit + 2)
+        XCTAssertEqual(lines[limit], "MIDI: \(1_000 - limit) program-change lines left out (at most \(limit) a second)")
+        XCTAssertEqual(lines[limit + 1], "MIDI program change 120: unknown preset 120")
+    }
+
     func testLearnMapUnmapAndTheFile() throws {
         let (rig, midi) = rig()
         rig.send("/rack/midi/learn", [.string("mix")])

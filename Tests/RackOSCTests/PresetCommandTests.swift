@@ -40,6 +40,54 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: rig.userDir + "/Night Set.json"))
     }
 
+    /// Issue 20 #8: with `HOME=""` and no `XDG_CONFIG_HOME`, a save is refused with one line and
+    /// nothing is written (it went to `/.config/rack/presets` at the filesystem root).
+    func testASaveWithoutAHomeIsRefusedAndWritesNothing() throws {
+        XCTAssertNil(PresetStore.defaultUserDirectory(environment: ["HOME": ""]))
+        XCTAssertNil(PresetStore.defaultUserDirectory(environment: ["HOME": "relative", "XDG_CONFIG_HOME": "also-relative"]))
+        XCTAssertEqual(PresetStore.defaultUserDirectory(environment: ["HOME": "", "XDG_CONFIG_HOME": "/cfg"]), "/cfg/rack/presets")
+        XCTAssertEqual(PresetStore.defaultUserDirectory(environment: ["HOME": "/home/u"]), "/home/u/.config/rack/presets")
+        let rig = Rig(environment: ["HOME": ""])
+        XCTAssertNil(rig.controller.presets.userDirectory)
+        rig.send("/rack/preset/save", [.string("Night Set")])
+        let refusal = rig.replies()
+        XCTAssertEqual(refusal.map(\.address), ["/rack/error"])
+        XCTAssertEqual(refusal.first?.arguments.first, .string("/rack/preset/save"))
+        XCTAssertEqual(refusal.first?.arguments.last, .string(PresetStore.noUserDirectoryReason))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/.config/rack/presets/Night Set.json"))
+        XCTAssertNil(rig.controller.presets.preset(named: "Night Set"))
+        rig.send("/rack/preset/delete", [.string("Night Set")])
+        XCTAssertEqual(rig.replies().map(\.address), ["/rack/error"])
+        // Factory presets still recall and list.
+        rig.send("/rack/preset", [.string("Warm")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Warm")?.state)
+    }
+
+    /// Issue 20 #6: 10,000 saves made 10,009 files. Beyond the quota a save of a new name gets
+    /// `/rack/error` and writes nothing; overwriting and deleting still work.
+    func testTheUserPresetQuotaIsEnforcedWithAnError() throws {
+        XCTAssertEqual(PresetStore.defaultMaximumUserPresets, 1_000)
+        let rig = Rig()
+        rig.controller.presets.maximumUserPresets = 3
+        for name in ["A", "B", "C"] {
+            rig.send("/rack/preset/save", [.string(name)])
+            XCTAssertEqual(rig.replies(), [], name)
+            rig.now += 1   // one preset write per packet: new packets
+        }
+        rig.send("/rack/preset/save", [.string("D")])
+        let refusal = rig.replies()
+        XCTAssertEqual(refusal.map(\.address), ["/rack/error"])
+        XCTAssertEqual(refusal.first?.arguments.last?.string?.hasPrefix("preset quota reached: at most 3 user presets"), true, "\(refusal)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["A.json", "B.json", "C.json"])
+        rig.send("/rack/preset/save", [.string("B")])
+        XCTAssertEqual(rig.replies(), [], "overwriting is within the quota")
+        rig.send("/rack/preset/delete", [.string("A")])
+        rig.send("/rack/preset/save", [.string("D")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["B.json", "C.json", "D.json"])
+    }
+
     func testRecallByIndexAndItsRefusals() throws {
         let rig = Rig()
         let names = rig.controller.presets.all.map(\.name)

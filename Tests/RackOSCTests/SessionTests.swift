@@ -92,6 +92,26 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(lines.count, 1)
     }
 
+    /// Issue 20 #15: on a full disk the recording said "(retrying)" once and `rack run` exited 0
+    /// with an empty file. Lines still unwritten at exit are a loss the final flush throws,
+    /// even after the write problem was reported, and the controller keeps it for the exit code.
+    func testARecordingOnAFullDiskIsALossAtExit() throws {
+        try XCTSkipUnless(FileManager.default.isWritableFile(atPath: "/dev/full"), "needs /dev/full")
+        let engine = Engine(sampleRate: 48_000, maxFrames: 256)
+        let recorder = SessionRecorder(path: "/dev/full")
+        recorder.record(EngineEvent(sampleTime: 0, .set(.mix, 10, ramp: .standard)), engine: engine)
+        XCTAssertThrowsError(try recorder.flushIfDue(now: 10, engine: engine), "the first problem is reported")
+        XCTAssertThrowsError(try recorder.flush(engine: engine)) { error in
+            let message = (error as? RackError)?.message ?? ""
+            XCTAssertTrue(message.hasPrefix("the recording '/dev/full' is incomplete: its last 3 lines could not be written"), message)
+        }
+        let rig = Rig(recordPath: "/dev/full")
+        rig.controller.log = { _ in }
+        XCTAssertNil(rig.controller.recordingFailure)
+        rig.controller.flushRecording()
+        XCTAssertEqual(rig.controller.recordingFailure?.status, .ioError)
+    }
+
     func testSessionManagerSaveWritesTheStateAndAnswers() throws {
         let rig = Rig()
         let nsm = NSMClient(url: "osc.udp://127.0.0.1:7777/")!
