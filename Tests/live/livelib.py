@@ -517,7 +517,8 @@ def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        # gone, or gone between the open and the read (ESRCH)
         return False
 
 
@@ -526,7 +527,7 @@ def _children(pid: int) -> list[int]:
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
             kids += [int(x) for x in (task / "children").read_text().split()]
-        except (FileNotFoundError, ValueError):
+        except (FileNotFoundError, ProcessLookupError, ValueError):
             pass
     return kids
 
@@ -534,7 +535,7 @@ def _children(pid: int) -> list[int]:
 def _comm(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
         return ""
 
 
