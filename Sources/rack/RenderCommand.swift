@@ -55,6 +55,13 @@ struct RenderCommand: ParsableCommand {
             request.sampleRate = rate   // nil: the input's (checked by the renderer, 65 if unsupported)
             request.blockFrames = block
             request.format = format.flatMap(SampleFormat.init(rawValue:))
+            if request.format == nil {
+                let chosen = SampleFormat.renderDefault(input: info.sampleFormat, container: AudioContainer(path: output))
+                if let from = chosen.substituted {
+                    warn("rack: \((output as NSString).pathExtension.uppercased()) cannot store \(from.rawValue) samples; writing \(chosen.format.rawValue)-bit")
+                }
+                request.format = chosen.format
+            }
 
             for stale in AudioFileWriter.removeStaleTemporaryFiles(besides: output) {
                 warn("rack: removed '\(stale)' (left by an interrupted render)")

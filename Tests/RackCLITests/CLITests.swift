@@ -91,6 +91,26 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(up.info.sampleFormat, .float)
     }
 
+    func testFloatInputToFLACIsWrittenAt24BitsWithOneLineSaid() throws {
+        // FLAC cannot store float, so 24-bit is picked and said (as sox does).
+        try rack(["render", dir + "/in.wav", dir + "/f.wav", "--format", "float"], environment: env).assertOK()
+        let r = try rack(["render", dir + "/f.wav", dir + "/out.flac", "--preset", "Warm"], environment: env)
+        r.assertOK()
+        XCTAssertEqual(r.stderr, "rack: FLAC cannot store float samples; writing 24-bit\n")
+        let flac = try readAll(dir + "/out.flac")
+        XCTAssertEqual(flac.info.sampleFormat, .pcm24)
+        XCTAssertEqual(flac.info.frames, 72_000)
+        // A float asked for by name is still refused: the user chose it.
+        let asked = try rack(["render", dir + "/f.wav", dir + "/o2.flac", "--format", "float"], environment: env)
+        XCTAssertEqual(asked.status, 73, asked.stderr)
+        XCTAssertTrue(asked.stderr.contains("FLAC cannot store float"), asked.stderr)
+        // WAV keeps the input's float.
+        let wav = try rack(["render", dir + "/f.wav", dir + "/o3.wav"], environment: env)
+        wav.assertOK()
+        XCTAssertEqual(wav.stderr, "")
+        XCTAssertEqual(try readAll(dir + "/o3.wav").info.sampleFormat, .float)
+    }
+
     func testBlockSizeDoesNotChangeTheSamples() throws {
         let automation = dir + "/a.txt"
         try """
