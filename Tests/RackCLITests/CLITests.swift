@@ -111,6 +111,33 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try readAll(dir + "/o3.wav").info.sampleFormat, .float)
     }
 
+    func testNegativeNumbersAreValuesAndHelpLinesNeverWrapToColumnZero() throws {
+        // A negative value is a value: the error says what is wrong with it.
+        let tail = try rack(["render", dir + "/in.wav", dir + "/o.wav", "--tail", "-1"], environment: env)
+        XCTAssertEqual(tail.status, 64)
+        XCTAssertEqual(tail.stderr, "rack: --tail must be 0…3600 seconds\n")
+        // A user preset's negative number names it, with --preset and with `presets show`.
+        try FileManager.default.createDirectory(atPath: dir + "/config/rack/presets", withIntermediateDirectories: true)
+        try "{\"name\": \"Mine\", \"cutoff\": 500, \"resonance\": 1, \"mix\": 20, \"gain\": -1, \"room\": \"plate\"}"
+            .write(toFile: dir + "/config/rack/presets/Mine.json", atomically: true, encoding: .utf8)
+        let show = try rack(["presets", "show", "-1"], environment: env)
+        show.assertOK()
+        XCTAssertTrue(show.stdout.contains("\"Mine\""), show.stdout)
+        try rack(["render", dir + "/in.wav", dir + "/mine.wav", "--preset", "-1"], environment: env).assertOK()
+        let unknown = try rack(["render", dir + "/in.wav", dir + "/o.wav", "--preset", "-7"], environment: env)
+        XCTAssertEqual(unknown.status, 65, unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("-7"), unknown.stderr)
+        // Parameter lines fit 80 columns, continuing under a hanging indent (not at column 0).
+        let help = try rack(["--help"], environment: env)
+        let section = help.stdout.components(separatedBy: "Parameters:\n")[1].components(separatedBy: "\n\n")[0]
+        let lines = section.split(separator: "\n")
+        XCTAssertGreaterThan(lines.count, 5, help.stdout)
+        for line in lines {
+            XCTAssertLessThanOrEqual(line.count, 79, String(line))
+            XCTAssertTrue(line.hasPrefix("  "), "wrapped to column 0: \(line)")
+        }
+    }
+
     func testBlockSizeDoesNotChangeTheSamples() throws {
         let automation = dir + "/a.txt"
         try """
