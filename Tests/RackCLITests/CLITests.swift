@@ -138,6 +138,19 @@ final class CLITests: XCTestCase {
         }
     }
 
+    func testVersionIsOneLineAndTheREADMESaysTheSame() throws {
+        let r = try rack(["--version"], environment: env)
+        r.assertOK()
+        let pattern = #"^rack ([0-9]+\.[0-9]+\.[0-9]+) \(OSC namespace ([0-9]+\.[0-9]+\.[0-9]+)\)\n$"#
+        let match = try XCTUnwrap(r.stdout.range(of: pattern, options: .regularExpression), r.stdout)
+        XCTAssertEqual(match, r.stdout.startIndex..<r.stdout.endIndex)
+        // The README quotes the line exactly.
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        XCTAssertTrue(text.contains("`" + r.stdout.dropLast() + "`"), "README does not quote `\(r.stdout.dropLast())`")
+    }
+
     func testBlockSizeDoesNotChangeTheSamples() throws {
         let automation = dir + "/a.txt"
         try """
