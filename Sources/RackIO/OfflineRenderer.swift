@@ -24,7 +24,8 @@ public enum OfflineRenderer {
         let reader = try ResamplingReader(path: request.inputPath, targetRate: rate)
         let inputFrames = reader.framesAtTargetRate
         let totalFrames = inputFrames + Int64((request.tailSeconds * rate).rounded())
-        let format = request.format ?? inputInfo.sampleFormat ?? .float
+        let format = request.format
+            ?? SampleFormat.renderDefault(input: inputInfo.sampleFormat, container: AudioContainer(path: request.outputPath)).format
         let writer = try AudioFileWriter(path: request.outputPath, sampleRate: rate, format: format)
         // Stopped by a signal, the render takes its temporary file with it.
         writer.removeOnStopSignals()

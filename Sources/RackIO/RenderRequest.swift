@@ -14,7 +14,8 @@ public struct RenderRequest: Sendable {
     public var sampleRate: Double?
     /// Frames per render call (the result does not depend on it).
     public var blockFrames = 16_384
-    /// Output sample format; nil: the input's, or float when the input has none of 16/24/float.
+    /// Output sample format; nil: `SampleFormat.renderDefault` (the input's, 24-bit when the
+    /// container cannot store it).
     public var format: SampleFormat?
 
     public init(inputPath: String, outputPath: String) {

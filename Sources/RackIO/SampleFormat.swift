@@ -23,3 +23,23 @@ extension SampleFormat {
         }
     }
 }
+
+extension AudioContainer {
+    /// Whether the container can store `format` samples: FLAC has no float; Ogg Vorbis encodes
+    /// any input (its sample format is not a choice).
+    public func stores(_ format: SampleFormat) -> Bool {
+        !(self == .flac && format == .float)
+    }
+}
+
+extension SampleFormat {
+    /// The format a render writes to `container` when none is asked for: the input's (float when
+    /// the input has none of 16/24/float), or 24-bit when the container cannot store that (float
+    /// into FLAC), as sox does. `substituted` is the input's format that was replaced, if any.
+    public static func renderDefault(input: SampleFormat?,
+                                     container: AudioContainer?) -> (format: SampleFormat, substituted: SampleFormat?) {
+        let kept = input ?? .float
+        guard let container, !container.stores(kept) else { return (kept, nil) }
+        return (.pcm24, kept)
+    }
+}

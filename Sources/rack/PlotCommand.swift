@@ -41,7 +41,7 @@ struct PlotCommand: ParsableCommand {
     var length: Double?
     @Option(help: "Sample rate in Hz that events and ramps are placed on.")
     var rate: Double = 48_000
-    @Option(help: "Timeline: start from this preset. Response: a curve for this preset (repeatable).")
+    @Option(parsing: .unconditionalSingleValue, help: "Timeline: start from this preset. Response: a curve for this preset (repeatable).")
     var preset: [String] = []
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.", valueName: "PARAM=VALUE"))
     var sets: [String] = []

@@ -10,12 +10,15 @@ struct PresetsCommand: ParsableCommand {
 
     @Argument(help: "list (default) or show")
     var action: String = "list"
-    @Argument(help: "Preset name or number, for show.")
-    var name: String?
+    /// Collected unconditionally so that a user preset's negative number is a name, not an option.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Preset name or number, for show.", valueName: "name"))
+    var names: [String] = []
+    var name: String? { names.first }
 
     func validate() throws {
         guard action == "list" || action == "show" else { throw ValidationError("unknown action '\(action)': use list or show") }
         if action == "show" && name == nil { throw ValidationError("show needs a preset name") }
+        if names.count > 1 { throw ValidationError("show takes one preset name") }
         if action == "list" && name != nil { throw ValidationError("list takes no name") }
     }
 

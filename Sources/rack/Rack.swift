@@ -10,8 +10,9 @@ struct Rack: ParsableCommand {
         discussion: "Parameters:\n" + Parameters.all.map { spec in
             let range = spec.taper == .choice ? spec.choices.joined(separator: " ")
                 : "\(formatNumber(spec.minimum))…\(formatNumber(spec.maximum)) \(spec.unit), default \(spec.format(spec.defaultValue))"
-            return "  \(spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(spec.summary); \(range)"
+            return hangingIndent("  \(spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(spec.summary); \(range)", indent: 13)
         }.joined(separator: "\n") + "\n  (room default: \(Parameters[.room].format(Parameters[.room].defaultValue)))",
+        version: RackVersion.line,
         subcommands: [RunCommand.self, RenderCommand.self, PresetsCommand.self, CheckCommand.self, SendCommand.self, PlotCommand.self, DemoLoopCommand.self, LV2Command.self])
 }
 

@@ -13,13 +13,13 @@ struct RenderCommand: ParsableCommand {
     var input: String
     @Argument(help: "Output audio file (.wav, .flac or .ogg).")
     var output: String
-    @Option(help: "Start from this preset.")
+    @Option(parsing: .unconditional, help: "Start from this preset (name or number; user presets are negative).")
     var preset: String?
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.", valueName: "PARAM=VALUE"))
     var sets: [String] = []
     @Option(help: "Automation file to play during the render.")
     var automation: String?
-    @Option(help: "Seconds of reverb tail added after the input ends.")
+    @Option(parsing: .unconditional, help: "Seconds of reverb tail added after the input ends.")
     var tail: Double = 0
     @Option(help: "Render sample rate in Hz (default: the input's).")
     var rate: Double?
@@ -55,6 +55,13 @@ struct RenderCommand: ParsableCommand {
             request.sampleRate = rate   // nil: the input's (checked by the renderer, 65 if unsupported)
             request.blockFrames = block
             request.format = format.flatMap(SampleFormat.init(rawValue:))
+            if request.format == nil {
+                let chosen = SampleFormat.renderDefault(input: info.sampleFormat, container: AudioContainer(path: output))
+                if let from = chosen.substituted {
+                    warn("rack: \((output as NSString).pathExtension.uppercased()) cannot store \(from.rawValue) samples; writing \(chosen.format.rawValue)-bit")
+                }
+                request.format = chosen.format
+            }
 
             for stale in AudioFileWriter.removeStaleTemporaryFiles(besides: output) {
                 warn("rack: removed '\(stale)' (left by an interrupted render)")

@@ -38,7 +38,7 @@ struct RunCommand: ParsableCommand {
     var allow: [String] = []
     @Option(help: "Audio file to play (wav, flac, ogg; resampled to the JACK rate).")
     var file: String?
-    @Option(help: "Preset to start with.")
+    @Option(parsing: .unconditional, help: "Preset to start with (name or number; user presets are negative).")
     var preset: String?
     @Flag(help: "Connect outputs to the physical playback ports and inputs from capture.")
     var connect = false

@@ -86,6 +86,66 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(up.info.sampleFormat, .float)
     }
 
+    func testFloatInputToFLACIsWrittenAt24BitsWithOneLineSaid() throws {
+        // FLAC cannot store float, so 24-bit is picked and said (as sox does).
+        try rack(["render", dir + "/in.wav", dir + "/f.wav", "--format", "float"], environment: env).assertOK()
+        let r = try rack(["render", dir + "/f.wav", dir + "/out.flac", "--preset", "Warm"], environment: env)
+        r.assertOK()
+        XCTAssertEqual(r.stderr, "rack: FLAC cannot store float samples; writing 24-bit\n")
+        let flac = try readAll(dir + "/out.flac")
+        XCTAssertEqual(flac.info.sampleFormat, .pcm24)
+        XCTAssertEqual(flac.info.frames, 72_000)
+        // A float asked for by name is still refused: the user chose it.
+        let asked = try rack(["render", dir + "/f.wav", dir + "/o2.flac", "--format", "float"], environment: env)
+        XCTAssertEqual(asked.status, 73, asked.stderr)
+        XCTAssertTrue(asked.stderr.contains("FLAC cannot store float"), asked.stderr)
+        // WAV keeps the input's float.
+        let wav = try rack(["render", dir + "/f.wav", dir + "/o3.wav"], environment: env)
+        wav.assertOK()
+        XCTAssertEqual(wav.stderr, "")
+        XCTAssertEqual(try readAll(dir + "/o3.wav").info.sampleFormat, .float)
+    }
+
+    func testNegativeNumbersAreValuesAndHelpLinesNeverWrapToColumnZero() throws {
+        // A negative value is a value: the error says what is wrong with it.
+        let tail = try rack(["render", dir + "/in.wav", dir + "/o.wav", "--tail", "-1"], environment: env)
+        XCTAssertEqual(tail.status, 64)
+        XCTAssertEqual(tail.stderr, "rack: --tail must be 0…3600 seconds\n")
+        // A user preset's negative number names it, with --preset and with `presets show`.
+        try FileManager.default.createDirectory(atPath: dir + "/config/rack/presets", withIntermediateDirectories: true)
+        try "{\"name\": \"Mine\", \"cutoff\": 500, \"resonance\": 1, \"mix\": 20, \"gain\": -1, \"room\": \"plate\"}"
+            .write(toFile: dir + "/config/rack/presets/Mine.json", atomically: true, encoding: .utf8)
+        let show = try rack(["presets", "show", "-1"], environment: env)
+        show.assertOK()
+        XCTAssertTrue(show.stdout.contains("\"Mine\""), show.stdout)
+        try rack(["render", dir + "/in.wav", dir + "/mine.wav", "--preset", "-1"], environment: env).assertOK()
+        let unknown = try rack(["render", dir + "/in.wav", dir + "/o.wav", "--preset", "-7"], environment: env)
+        XCTAssertEqual(unknown.status, 65, unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("-7"), unknown.stderr)
+        // Parameter lines fit 80 columns, continuing under a hanging indent (not at column 0).
+        let help = try rack(["--help"], environment: env)
+        let section = help.stdout.components(separatedBy: "Parameters:\n")[1].components(separatedBy: "\n\n")[0]
+        let lines = section.split(separator: "\n")
+        XCTAssertGreaterThan(lines.count, 5, help.stdout)
+        for line in lines {
+            XCTAssertLessThanOrEqual(line.count, 79, String(line))
+            XCTAssertTrue(line.hasPrefix("  "), "wrapped to column 0: \(line)")
+        }
+    }
+
+    func testVersionIsOneLineAndTheREADMESaysTheSame() throws {
+        let r = try rack(["--version"], environment: env)
+        r.assertOK()
+        let pattern = #"^rack ([0-9]+\.[0-9]+\.[0-9]+) \(OSC namespace ([0-9]+\.[0-9]+\.[0-9]+)\)\n$"#
+        let match = try XCTUnwrap(r.stdout.range(of: pattern, options: .regularExpression), r.stdout)
+        XCTAssertEqual(match, r.stdout.startIndex..<r.stdout.endIndex)
+        // The README quotes the line exactly.
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        XCTAssertTrue(text.contains("`" + r.stdout.dropLast() + "`"), "README does not quote `\(r.stdout.dropLast())`")
+    }
+
     func testBlockSizeDoesNotChangeTheSamples() throws {
         let automation = dir + "/a.txt"
         try """

@@ -163,7 +163,7 @@ _rack() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-h --help)
+    local -a non_repeating_flags=(--version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=()
     __rack_offer_flags_options 0
@@ -186,7 +186,7 @@ _rack() {
 
 _rack_run() {
     repeating_flags=()
-    non_repeating_flags=(--connect --no-midi --no-advertise -h --help)
+    non_repeating_flags=(--connect --no-midi --no-advertise --version -h --help)
     repeating_options=(--allow --media-dir)
     non_repeating_options=(--name --osc-port --osc-host --file --preset --record --midi-channel --http-port --http-host)
     __rack_offer_flags_options 0
@@ -231,7 +231,7 @@ _rack_run() {
 
 _rack_render() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=(--set)
     non_repeating_options=(--preset --automation --tail --rate --block --format)
     __rack_offer_flags_options 2
@@ -264,15 +264,15 @@ _rack_render() {
 
 _rack_presets() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
-    __rack_offer_flags_options 2
+    __rack_offer_flags_options -1
 }
 
 _rack_check() {
     repeating_flags=()
-    non_repeating_flags=(--strict -h --help)
+    non_repeating_flags=(--strict --version -h --help)
     repeating_options=()
     non_repeating_options=(--length)
     __rack_offer_flags_options 1
@@ -287,7 +287,7 @@ _rack_check() {
 
 _rack_send() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=(--to --lead)
     __rack_offer_flags_options 1
@@ -305,7 +305,7 @@ _rack_send() {
 
 _rack_plot() {
     repeating_flags=()
-    non_repeating_flags=(--response -h --help)
+    non_repeating_flags=(--response --version -h --help)
     repeating_options=(--preset --set)
     non_repeating_options=(--output -o --length --rate)
     __rack_offer_flags_options 1
@@ -332,7 +332,7 @@ _rack_plot() {
 
 _rack_demo-loop() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __rack_offer_flags_options 1
@@ -340,14 +340,18 @@ _rack_demo-loop() {
 
 _rack_lv2-ttl() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __rack_offer_flags_options 1
 }
 
 _rack_help() {
-    :
+    repeating_flags=()
+    non_repeating_flags=(--version)
+    repeating_options=()
+    non_repeating_options=()
+    __rack_offer_flags_options -1
 }
 
 complete -o filenames -F _rack rack

@@ -41,6 +41,7 @@ _rack() {
 
     local -i ret=1
     local -ar arg_specs=(
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'
         '(-)*:: :->arg'
@@ -81,7 +82,7 @@ _rack_run() {
         '--osc-host[Address to bind OSC to. Anything but loopback exposes the rack to the network.]:osc-host:'
         '*--allow[Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).]:ADDR:'
         '--file[Audio file to play (wav, flac, ogg; resampled to the JACK rate).]:file:'
-        '--preset[Preset to start with.]:preset:'
+        '--preset[Preset to start with (name or number; user presets are negative).]:preset:'
         '--connect[Connect outputs to the physical playback ports and inputs from capture.]'
         '--record[Write every applied change to this automation file.]:record:'
         '--no-midi[Leave out the MIDI ports (midi_in, midi_out).]'
@@ -90,6 +91,7 @@ _rack_run() {
         '--http-host[Address to bind HTTP to. Anything but loopback exposes the rack to the network.]:http-host:'
         '--no-advertise[Do not advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over DNS-SD through Avahi (advertised by default when an Avahi daemon runs and the socket is not bound to loopback).]'
         '*--media-dir[Senders other than 127.0.0.1 may load files from this directory only (repeatable).]:DIR:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -102,13 +104,14 @@ _rack_render() {
     local -ar arg_specs=(
         ':input:'
         ':output:'
-        '--preset[Start from this preset.]:preset:'
+        '--preset[Start from this preset (name or number; user presets are negative).]:preset:'
         '*--set[Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.]:PARAM=VALUE:'
         '--automation[Automation file to play during the render.]:automation:'
         '--tail[Seconds of reverb tail added after the input ends.]:tail:'
         '--rate[Render sample rate in Hz (default\: the input'\''s).]:rate:'
         '--block[Frames per render call (offline the engine renders in large blocks; the result does not depend on it).]:block:'
         '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -120,7 +123,8 @@ _rack_presets() {
     local -i ret=1
     local -ar arg_specs=(
         ':action:'
-        ':name:'
+        '*:name:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -134,6 +138,7 @@ _rack_check() {
         ':file:'
         '--length[Length of the input in seconds, to flag events and ramps past its end.]:length:'
         '--strict[Treat warnings (interrupted ramps, clamped values, events past the end) as errors.]'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -147,6 +152,7 @@ _rack_send() {
         ':file:'
         '--to[Where the rack listens (HOST\:PORT).]:to:'
         '--lead[How far ahead of its time each bundle is sent, in seconds.]:lead:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -164,6 +170,7 @@ _rack_plot() {
         '--rate[Sample rate in Hz that events and ramps are placed on.]:rate:'
         '*--preset[Timeline\: start from this preset. Response\: a curve for this preset (repeatable).]:preset:'
         '*--set[Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.]:PARAM=VALUE:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -175,6 +182,7 @@ _rack_demo-loop() {
     local -i ret=1
     local -ar arg_specs=(
         ':path:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -186,6 +194,7 @@ _rack_lv2-ttl() {
     local -i ret=1
     local -ar arg_specs=(
         ':directory:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -197,6 +206,7 @@ _rack_help() {
     local -i ret=1
     local -ar arg_specs=(
         '*:subcommands:'
+        '--version[Show the version.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
 
