@@ -259,7 +259,7 @@ public final class AudioFileWriter {
         if failure == nil, durable, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
         if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
         if failure == nil, rename(temporaryPath, path) != 0 { failure = "rename: " + Sys.message(errno) }
-        if let failure { unlink(temporaryPath) }
+        if failure != nil { unlink(temporaryPath) }
         disarmStopSignals()
         if let failure { throw .io(path: path, reason: failure) }
         // Make the rename itself durable (best effort: some filesystems refuse fsync on a directory).
