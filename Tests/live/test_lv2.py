@@ -72,7 +72,8 @@ def table(rack_binary) -> dict:
     """The parameter table as `rack`'s help lists it (unwrapped, from the parser's JSON):
     name -> (min, max, default, unit) for the continuous ones, name -> [choices] for room."""
     dump = subprocess.run([str(rack_binary), "--experimental-dump-help"], capture_output=True, text=True, timeout=30).stdout
-    text = json.loads(dump)["command"]["discussion"]
+    # the help hangs a long row's continuation under its text: join it back onto its row
+    text = re.sub(r"\n {13,}", " ", json.loads(dump)["command"]["discussion"])
     rows = {}
     for m in re.finditer(r"^\s+(\w+)\s+.*?; (-?[\d.]+)…(-?[\d.]+) (\S+), default (-?[\d.]+)$", text, re.M):
         rows[m.group(1)] = (float(m.group(2)), float(m.group(3)), float(m.group(5)), m.group(4))
