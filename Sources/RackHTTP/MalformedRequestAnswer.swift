@@ -29,7 +29,7 @@ final class MalformedRequestAnswer: ChannelInboundHandler, RemovableChannelHandl
         }
         guard !answered else { return }
         answered = true
-        answer(context: context, status: Self.status(of: parserError), reason: "bad request: \(parserError)")
+        answerAndClose(context, status: Self.status(of: parserError), reason: "bad request: \(parserError)")
     }
 
     /// The status for a parse error: 431 for header lines beyond `HTTPLimits`, 400 otherwise.
@@ -38,20 +38,5 @@ final class MalformedRequestAnswer: ChannelInboundHandler, RemovableChannelHandl
         case .headerOverflow: .requestHeaderFieldsTooLarge
         default: .badRequest
         }
-    }
-
-    /// Writes `status` with `reason` as its body and closes once it is sent.
-    private func answer(context: ChannelHandlerContext, status: HTTPResponseStatus, reason: String) {
-        let body = context.channel.allocator.buffer(string: reason + "\n")
-        let headers = HTTPHeaders([
-            ("Content-Type", "text/plain; charset=utf-8"),
-            ("Content-Length", "\(body.readableBytes)"),
-            ("Cache-Control", "no-store"),
-            ("Connection", "close"),
-        ])
-        let channel = context.channel
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }

@@ -29,7 +29,7 @@ final class UpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
         }
         if let reason = Self.refusal(of: head, rules: rules) {
             refused = true
-            refuse(context: context, reason: reason)
+            answerAndClose(context, status: .forbidden, reason: reason)
             return
         }
         context.fireChannelRead(data)
@@ -48,20 +48,5 @@ final class UpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
         let origin = origins.isEmpty ? nil : origins.joined(separator: ", ")
         if !rules.acceptsOrigin(origin, authority: authority) { return "WebSocket from a foreign Origin refused" }
         return nil
-    }
-
-    /// Writes the 403 with `reason` as its body and closes once it is sent.
-    private func refuse(context: ChannelHandlerContext, reason: String) {
-        let body = context.channel.allocator.buffer(string: reason + "\n")
-        let headers = HTTPHeaders([
-            ("Content-Type", "text/plain; charset=utf-8"),
-            ("Content-Length", "\(body.readableBytes)"),
-            ("Cache-Control", "no-store"),
-            ("Connection", "close"),
-        ])
-        let channel = context.channel
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .forbidden, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }
