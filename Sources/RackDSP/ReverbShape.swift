@@ -6,6 +6,9 @@ public struct ReverbShape: Sendable, Equatable {
     /// for it (Jot & Chaigne), scaled by the room's calibration (its mid-band T60 over its
     /// broadband T60 at its own damping).
     public var decaySeconds: Double
+    /// Time (s, `predelayRange`) from the dry sound to the reverb's first energy, added to
+    /// the room's own early pattern.
+    public var predelaySeconds: Double
     /// Above this frequency (Hz, `dampingRange`) the decay time falls: at twice it the RT60 is
     /// half the mid-band RT60. `dampingRange.upperBound` (20 kHz) switches the damping off.
     public var dampingHz: Double
@@ -24,6 +27,7 @@ public struct ReverbShape: Sendable, Equatable {
 
     /// The ranges of the controls (the contract's table).
     public static var decayRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 0.1...30.0 } }
+    public static var predelayRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 0.0...0.25 } }
     public static var dampingRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 500.0...20_000.0 } }
     public static var lowcutRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 10.0...1_000.0 } }
     public static var highcutRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 1_000.0...20_000.0 } }
@@ -32,9 +36,10 @@ public struct ReverbShape: Sendable, Equatable {
     public static var freezeFadeSeconds: Double { @inline(__always) @_noLocks get { 0.02 } }
 
     @_noLocks
-    public init(decaySeconds: Double, dampingHz: Double, lowcutHz: Double = lowcutRange.lowerBound,
+    public init(decaySeconds: Double, predelaySeconds: Double = predelayRange.lowerBound, dampingHz: Double, lowcutHz: Double = lowcutRange.lowerBound,
                 highcutHz: Double = highcutRange.upperBound, width: Double = 1, freeze: Bool = false) {
         self.decaySeconds = decaySeconds
+        self.predelaySeconds = predelaySeconds
         self.dampingHz = dampingHz
         self.lowcutHz = lowcutHz
         self.highcutHz = highcutHz
@@ -46,6 +51,7 @@ public struct ReverbShape: Sendable, Equatable {
     public var clamped: ReverbShape {
         @_noLocks get {
         ReverbShape(decaySeconds: Self.clamp(decaySeconds, Self.decayRange),
+                    predelaySeconds: Self.clamp(predelaySeconds, Self.predelayRange),
                     dampingHz: Self.clamp(dampingHz, Self.dampingRange),
                     lowcutHz: Self.clamp(lowcutHz, Self.lowcutRange),
                     highcutHz: Self.clamp(highcutHz, Self.highcutRange),

@@ -25,14 +25,11 @@ public struct MIDIMap: Sendable, Equatable {
     /// The bindings, one per controller number, in controller order.
     public private(set) var bindings: [Binding]
 
-    /// The default map: CC 74 cutoff, CC 71 resonance, CC 91 mix (reverb send), CC 7 gain
-    /// (channel volume), on any channel.
-    public static let defaults = MIDIMap(bindings: [
-        Binding(channel: 0, controller: 7, parameter: .gain),
-        Binding(channel: 0, controller: 71, parameter: .resonance),
-        Binding(channel: 0, controller: 74, parameter: .cutoff),
-        Binding(channel: 0, controller: 91, parameter: .mix),
-    ])
+    /// The default map: each parameter's `ParameterSpec.defaultMIDIController` on any channel
+    /// (General MIDI conventions: CC 74 cutoff, CC 71 resonance, CC 91 mix, CC 7 gain).
+    public static let defaults = MIDIMap(bindings: Parameters.all.compactMap { spec in
+        spec.defaultMIDIController.map { Binding(channel: 0, controller: $0, parameter: spec.id) }
+    })
 
     /// A map of `bindings` (a later binding of the same controller replaces an earlier one).
     public init(bindings: [Binding]) {

@@ -29,6 +29,17 @@ public enum Taper: String, Sendable {
     case choice
 }
 
+/// Where a parameter sits in the signal chain: the section a control surface (the web page,
+/// OSCQuery's tree, help texts) shows it in.
+public enum ParameterGroup: String, Sendable, CaseIterable {
+    /// The resonant low-pass.
+    case filter
+    /// The reverb: its room, its shaping and its wet/dry mix.
+    case reverb
+    /// The output stage.
+    case output
+}
+
 /// A parameter's range and the taper a 0…1 control position moves along it: plain values, so
 /// the render thread's MIDI stage uses the same maths as OSC's `/norm`, plots and sliders.
 /// This is the one clamp of a value into its range: the control side applies it to every value
@@ -112,6 +123,13 @@ public struct ParameterSpec: Sendable {
     public let summary: String
     /// Names for a `choice` parameter: the value is an index into this list.
     public let choices: [String]
+    /// The section of the signal chain it belongs to.
+    public let group: ParameterGroup
+    /// The MIDI controller (CC number, any channel) that moves it in the default MIDI map,
+    /// or nil when no controller does until one is learned.
+    public let defaultMIDIController: Int?
+    /// Colour of its lane and curves in plots (`#rrggbb`).
+    public let plotColour: String
 
     /// The OSC address of the parameter.
     public var address: String { "/rack/" + name }
@@ -186,20 +204,25 @@ public enum Parameters {
     public static let all: [ParameterSpec] = [
         ParameterSpec(id: .cutoff, name: "cutoff", unit: "Hz", minimum: 12, maximum: 20_000, defaultValue: 20_000,
                       taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .exponential,
-                      summary: "low-pass cutoff frequency (2-pole, 12 dB/octave)", choices: []),
+                      summary: "low-pass cutoff frequency (2-pole, 12 dB/octave)", choices: [],
+                      group: .filter, defaultMIDIController: 74, plotColour: "#1f6fb4"),
         ParameterSpec(id: .resonance, name: "resonance", unit: "dB", minimum: -20, maximum: 20, defaultValue: 0,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
-                      summary: "gain at the cutoff frequency; Q = 10^(dB/20)", choices: []),
+                      summary: "gain at the cutoff frequency; Q = 10^(dB/20)", choices: [],
+                      group: .filter, defaultMIDIController: 71, plotColour: "#8a3fb0"),
         ParameterSpec(id: .mix, name: "mix", unit: "%", minimum: 0, maximum: 100, defaultValue: 50,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
-                      summary: "reverb wet/dry mix (0 = dry)", choices: []),
+                      summary: "reverb wet/dry mix (0 = dry)", choices: [],
+                      group: .reverb, defaultMIDIController: 91, plotColour: "#1b8a5a"),
         ParameterSpec(id: .gain, name: "gain", unit: "dB", minimum: -60, maximum: 12, defaultValue: 0,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
-                      summary: "output gain", choices: []),
+                      summary: "output gain", choices: [],
+                      group: .output, defaultMIDIController: 7, plotColour: "#c46200"),
         ParameterSpec(id: .room, name: "room", unit: "name", minimum: 0, maximum: Double(Room.allCases.count - 1),
                       defaultValue: Double(Room.default.rawValue),
                       taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
-                      summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name)),
+                      summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name),
+                      group: .reverb, defaultMIDIController: nil, plotColour: "#444b55"),
     ]
 
     /// The continuous parameters (every one but a choice), in table order: the engine keeps

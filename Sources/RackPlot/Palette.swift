@@ -12,15 +12,8 @@ enum Palette {
     static let laneFill = "#f8f9fb"
     static let marker = "#3a3f47"
 
-    static func parameter(_ id: ParameterID) -> String {
-        switch id {
-        case .cutoff: "#1f6fb4"
-        case .resonance: "#8a3fb0"
-        case .mix: "#1b8a5a"
-        case .gain: "#c46200"
-        case .room: "#444b55"
-        }
-    }
+    /// A parameter's lane and curve colour: its row of the parameter table.
+    static func parameter(_ id: ParameterID) -> String { Parameters[id].plotColour }
 
     /// Pastel fills for the room lane, one per room.
     static func room(_ room: Room) -> String {
