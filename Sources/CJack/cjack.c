@@ -298,15 +298,20 @@ int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max) {
     return n;
 }
 
-int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_pretty_name) {
-    static const char *pretty[6] = {"rack input L", "rack input R", "rack output L", "rack output R",
-                                    "rack MIDI control in", "rack MIDI feedback out"};
+int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_name) {
+    /* "<client> input L" …: two racks in one patchbay read apart ("fx input L", "verb input L"). */
+    static const char *what[6] = {"input L", "input R", "output L", "output R",
+                                  "MIDI control in", "MIDI feedback out"};
+    char pretty[512];
     int failed = 0;
     for (int i = 0; i < 6; i++) {
         if (!c->ports[i]) continue;
         jack_uuid_t u = jack_port_uuid(c->ports[i]);
-        if (jack_set_property(c->client, u, JACK_METADATA_PRETTY_NAME, pretty[i], "text/plain") != 0) failed++;
+        snprintf(pretty, sizeof pretty, "%s %s", client_name, what[i]);
+        if (jack_set_property(c->client, u, JACK_METADATA_PRETTY_NAME, pretty, "text/plain") != 0) failed++;
     }
+    char client_pretty_name[512];
+    snprintf(client_pretty_name, sizeof client_pretty_name, "%s effects", client_name);
     char *uuid_text = jack_client_get_uuid(c->client);
     if (uuid_text) {
         jack_uuid_t cu;

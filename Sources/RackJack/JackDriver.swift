@@ -174,8 +174,9 @@ public final class JackDriver: @unchecked Sendable {
         seen = [:]
         undoneSince = [:]
         portsGoneSeen = 0
-        // Pretty names for patchbays that show JACK metadata; not fatal if the server lacks it.
-        _ = rack_jack_set_pretty_names(ctx, "rack effects")
+        // Pretty names for patchbays that show JACK metadata, carrying the client's real name
+        // ("fx input L"); not fatal if the server lacks metadata.
+        _ = rack_jack_set_pretty_names(ctx, clientName)
         return true
     }
 

@@ -28,10 +28,22 @@ def test_meters_are_pushed_at_a_modest_rate(rack, osc):
     assert [m for m in osc.collect(0.4) if m.address == "/rack/meter"] == []
 
 
-def test_ports_carry_pretty_names(rack, jack):
-    out = subprocess.run(["jack_property", "-l"], capture_output=True, text=True, env=jack.env(), timeout=10).stdout
-    for name in ["rack input L", "rack input R", "rack output L", "rack output R", "rack effects"]:
-        assert name in out, out
+def _pretty_name(jack, subject, kind):
+    out = subprocess.run(["jack_property", kind, "-l", subject, "http://jackaudio.org/metadata/pretty-name"],
+                         capture_output=True, text=True, env=jack.env(), timeout=10)
+    return out.stdout.strip()
+
+
+def test_ports_carry_pretty_names_with_the_client_name(rack_factory, jack):
+    """Two racks in one patchbay read apart: each port's pretty name starts with its own
+    client's name ("fx input L"), and the client's is "fx effects"."""
+    racks = {name: rack_factory(name=name) for name in ["fxa", "fxb"]}
+    for name in racks:
+        for port, what in [("in_1", "input L"), ("in_2", "input R"), ("out_1", "output L"),
+                           ("out_2", "output R"), ("midi_in", "MIDI control in"),
+                           ("midi_out", "MIDI feedback out")]:
+            assert _pretty_name(jack, f"{name}:{port}", "--port") == f"{name} {what}"
+        assert _pretty_name(jack, name, "--client") == f"{name} effects"
 
 
 def test_rack_send_plays_a_file_at_its_times(rack_factory, rack_binary, jack, tmp_path):

@@ -95,9 +95,9 @@ def test_pw_audio_is_audible_and_finite(pw_rack_factory, pipewire, helpers, tmp_
 
 
 def test_pw_pretty_names_with_wireplumber(pw_rack_factory, pipewire):
-    pw_rack_factory()
+    pw_rack_factory(name="pwpretty")
     out = subprocess.run(["jack_property", "-l"], capture_output=True, text=True, env=pipewire.env(), timeout=10).stdout
-    for name in ["rack input L", "rack input R", "rack output L", "rack output R", "rack effects"]:
+    for name in ["pwpretty input L", "pwpretty input R", "pwpretty output L", "pwpretty output R", "pwpretty effects"]:
         assert name in out, out
 
 

@@ -58,9 +58,10 @@ int rack_jack_enable_midi(rack_jack_t *c, void *midi, rack_midi_fn fn);
 /// feedback messages the output buffer had no room for.
 uint64_t rack_jack_midi_dropped(const rack_jack_t *c);
 
-/// Sets JACK metadata pretty names on the ports ("rack input L" …) and the client.
+/// Sets JACK metadata pretty names on the ports ("<client_name> input L" …) and on the client
+/// ("<client_name> effects"), so that two racks read apart in a patchbay.
 /// Returns the number of properties that could not be set (0 when all went through).
-int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_pretty_name);
+int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_name);
 /// Removes the properties set above (before closing the client).
 void rack_jack_remove_pretty_names(rack_jack_t *c);
 
