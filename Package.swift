@@ -89,6 +89,6 @@ let package = Package(
         .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackTestSupport"]),
         .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine"]),
-        .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),
+        .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP", "RackTestSupport"]),
     ]
 )

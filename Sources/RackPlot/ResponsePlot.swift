@@ -17,10 +17,11 @@ public enum ResponsePlot {
         return (0...count).map { minimumFrequency * exp(r * Double($0) / Double(count)) }
     }
 
-    public static func svg(curves: [ResponseCurveSpec], sampleRate: Double) -> String {
-        func x(_ f: Double) -> Double { left + (right - left) * log(f / minimumFrequency) / log(maximumFrequency / minimumFrequency) }
-        func y(_ db: Double) -> Double { bottom - (bottom - top) * (db - minimumDecibels) / (maximumDecibels - minimumDecibels) }
+    /// Where a frequency (Hz) and a level (dB) sit in the plot.
+    static func x(_ f: Double) -> Double { left + (right - left) * log(f / minimumFrequency) / log(maximumFrequency / minimumFrequency) }
+    static func y(_ db: Double) -> Double { bottom - (bottom - top) * (db - minimumDecibels) / (maximumDecibels - minimumDecibels) }
 
+    public static func svg(curves: [ResponseCurveSpec], sampleRate: Double) -> String {
         var doc = SVGDocument(width: width, height: bottom + 66)
         let heading = curves.count == 1 ? curves[0].name + ": " + settings(curves[0]) : curves.map(\.name).joined(separator: ", ")
         doc.text("rack plot --response — " + heading, x: 20, y: 30, size: 19,
@@ -33,9 +34,22 @@ public enum ResponsePlot {
                        ("data-fmin", formatNumber(minimumFrequency)), ("data-fmax", formatNumber(maximumFrequency)),
                        ("data-dbmin", formatNumber(minimumDecibels)), ("data-dbmax", formatNumber(maximumDecibels))])
         doc.raw("<defs><clipPath id=\"plot-area\"><rect x=\"\(num(left))\" y=\"\(num(top))\" width=\"\(num(right - left))\" height=\"\(num(bottom - top))\"/></clipPath></defs>")
-        doc.rect(x: left, y: top, w: right - left, h: bottom - top, fill: Palette.laneFill, stroke: Palette.frame)
+        drawGrid(&doc)
+        let maxCutoff = FilterResponse.maximumCutoff(sampleRate: sampleRate)
+        let labelRow = cutoffLabelRows(curves, maxCutoff: maxCutoff)
+        for (i, c) in curves.enumerated() {
+            drawCurve(&doc, c, index: i, labelRow: labelRow[i] ?? 0, sampleRate: sampleRate, maxCutoff: maxCutoff)
+        }
+        let end = drawLegend(&doc, curves, maxCutoff: maxCutoff)
+        doc.close("g")
+        doc.height = end + 4
+        return doc.render()
+    }
 
-        // Grid: 1-2-5 frequencies labelled, the other integer multiples faint; every 10 dB.
+    /// Frame, grid (1-2-5 frequencies labelled, the other integer multiples faint; every
+    /// 10 dB) and axis titles.
+    static func drawGrid(_ doc: inout SVGDocument) {
+        doc.rect(x: left, y: top, w: right - left, h: bottom - top, fill: Palette.laneFill, stroke: Palette.frame)
         let ft = Ticks.logarithmic(minimumFrequency, maximumFrequency, labelled: [1, 2, 5])
         for f in ft.minor { doc.line(x1: x(f), y1: top, x2: x(f), y2: bottom, stroke: Palette.grid, width: 0.7) }
         for f in ft.major {
@@ -53,46 +67,54 @@ public enum ResponsePlot {
                              ("fill", Palette.muted), ("font-weight", "bold"),
                              ("transform", "translate(22 \(num((top + bottom) / 2))) rotate(-90)")],
                     text: "magnitude (dB)")
+    }
 
-        let maxCutoff = FilterResponse.maximumCutoff(sampleRate: sampleRate)
-        // Cutoff labels go in rows, placed left to right so that none overlap.
+    /// The frequency at the cutoff `fc`, in a box beside its marker, kept inside the plot.
+    static func cutoffLabel(_ fc: Double) -> (text: String, left: Double, width: Double) {
+        let label = Format.hertz(fc)
+        let w = textWidth(label, size: 11.5, bold: true) + 10
+        return (label, min(max(x(fc) + 4, left + 2), right - w - 2), w)
+    }
+
+    /// The row of each curve's cutoff label (by curve index), placed left to right so that none
+    /// overlap.
+    static func cutoffLabelRows(_ curves: [ResponseCurveSpec], maxCutoff: Double) -> [Int: Int] {
         var labelRows = LabelRows(maximumRows: 4)
         var labelRow: [Int: Int] = [:]
-        // The frequency at the cutoff `fc`, in a box beside its marker, kept inside the plot.
-        func cutoffLabel(_ fc: Double) -> (text: String, left: Double, width: Double) {
-            let label = Format.hertz(fc)
-            let w = textWidth(label, size: 11.5, bold: true) + 10
-            return (label, min(max(x(fc) + 4, left + 2), right - w - 2), w)
-        }
         for (i, c) in curves.enumerated().sorted(by: { min($0.1.cutoff, maxCutoff) < min($1.1.cutoff, maxCutoff) }) {
             let (_, lx, w) = cutoffLabel(min(c.cutoff, maxCutoff))
             labelRow[i] = labelRows.place(left: lx, right: lx + w)
         }
-        for (i, c) in curves.enumerated() {
-            let colour = Palette.curve(i)
-            let fc = min(c.cutoff, maxCutoff)
-            doc.open("g", [("id", "response-\(i)"), ("class", "response"), ("data-name", c.name),
-                           ("data-cutoff", formatNumber(c.cutoff)), ("data-resonance", formatNumber(c.resonance)),
-                           ("data-effective-cutoff", formatNumber(fc))])
-            doc.title("\(c.name): cutoff \(Format.hertz(c.cutoff)), resonance \(Format.trimmed(c.resonance, digits: 2)) dB")
-            let points = frequencies(sampleRate: sampleRate).map { f in
-                (x(f), y(max(minimumDecibels - 20, FilterResponse.magnitudeDecibels(frequency: f, cutoff: c.cutoff,
-                                                                                     resonance: c.resonance, sampleRate: sampleRate))))
-            }
-            // The cutoff: a dashed line, a dot at the gain there, and the frequency on top.
-            let atCutoff = FilterResponse.magnitudeDecibels(frequency: fc, cutoff: c.cutoff, resonance: c.resonance, sampleRate: sampleRate)
-            doc.line(x1: x(fc), y1: top, x2: x(fc), y2: bottom, stroke: colour, width: 1.2, dash: "5 4", cls: "cutoff-marker")
-            doc.path(points, stroke: colour, width: 2.6, cls: "curve", extra: [("clip-path", "url(#plot-area)")])
-            doc.element("circle", [("cx", num(x(fc))), ("cy", num(y(atCutoff))), ("r", "4.5"), ("fill", colour),
-                                   ("stroke", "#ffffff"), ("stroke-width", "1.5"), ("class", "cutoff-dot")])
-            let (label, lx, w) = cutoffLabel(fc)
-            let ly = top + 16 + Double(labelRow[i] ?? 0) * 17
-            doc.rect(x: lx, y: ly - 12, w: w, h: 16, fill: "#ffffff", stroke: colour, strokeWidth: 1, rx: 3)
-            doc.text(label, x: lx + 5, y: ly, size: 11.5, fill: colour, weight: "bold", cls: "cutoff-label")
-            doc.close("g")
-        }
+        return labelRow
+    }
 
-        // Legend, under the axis title: never on top of a curve.
+    /// One curve with its cutoff: a dashed line, a dot at the gain there, and the frequency on top.
+    static func drawCurve(_ doc: inout SVGDocument, _ c: ResponseCurveSpec, index i: Int, labelRow: Int,
+                          sampleRate: Double, maxCutoff: Double) {
+        let colour = Palette.curve(i)
+        let fc = min(c.cutoff, maxCutoff)
+        doc.open("g", [("id", "response-\(i)"), ("class", "response"), ("data-name", c.name),
+                       ("data-cutoff", formatNumber(c.cutoff)), ("data-resonance", formatNumber(c.resonance)),
+                       ("data-effective-cutoff", formatNumber(fc))])
+        doc.title("\(c.name): cutoff \(Format.hertz(c.cutoff)), resonance \(Format.trimmed(c.resonance, digits: 2)) dB")
+        let points = frequencies(sampleRate: sampleRate).map { f in
+            (x(f), y(max(minimumDecibels - 20, FilterResponse.magnitudeDecibels(frequency: f, cutoff: c.cutoff,
+                                                                                 resonance: c.resonance, sampleRate: sampleRate))))
+        }
+        let atCutoff = FilterResponse.magnitudeDecibels(frequency: fc, cutoff: c.cutoff, resonance: c.resonance, sampleRate: sampleRate)
+        doc.line(x1: x(fc), y1: top, x2: x(fc), y2: bottom, stroke: colour, width: 1.2, dash: "5 4", cls: "cutoff-marker")
+        doc.path(points, stroke: colour, width: 2.6, cls: "curve", extra: [("clip-path", "url(#plot-area)")])
+        doc.element("circle", [("cx", num(x(fc))), ("cy", num(y(atCutoff))), ("r", "4.5"), ("fill", colour),
+                               ("stroke", "#ffffff"), ("stroke-width", "1.5"), ("class", "cutoff-dot")])
+        let (label, lx, w) = cutoffLabel(fc)
+        let ly = top + 16 + Double(labelRow) * 17
+        doc.rect(x: lx, y: ly - 12, w: w, h: 16, fill: "#ffffff", stroke: colour, strokeWidth: 1, rx: 3)
+        doc.text(label, x: lx + 5, y: ly, size: 11.5, fill: colour, weight: "bold", cls: "cutoff-label")
+        doc.close("g")
+    }
+
+    /// Legend, under the axis title (never on top of a curve); returns the y below it.
+    static func drawLegend(_ doc: inout SVGDocument, _ curves: [ResponseCurveSpec], maxCutoff: Double) -> Double {
         doc.open("g", [("class", "legend")])
         var ey = bottom + 66
         for (i, c) in curves.enumerated() {
@@ -104,9 +126,7 @@ public enum ResponsePlot {
             ey += 20
         }
         doc.close("g")
-        doc.close("g")
-        doc.height = ey + 4
-        return doc.render()
+        return ey
     }
 
     /// "cutoff 1 kHz, resonance +12 dB".

@@ -48,10 +48,7 @@ extension TimelinePlot {
     static func drawLane(_ doc: inout SVGDocument, _ timeline: Timeline, track: ParameterTrack, top: Double,
                          height: Double, x: (Double) -> Double) {
         let spec = track.spec
-        let colour = Palette.parameter(spec.id)
         let bottom = top + height
-        func y(_ v: Double) -> Double { laneY(v, spec: spec, top: top, height: height) }
-
         doc.open("g", [("id", "lane-\(spec.name)"), ("class", "lane"), ("data-parameter", spec.name),
                        ("data-unit", spec.unit), ("data-taper", spec.taper.rawValue),
                        ("data-min", formatNumber(spec.minimum)), ("data-max", formatNumber(spec.maximum)),
@@ -60,7 +57,17 @@ extension TimelinePlot {
                        ("data-duration", formatNumber(timeline.duration))])
         laneHeader(&doc, spec: spec, y: top - 6)
         doc.rect(x: plotLeft, y: top, w: plotWidth, h: height, fill: Palette.laneFill, stroke: Palette.frame, cls: "lane-box")
+        drawLaneGrid(&doc, timeline, spec: spec, top: top, height: height, x: x)
+        drawLaneCurve(&doc, track: track, top: top, height: height, x: x)
+        drawValueLabels(&doc, track: track, top: top, height: height, x: x)
+        doc.close("g")
+    }
 
+    /// A lane's grid: time ticks, and the value ticks of its taper (labelled ones with their value).
+    static func drawLaneGrid(_ doc: inout SVGDocument, _ timeline: Timeline, spec: ParameterSpec, top: Double,
+                             height: Double, x: (Double) -> Double) {
+        let bottom = top + height
+        func y(_ v: Double) -> Double { laneY(v, spec: spec, top: top, height: height) }
         for t in timeTicks(timeline.duration) where t > 0 && t < timeline.duration {
             doc.line(x1: x(t), y1: top, x2: x(t), y2: bottom, stroke: Palette.grid)
         }
@@ -74,7 +81,13 @@ extension TimelinePlot {
             doc.text(Format.value(v, of: spec), x: plotLeft - 7, y: y(v) + 4, size: 11, anchor: .end, fill: Palette.ink,
                      cls: "tick-label")
         }
+    }
 
+    /// A lane's curve: held stretches and ramps, each a path, ramps under a light band.
+    static func drawLaneCurve(_ doc: inout SVGDocument, track: ParameterTrack, top: Double, height: Double,
+                              x: (Double) -> Double) {
+        let colour = Palette.parameter(track.spec.id)
+        func y(_ v: Double) -> Double { laneY(v, spec: track.spec, top: top, height: height) }
         // Ramps: a light band over their duration, so that short ones are seen too.
         // (Ramps narrower than a few pixels get none: dense automation would be one block.)
         for seg in track.segments where seg.kind == .ramp {
@@ -83,7 +96,6 @@ extension TimelinePlot {
             doc.rect(x: x0, y: top, w: x1 - x0, h: height, fill: colour, cls: "ramp-band",
                      extra: [("fill-opacity", "0.12")])
         }
-        // The curve: held stretches and ramps, each a path.
         for seg in track.segments {
             doc.path(seg.points.map { (x($0.time), y($0.value)) }, stroke: colour, width: 2.2,
                      cls: seg.kind == .ramp ? "ramp" : "hold",
@@ -91,9 +103,16 @@ extension TimelinePlot {
                              ("data-merged", seg.merged > 1 ? String(seg.merged) : nil),
                              ("data-start", num(seg.points.first!.time)), ("data-end", num(seg.points.last!.time))])
         }
+    }
 
-        // The values sent, where they arrive and hold for a while; labels that would collide are
-        // left out.
+    /// The values sent, where they arrive and hold for a while; labels that would collide are
+    /// left out.
+    static func drawValueLabels(_ doc: inout SVGDocument, track: ParameterTrack, top: Double, height: Double,
+                                x: (Double) -> Double) {
+        let spec = track.spec
+        let colour = Palette.parameter(spec.id)
+        let bottom = top + height
+        func y(_ v: Double) -> Double { laneY(v, spec: spec, top: top, height: height) }
         var taken: [(Double, Double, Double, Double)] = []
         var previous = track.segments.first?.points.first?.value ?? .nan
         for change in track.changes {
@@ -115,7 +134,6 @@ extension TimelinePlot {
                 break
             }
         }
-        doc.close("g")
     }
 
     static func drawRoomLane(_ doc: inout SVGDocument, _ timeline: Timeline, spec: ParameterSpec, top: Double,

@@ -6,7 +6,7 @@ import RackPlot
 struct PlotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot",
-        abstract: "Draw an automation file's parameters over time, or the filter's response, as SVG or PNG.",
+        abstract: "Draw an automation file's parameters over time, the filter's response or the reverb's decay, as SVG or PNG.",
         discussion: """
             rack plot FILE -o OUT.svg|OUT.png [--length SECONDS] [--rate HZ] [--preset NAME] [--set PARAM=VALUE]...
               One lane per parameter (\(Parameters.all.map(\.name).joined(separator: ", "))) over time, computed with \
@@ -25,34 +25,44 @@ struct PlotCommand: ParsableCommand {
             per --preset (each its own colour, with a legend), or one for the defaults; --set applies to \
             every curve.
 
+            rack plot --decay [--preset NAME]... [--set PARAM=VALUE]... [--rate HZ] -o OUT.svg|OUT.png
+              The reverb's RT60 per octave band, 125 Hz–8 kHz, as the engine produces it: T30 of the \
+            reverb's impulse response (100 % wet) at --rate, per octave band (IEC 61260 octave filters; \
+            Schroeder, −5…−35 dB). One curve per --preset (or one for the defaults), --set applied to \
+            each; the decay setting dashed across, the damping frequency marked.
+
             Output: the extension chooses the format. .svg is written by rack itself; .png is converted \
             from it by rsvg-convert (Debian package librsvg2-bin), exit 69 when that is missing. Any other \
             extension: exit 73. The file is written to a temporary name and renamed, so it appears whole \
             or not at all.
             """)
 
-    @Argument(help: "Automation file (not with --response).")
+    @Argument(help: "Automation file (not with --response or --decay).")
     var file: String?
     @Option(name: .shortAndLong, help: ArgumentHelp("Picture to write: .svg, or .png (needs rsvg-convert).", valueName: "OUT"))
     var output: String
     @Flag(help: "Draw the low-pass filter's magnitude response instead of a timeline.")
     var response = false
+    @Flag(help: "Draw the reverb's decay time per octave band instead of a timeline.")
+    var decay = false
     @Option(help: "Length of the input in seconds: marks its end; flags events and ramps past it.")
     var length: Double?
     @Option(help: "Sample rate in Hz that events and ramps are placed on.")
     var rate: Double = 48_000
-    @Option(parsing: .unconditionalSingleValue, help: "Timeline: start from this preset. Response: a curve for this preset (repeatable).")
+    @Option(parsing: .unconditionalSingleValue, help: "Timeline: start from this preset. Response, decay: a curve for this preset (repeatable).")
     var preset: [String] = []
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.", valueName: "PARAM=VALUE"))
     var sets: [String] = []
 
     func validate() throws {
         try validateSampleRate(rate)
-        if response {
-            guard file == nil else { throw ValidationError("--response draws the filter, not an automation file: leave out '\(file!)'") }
-            guard length == nil else { throw ValidationError("--length is for timelines, not --response") }
+        guard !(response && decay) else { throw ValidationError("--response and --decay draw different plots: choose one") }
+        if response || decay {
+            let plot = response ? "--response draws the filter" : "--decay draws the reverb"
+            guard file == nil else { throw ValidationError("\(plot), not an automation file: leave out '\(file!)'") }
+            guard length == nil else { throw ValidationError("--length is for timelines, not \(response ? "--response" : "--decay")") }
         } else {
-            guard file != nil else { throw ValidationError("missing automation FILE (or --response)") }
+            guard file != nil else { throw ValidationError("missing automation FILE (or --response, or --decay)") }
             guard preset.count <= 1 else { throw ValidationError("a timeline starts from one --preset") }
             if let length { guard length > 0 && length.isFinite && length <= 86_400 else { throw ValidationError("--length must be 0…86400 seconds") } }
         }
@@ -66,6 +76,8 @@ struct PlotCommand: ParsableCommand {
             reportPresetProblems(presets)
             if response {
                 try plotResponse(presets: presets, format: format, converter: converter)
+            } else if decay {
+                try plotDecay(presets: presets, format: format, converter: converter)
             } else {
                 try plotTimeline(file!, presets: presets, format: format, converter: converter)
             }

@@ -81,13 +81,9 @@ struct RunCommand: ParsableCommand {
         try runReportingErrors {
             let presets = PresetStore.standard()
             reportPresetProblems(presets)
-            var state = RackState()
-            var presetName = ""
-            if let p = preset {
-                let found = try lookUpPreset(p, in: presets)
-                state = found.state
-                presetName = found.name
-            }
+            let start = try startingState(presets: presets)
+            var state = start.state
+            let presetName = start.presetName
             // OSC first: under a session manager the session decides the client name and state.
             let socket = try bindOSCSocket()
             let (clientName, session, nsm) = try joinSession(socket: socket)
@@ -123,9 +119,7 @@ struct RunCommand: ParsableCommand {
             try checkJoined(driver)
 
             let bridge = HTTPBridge(socket: socket, state: LiveState())
-            let c = RackController(replier: bridge, host: driver, presets: presets, initial: state,
-                                   initialPreset: presetName, allow: allow.compactMap(AddressRange.init), recordPath: record,
-                                   policy: ExposurePolicy(mediaDirectories: mediaDirs, leaseSeconds: subscriptionLease))
+            let c = makeController(bridge: bridge, driver: driver, presets: presets, state: state, presetName: presetName)
             controller = c
             c.log = { warn(messagePrefix + $0) }
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
@@ -138,6 +132,22 @@ struct RunCommand: ParsableCommand {
         }
     }
 
+    /// The state and preset name `--preset` starts from (the parameter table's defaults and ""
+    /// without it).
+    private func startingState(presets: PresetStore) throws -> (state: RackState, presetName: String) {
+        guard let p = preset else { return (RackState(), "") }
+        let found = try lookUpPreset(p, in: presets)
+        return (found.state, found.name)
+    }
+
+    /// The rack's controller over `driver`, answering through `bridge`, with the options' access
+    /// rules, recording and exposure policy.
+    private func makeController(bridge: HTTPBridge, driver: JackDriver, presets: PresetStore, state: RackState,
+                                presetName: String) -> RackController {
+        RackController(replier: bridge, host: driver, presets: presets, initial: state,
+                       initialPreset: presetName, allow: allow.compactMap(AddressRange.init), recordPath: record,
+                       policy: ExposurePolicy(mediaDirectories: mediaDirs, leaseSeconds: subscriptionLease))
+    }
 
     /// Under a session manager (`NSM_URL`): announces rack, and returns the client name it
     /// gives, the saved session state (if any) and the client; else `--name` and nothing.

@@ -27,7 +27,8 @@ def test_install_and_uninstall_into_a_prefix(tmp_path, rack_binary):
         assert (prefix / rel).is_file(), rel
     assert os.access(prefix / "bin/rack", os.X_OK)
     unit = (prefix / "lib/systemd/user/rack.service").read_text()
-    assert f"ExecStart={prefix}/bin/rack run $RACK_OPTIONS" in unit, unit
+    assert f"ExecStart={prefix}/lib/rack/rack-service {prefix}/bin/rack run $RACK_OPTIONS" in unit, unit
+    assert os.access(prefix / "lib/rack/rack-service", os.X_OK)
     assert "EnvironmentFile=-%h/.config/rack/rack.env" in unit and "Restart=on-failure" in unit
 
     # Run from PATH, from a directory far from the source tree: the installed presets are found.

@@ -305,7 +305,7 @@ _rack_send() {
 
 _rack_plot() {
     repeating_flags=()
-    non_repeating_flags=(--response --version -h --help)
+    non_repeating_flags=(--response --decay --version -h --help)
     repeating_options=(--preset --set)
     non_repeating_options=(--output -o --length --rate)
     __rack_offer_flags_options 1
