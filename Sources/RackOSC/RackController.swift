@@ -54,6 +54,8 @@ public final class RackController {
     var timeMappings: [UInt64: Result<Int64, Reason>] = [:]
     /// Preset files written while handling the current datagram.
     var presetWritesInPacket = 0
+    /// Parameters set by the current datagram so far (the room rule leaves them alone).
+    var packetSets: Set<ParameterID> = []
     /// Lines for the user.
     public var log: (String) -> Void = { _ in }
     /// The session manager, when rack runs under NSM.
@@ -195,6 +197,7 @@ public final class RackController {
     private func beginPacket() {
         if !timeMappings.isEmpty { timeMappings.removeAll(keepingCapacity: true) }
         presetWritesInPacket = 0
+        if !packetSets.isEmpty { packetSets.removeAll(keepingCapacity: true) }
     }
 
     private func handleMessage(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {
