@@ -36,8 +36,8 @@ final class SchedulingTests: XCTestCase {
         XCTAssertEqual(rig.engine.targets[.cutoff], 800, "the fader reached the engine")
         rig.send("/rack/preset", [.string("Warm")])
         rig.settle()
-        var warm = RackState()
-        warm[.cutoff] = 384; warm[.resonance] = -3; warm[.mix] = 40
+        let warm = rig.controller.presets.preset(named: "Warm")!.state
+        XCTAssertEqual(Array(warm.values.prefix(3)), [384, -3, 40])
         XCTAssertEqual(rig.engine.targets, warm, "the recall reached the engine")
         XCTAssertEqual(rig.controller.targets, rig.engine.targets, "and /rack/get says what sounds")
         rig.send("/rack/mix", [.float(0)])
