@@ -6,7 +6,8 @@ public enum EngineTuning {
     /// every this many seconds (32 frames at 48 kHz) and interpolated linearly between them.
     public static let controlPeriodSeconds = 32.0 / 48_000
     /// Slots of the applied-events queue beyond the events that can be in flight: the rings the
-    /// player lets go of and the few events one message posts (a preset recall: six).
+    /// player lets go of and the few events one message posts (a preset recall: one per
+    /// parameter and its marker; a room change: the room and the controls that follow it).
     static let echoMargin = 64
 }
 
