@@ -3,9 +3,12 @@
 /// processors of their own (`dsp::DryWetMixer`, `dsp::Gain`); here they share one loop so the
 /// output is written and read once.
 ///
-/// Per sample and channel: `y = (dry + (wet − dry)·mix)·gain`, mix a wet fraction (0 = dry,
-/// 1 = wet) and gain a linear factor. Both move linearly across a control segment (see
-/// `Segment`). Within a render call the caller first lists the call's segments with `append`,
+/// Per sample and channel: `y = (dry + (wet − dry)·mix)·gain + input·bypass`, mix a wet
+/// fraction (0 = dry, 1 = wet), gain a linear factor and bypass the share (0…1) of the rack's
+/// unprocessed input (the caller has already faded the dry path, which feeds the reverb, by
+/// 1 − bypass, so the reverb's tail rings out behind the input). All three move linearly
+/// across a control segment (see `Segment`). Fully bypassed (bypass 1 across a segment) the
+/// output is the input exactly, plus the wet tail while it is above `tailFloor`. Within a render call the caller first lists the call's segments with `append`,
 /// while it runs the stages before the reverb, then `process` mixes the whole call.
 public struct WetDryGain {
     /// A stretch of one render call over which mix and gain share one linear interpolation.
@@ -20,16 +23,24 @@ public struct WetDryGain {
         public var mixFrom: Float, mixTo: Float
         /// Linear output gain at the control segment's start and end.
         public var gainFrom: Float, gainTo: Float
+        /// Share of the unprocessed input (0…1) at the control segment's start and end.
+        public var bypassFrom: Float, bypassTo: Float
 
         /// - Realtime: safe
         @_noLocks
         public init(start: Int, end: Int, offset: Int, length: Int,
-                    mixFrom: Float, mixTo: Float, gainFrom: Float, gainTo: Float) {
+                    mixFrom: Float, mixTo: Float, gainFrom: Float, gainTo: Float,
+                    bypassFrom: Float = 0, bypassTo: Float = 0) {
             self.start = start; self.end = end
             self.offset = offset; self.length = length
             self.mixFrom = mixFrom; self.mixTo = mixTo
             self.gainFrom = gainFrom; self.gainTo = gainTo
+            self.bypassFrom = bypassFrom; self.bypassTo = bypassTo
         }
+
+        /// True when no input is mixed in anywhere in the segment.
+        /// - Realtime: safe
+        var isProcessedOnly: Bool { @_noLocks get { bypassFrom == 0 && bypassTo == 0 } }
     }
 
     /// The output meter: peaks of the current window and running sums of squares.
@@ -104,16 +115,22 @@ public struct WetDryGain {
         segmentCount += 1
     }
 
-    /// One call's buffers: the dry and wet inputs and the output, `frames` each (the output's
-    /// frame count is the call's).
+    /// A wet sample below this magnitude (−120 dBFS, where the reverb ends a spilled tail) is
+    /// left out while fully bypassed: the output is then the input bit for bit.
+    public static var tailFloor: Float { @inline(__always) @_noLocks get { 1e-6 } }
+
+    /// One call's buffers: the dry and wet inputs, the unprocessed input (read only where a
+    /// segment's bypass is not 0) and the output, `frames` each (the output's frame count is
+    /// the call's).
     public struct Block {
-        public var dry: StereoBuffers, wet: StereoBuffers, output: StereoBuffers
+        public var dry: StereoBuffers, wet: StereoBuffers, input: StereoBuffers, output: StereoBuffers
 
         /// - Realtime: safe
         @_noLocks @inline(__always)
-        public init(dry: StereoBuffers, wet: StereoBuffers, output: StereoBuffers) {
+        public init(dry: StereoBuffers, wet: StereoBuffers, input: StereoBuffers, output: StereoBuffers) {
             self.dry = dry
             self.wet = wet
+            self.input = input
             self.output = output
         }
     }
@@ -122,35 +139,80 @@ public struct WetDryGain {
     /// - Realtime: safe
     @_noLocks
     public mutating func process(_ block: Block) {
-        process(dryLeft: block.dry.left, dryRight: block.dry.right, wetLeft: block.wet.left, wetRight: block.wet.right,
-                outputLeft: block.output.left, outputRight: block.output.right, frames: block.output.frames)
-    }
-
-    /// Mixes the listed segments: `output = (dry + (wet − dry)·mix)·gain` per channel, then
-    /// adds the call's peaks and energy to the meter (`frames` frames) and forgets the segments.
-    /// Outputs may not alias the inputs.
-    /// - Realtime: safe
-    @_noLocks
-    public mutating func process(dryLeft: UnsafeMutablePointer<Float>, dryRight: UnsafeMutablePointer<Float>,
-                                 wetLeft: UnsafeMutablePointer<Float>, wetRight: UnsafeMutablePointer<Float>,
-                                 outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>,
-                                 frames: Int) {
         var peak = SIMD2<Float>(meter.peakLeft, meter.peakRight)
         var energy = SIMD2<Float>.zero
         if let segments {
             for k in 0..<segmentCount {
-                let left = Self.mixChannel(segments[k], dry: dryLeft, wet: wetLeft, output: outputLeft)
-                let right = Self.mixChannel(segments[k], dry: dryRight, wet: wetRight, output: outputRight)
+                let seg = segments[k]
+                let left = seg.isProcessedOnly
+                    ? Self.mixChannel(seg, dry: block.dry.left, wet: block.wet.left, output: block.output.left)
+                    : Self.bypassChannel(seg, dry: block.dry.left, wet: block.wet.left, input: block.input.left,
+                                         output: block.output.left)
+                let right = seg.isProcessedOnly
+                    ? Self.mixChannel(seg, dry: block.dry.right, wet: block.wet.right, output: block.output.right)
+                    : Self.bypassChannel(seg, dry: block.dry.right, wet: block.wet.right, input: block.input.right,
+                                         output: block.output.right)
                 peak = pointwiseMax(peak, SIMD2(left.peak, right.peak))
                 energy += SIMD2(left.energy, right.energy)
             }
         }
+        finish(peak: peak, energy: energy, frames: block.output.frames)
+    }
+
+    /// Forgets the segments and adds a call's peaks and energy to the meter.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func finish(peak: SIMD2<Float>, energy: SIMD2<Float>, frames: Int) {
         segmentCount = 0
         meter.peakLeft = peak.x
         meter.peakRight = peak.y
         meter.sumSquaresLeft += Double(energy.x)
         meter.sumSquaresRight += Double(energy.y)
         meter.frames &+= frames
+    }
+
+    /// One channel of a segment with some input in it, sample by sample:
+    /// `(dry + (wet − dry)·mix)·gain + input·bypass`; at bypass 1 throughout, the input
+    /// alone plus the wet tail above `tailFloor` (`wet·mix·gain`: the dry path is faded out).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func bypassChannel(_ seg: Segment, dry: UnsafeMutablePointer<Float>, wet: UnsafeMutablePointer<Float>,
+                              input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>)
+        -> (peak: Float, energy: Float) {
+        let settled = seg.bypassFrom == 1 && seg.bypassTo == 1
+        let inv = 1 / Float(seg.length)
+        var peak: Float = 0, energy: Float = 0
+        for i in seg.start..<seg.end {
+            let x = Float(seg.offset + i - seg.start) * inv
+            let mix = seg.mixFrom + (seg.mixTo - seg.mixFrom) * x
+            let gain = seg.gainFrom + (seg.gainTo - seg.gainFrom) * x
+            let y: Float
+            if settled {
+                y = wet[i].magnitude < tailFloor ? input[i] : input[i] + wet[i] * mix * gain
+            } else {
+                let bypass = seg.bypassFrom + (seg.bypassTo - seg.bypassFrom) * x
+                y = (dry[i] + (wet[i] - dry[i]) * mix) * gain + input[i] * bypass
+            }
+            output[i] = y
+            peak = max(peak, y.magnitude)
+            energy += y * y
+        }
+        return (peak, energy)
+    }
+
+    /// Mixes the listed segments with no separate input (a segment's bypass share takes
+    /// `dry`): `output = (dry + (wet − dry)·mix)·gain` per channel, then adds the call's peaks
+    /// and energy to the meter (`frames` frames) and forgets the segments. Outputs may not
+    /// alias the inputs.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func process(dryLeft: UnsafeMutablePointer<Float>, dryRight: UnsafeMutablePointer<Float>,
+                                 wetLeft: UnsafeMutablePointer<Float>, wetRight: UnsafeMutablePointer<Float>,
+                                 outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>,
+                                 frames: Int) {
+        let dry = StereoBuffers(left: dryLeft, right: dryRight, frames: frames)
+        process(Block(dry: dry, wet: StereoBuffers(left: wetLeft, right: wetRight, frames: frames), input: dry,
+                      output: StereoBuffers(left: outputLeft, right: outputRight, frames: frames)))
     }
 
     /// One channel of one segment; returns its peak |y| and its energy Σy². Eight samples at a

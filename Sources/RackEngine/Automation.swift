@@ -97,17 +97,37 @@ public struct Automation: Sendable {
         word.contains(where: { $0 == " " || $0 == "\t" || $0 == "#" || $0 == "\"" }) || word.isEmpty ? "\"" + word.replacingOccurrences(of: "\"", with: "") + "\"" : word
     }
 
+    /// The parameters the lines set at each sample (at `sampleRate`): the groups of the room
+    /// rule (`RoomRule`).
+    public func parametersSet(sampleRate: Double) -> [Int64: Set<ParameterID>] {
+        var setAt: [Int64: Set<ParameterID>] = [:]
+        for e in events {
+            if case let .set(id, _, _) = e.action { setAt[Int64((e.time * sampleRate).rounded()), default: []].insert(id) }
+        }
+        return setAt
+    }
+
     /// The engine events of this automation at `sampleRate`: a preset recall becomes a ramp of
-    /// every parameter. Events at or after `lengthFrames` (when given) are left out.
+    /// every parameter; a room change brings its own values of the controls that follow the
+    /// room except those set by a line at the same time (the room rule: the lines at one time
+    /// are one group, as a recording writes them). Events at or after `lengthFrames` (when
+    /// given) are left out.
     public func engineEvents(sampleRate: Double, presets: PresetStore, lengthFrames: Int64? = nil) -> [EngineEvent] {
         var out: [EngineEvent] = []
         func ramp(_ s: Double?) -> RampLength { RampLength(frames: s.map { Int64(($0 * sampleRate).rounded()) } ?? 0) }
+        func sample(_ e: AutomationEvent) -> Int64 { Int64((e.time * sampleRate).rounded()) }
+        let setAt = parametersSet(sampleRate: sampleRate)
         for e in events {
-            let t = Int64((e.time * sampleRate).rounded())
+            let t = sample(e)
             if let lengthFrames, t >= lengthFrames { continue }
             switch e.action {
             case let .set(id, value, seconds):
                 out.append(EngineEvent(sampleTime: t, .set(id, value, ramp: ramp(seconds))))
+                if id == .room, let room = Room.at(index: Int(value)) {
+                    out += RoomRule.implied(by: room, setAlso: setAt[t] ?? []).map {
+                        EngineEvent(sampleTime: t, .set($0.0, $0.1, ramp: .standard))
+                    }
+                }
             case let .preset(name, seconds):
                 guard let p = presets.preset(named: name) else { continue }
                 out += p.state.events(at: t, ramp: ramp(seconds))

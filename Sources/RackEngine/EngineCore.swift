@@ -6,7 +6,8 @@ public enum EngineTuning {
     /// every this many seconds (32 frames at 48 kHz) and interpolated linearly between them.
     public static let controlPeriodSeconds = 32.0 / 48_000
     /// Slots of the applied-events queue beyond the events that can be in flight: the rings the
-    /// player lets go of and the few events one message posts (a preset recall: six).
+    /// player lets go of and the few events one message posts (a preset recall: one per
+    /// parameter and its marker; a room change: the room and the controls that follow it).
     static let echoMargin = 64
 }
 
@@ -15,6 +16,12 @@ struct RoomChange {
     var offset: Int
     var room: Room
     var crossfadeFrames: Int
+}
+
+/// The reverb's shaping controls from an offset in the block on.
+struct ShapeChange {
+    var offset: Int
+    var shape: ReverbShape
 }
 
 /// Everything the render thread touches: plain values and buffers allocated in `init`, no
@@ -67,6 +74,26 @@ public struct EngineCore {
     /// player's scratch space: `maxFrames` frames each.
     var sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight: UnsafeMutablePointer<Float>
     var roomChanges: UnsafeMutablePointer<RoomChange>
+    /// The shapes the reverb stage sets in the current block, in offset order.
+    var shapeChanges: UnsafeMutablePointer<ShapeChange>
+    var shapeChangeCount = 0
+    /// The shape last listed for the reverb, once `hasSentShape`; until then the reverb has
+    /// never been given one (every room at its own values, as designed: renders that move no
+    /// shaping control are those of a reverb without them).
+    var shapeSent: ReverbShape
+    var hasSentShape = false
+    /// The ramps of the controls that follow the room (`ReverbControls.followingRoom`), and
+    /// the sample of the last room change: a change of one of them at the sample of a room
+    /// change takes effect at once (the new room's network starts with it; the room's
+    /// crossfade is its crossfade, and the old room's tail keeps its own values).
+    let followingRoomRamps: UnsafeMutablePointer<Int>
+    let followingRoomCount: Int
+    var roomChangedAt = Int64.min
+    /// Each room's own values (`Room.shape`), by `Room.index`.
+    let roomShapes: UnsafeMutablePointer<ReverbShape>
+    /// The block's unprocessed input (the dry sum before the filter), kept where `bypass` is
+    /// not 0: `maxFrames` frames each.
+    var inputLeft, inputRight: UnsafeMutablePointer<Float>
 
     /// Sets everything up for `sampleRate` and at most `maxFrames` per render call, starting
     /// at `state` (values in parameter units, room as an index). Allocates; not realtime.
@@ -89,6 +116,9 @@ public struct EngineCore {
             (rampParameters + r).initialize(to: spec.id)
             rampIndices[spec.id.index] = r
         }
+        followingRoomCount = ReverbControls.followingRoom.count
+        followingRoomRamps = .allocate(capacity: followingRoomCount)
+        for (k, id) in ReverbControls.followingRoom.enumerated() { (followingRoomRamps + k).initialize(to: rampIndices[id.index]!) }
         rampLimits = .allocate(capacity: Parameters.all.count)
         for spec in Parameters.all {
             (rampLimits + spec.id.index).initialize(to: spec.rampLimits(sampleRate: sampleRate))
@@ -103,9 +133,18 @@ public struct EngineCore {
         wetLeft = buffer(); wetRight = buffer()
         scratchLeft = buffer(); scratchRight = buffer()
         roomChanges = .allocate(capacity: maxFrames + 1)
+        shapeChanges = .allocate(capacity: maxFrames + 1)
+        inputLeft = buffer(); inputRight = buffer()
+        roomShapes = .allocate(capacity: Room.allCases.count)
+        for r in Room.allCases { (roomShapes + r.rawValue).initialize(to: r.shape) }
         filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.setRoom(state.room, crossfadeFrames: 0)
+        shapeSent = state.reverbShape
+        if state.reverbShape != state.room.shape {
+            reverb.setShape(state.reverbShape)
+            hasSentShape = true
+        }
         player.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         mixer.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
     }
@@ -116,8 +155,11 @@ public struct EngineCore {
         rampParameters.deallocate()
         rampIndices.deallocate()
         rampLimits.deallocate()
-        for p in [sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight] { p.deallocate() }
+        for p in [sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight, inputLeft, inputRight] { p.deallocate() }
         roomChanges.deallocate()
+        shapeChanges.deallocate()
+        followingRoomRamps.deallocate()
+        roomShapes.deallocate()
         reverb.deallocate()
         mixer.deallocate()
     }
@@ -150,6 +192,14 @@ public struct EngineCore {
     @_noLocks @inline(__always)
     func ramp(_ id: ParameterID) -> Ramp { ramps[rampIndices[id.index]!] }
 
+    /// True when ramp `r` is one of a control that follows the room.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func followsRoom(_ r: Int) -> Bool {
+        for k in 0..<followingRoomCount where followingRoomRamps[k] == r { return true }
+        return false
+    }
+
     /// Applies one event at absolute sample `t` (`offset` into the block) and echoes it to the
     /// control thread.
     /// - Realtime: safe
@@ -177,12 +227,17 @@ public struct EngineCore {
                          roomChangeCount: inout Int) {
         let frames = ramp.resolvedFrames(rampLimits[id.index])
         if let r = rampIndices[id.index] {
-            ramps[r].retarget(to: value, at: t, frames: frames)
+            ramps[r].retarget(to: value, at: t, frames: t == roomChangedAt && followsRoom(r) ? 0 : frames)
             return
         }
         let r = Room.at(index: Int(value)) ?? room
         guard r != room else { return }
         room = r
+        roomChangedAt = t
+        // The controls that follow the room, changed at this sample before the room: at once.
+        for k in 0..<followingRoomCount where ramps[followingRoomRamps[k]].startSample == t {
+            ramps[followingRoomRamps[k]].retarget(to: ramps[followingRoomRamps[k]].target, at: t, frames: 0)
+        }
         let listed = RoomChange(offset: offset, room: r, crossfadeFrames: Int(frames))
         // Collapse changes at the same sample into the last one.
         if roomChangeCount > 0 && roomChanges[roomChangeCount - 1].offset == offset {

@@ -4,6 +4,7 @@ import RackDSP
 /// presets and the README table.
 public enum ParameterID: Int, CaseIterable, Sendable, Hashable {
     case cutoff, resonance, mix, gain, room
+    case decay, predelay, damping, lowcut, highcut, width, freeze, bypass
 
     /// `rawValue`, callable from the render path.
     /// - Realtime: safe
@@ -27,6 +28,10 @@ public enum Taper: String, Sendable {
     case linear
     /// A list of names: `room`.
     case choice
+    /// Off or on: the values 0 and 1 (a value of 0.5 or more is on). OSC takes `f`, `i`, `T`
+    /// or `F`; a MIDI controller at 64 or above is on. The engine does not glide between the
+    /// two: the consumer crossfades (`bypass` over its ramp, `freeze` in the reverb's feed).
+    case toggle
 }
 
 /// Where a parameter sits in the signal chain: the section a control surface (the web page,
@@ -62,7 +67,11 @@ public struct TaperedRange: Sendable, Equatable {
     @_noLocks
     public func clamp(_ value: Double) -> Double {
         let v = min(max(value, minimum), maximum)
-        return taper == .choice ? Self.nearestWhole(v) : v
+        switch taper {
+        case .choice: return Self.nearestWhole(v)
+        case .toggle: return v >= 0.5 ? maximum : minimum
+        case .logarithmic, .linear: return v
+        }
     }
 
     /// `x` rounded to the nearest whole number, halves away from zero (what `rounded()` does,
@@ -84,7 +93,7 @@ public struct TaperedRange: Sendable, Equatable {
         let t = min(max(x, 0), 1)
         switch taper {
         case .logarithmic: return clamp(minimum * RackMath.exp2(RackMath.log2(maximum / minimum) * t))
-        case .linear, .choice: return clamp(minimum + (maximum - minimum) * t)
+        case .linear, .choice, .toggle: return clamp(minimum + (maximum - minimum) * t)
         }
     }
 
@@ -95,7 +104,7 @@ public struct TaperedRange: Sendable, Equatable {
         let v = clamp(value)
         switch taper {
         case .logarithmic: return RackMath.log2(v / minimum) / RackMath.log2(maximum / minimum)
-        case .linear, .choice: return (v - minimum) / (maximum - minimum)
+        case .linear, .choice, .toggle: return (v - minimum) / (maximum - minimum)
         }
     }
 }
@@ -106,7 +115,7 @@ public struct ParameterSpec: Sendable {
     public let id: ParameterID
     /// Identifier in OSC (`/rack/<name>`), presets, automation and `--set`.
     public let name: String
-    /// Unit symbol: "Hz", "dB", "%", or "name" for `room`.
+    /// Unit symbol: "Hz", "dB", "%", "s", "ms", "name" for `room`, "on/off" for a toggle.
     public let unit: String
     public let minimum: Double
     public let maximum: Double
@@ -223,7 +232,42 @@ public enum Parameters {
                       taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
                       summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name),
                       group: .reverb, defaultMIDIController: nil, plotColour: "#444b55"),
+    ] + shapingRows + [
+        ParameterSpec(id: .bypass, name: "bypass", unit: "on/off", minimum: 0, maximum: 1, defaultValue: 0,
+                      taper: .toggle, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
+                      summary: "passes the input to the output unchanged; crossfades over its ramp, the reverb's tail rings out",
+                      choices: [], group: .output, defaultMIDIController: nil, plotColour: "#6b6b6b"),
     ]
+
+    /// The reverb's shaping controls (`ReverbShape`): ranges from `ReverbShape`'s own range
+    /// constants and defaults from the default room's values, both through `ReverbControls`'
+    /// unit conversions. No General MIDI controller means any of them, so none has a default CC.
+    private static let shapingRows: [ParameterSpec] = {
+        let own = ReverbControls.values(of: Room.default.shape)
+        func row(_ id: ParameterID, _ name: String, _ unit: String, _ range: ClosedRange<Double>, _ taper: Taper,
+                 _ shape: RampShape, _ summary: String, _ colour: String) -> ParameterSpec {
+            ParameterSpec(id: id, name: name, unit: unit, minimum: range.lowerBound, maximum: range.upperBound,
+                          defaultValue: own[id] ?? range.lowerBound, taper: taper, defaultRampSeconds: 0.02,
+                          maximumRampSeconds: taper == .toggle ? 0 : hourRampSeconds, rampShape: shape,
+                          summary: summary, choices: [], group: .reverb, defaultMIDIController: nil, plotColour: colour)
+        }
+        return [
+            row(.decay, "decay", "s", ReverbShape.decayRange, .logarithmic, .exponential,
+                "broadband RT60 of the reverb (follows the room)", "#7a5c1e"),
+            row(.predelay, "predelay", "ms", ReverbControls.milliseconds(ReverbShape.predelayRange), .linear, .linear,
+                "time from the dry sound to the reverb's first energy (follows the room)", "#2b8c8c"),
+            row(.damping, "damping", "Hz", ReverbShape.dampingRange, .logarithmic, .exponential,
+                "above this the decay time falls (at twice it, half); 20000 = undamped (follows the room)", "#b03a48"),
+            row(.lowcut, "lowcut", "Hz", ReverbShape.lowcutRange, .logarithmic, .exponential,
+                "high-pass on the wet signal only; 10 = off (follows the room)", "#5c6bc0"),
+            row(.highcut, "highcut", "Hz", ReverbShape.highcutRange, .logarithmic, .exponential,
+                "low-pass on the wet signal only; 20000 = off (follows the room)", "#9e7b00"),
+            row(.width, "width", "%", ReverbControls.percent(ReverbShape.widthRange), .linear, .linear,
+                "stereo width of the wet signal: 0 mono, 100 natural, 150 wider (follows the room)", "#3d7a2a"),
+            row(.freeze, "freeze", "on/off", 0...1, .toggle, .linear,
+                "holds the reverb's tail and stops feeding it; the input fades over 20 ms (follows the room)", "#4a6fa5"),
+        ]
+    }()
 
     /// The continuous parameters (every one but a choice), in table order: the engine keeps
     /// one ramp for each, in this order.
@@ -231,6 +275,9 @@ public enum Parameters {
 
     /// The row of `id`.
     public static subscript(_ id: ParameterID) -> ParameterSpec { all[id.rawValue] }
+
+    /// True when the table's rows are in `ParameterID` order (a test holds it).
+    static var isInIDOrder: Bool { all.enumerated().allSatisfy { $0.offset == $0.element.id.rawValue } }
 
     /// Looks a parameter up by name.
     public static func named(_ name: String) -> ParameterSpec? { all.first { $0.name == name } }

@@ -90,7 +90,17 @@ public struct Preset: Sendable, Equatable {
         if let reason = PresetStore.problem(withName: name) { throw fail("name \(excerpt(name)): \(reason)") }
         var state = RackState()
         for spec in Parameters.all {
-            guard let raw = dict[spec.name] else { throw fail("missing field '\(spec.name)'") }
+            guard let raw = dict[spec.name] else {
+                // Files written before the reverb's shaping controls and bypass existed: a
+                // control that follows the room takes the room's value (the room rule, the room
+                // being read before them), a toggle its default (off).
+                if let implied = RoomRule.implied(by: state.room).first(where: { $0.0 == spec.id }) {
+                    state[spec.id] = implied.1
+                    continue
+                }
+                if spec.taper == .toggle { continue }
+                throw fail("missing field '\(spec.name)'")
+            }
             if spec.taper == .choice {
                 guard let s = raw as? String, !isBool(raw) else { throw fail("field '\(spec.name)' must be a string (one of \(spec.choices.joined(separator: ", ")))") }
                 guard let room = Room(name: s) else {

@@ -12,13 +12,15 @@ public enum RenderStatus: Sendable, Equatable {
 
 /// The one render function: every driver (JACK's process callback, the offline renderer)
 /// calls this. Renders `frames` frames of the graph
-/// (player + input → low-pass → reverb wet/dry → gain) into `outputLeft/Right`, applying every
+/// (player + input → low-pass → reverb wet/dry → gain, crossfaded with the input by bypass) into `outputLeft/Right`, applying every
 /// event at its sample. Inputs may be nil (silence; reported as insufficient input).
 ///
 /// The pipeline: drain the control thread's events → split the block into control segments
 /// (at ticks, ramp ends and events) → per segment: due events, player, the sanitiser (input
-/// that is not audio becomes 0 before any state sees it), low-pass, the segment's mix and gain → reverb over the whole block (split where the room changes) → wet/dry and
-/// gain with the meters → publish the counters.
+/// that is not audio becomes 0 before any state sees it), the input kept for bypass, low-pass,
+/// the dry path faded by bypass, the segment's reverb shape, mix, gain and bypass → reverb over
+/// the whole block (split where the room or the shape changes) → wet/dry, gain and bypass with
+/// the meters → publish the counters.
 ///
 /// Block-size invariance: parameters are evaluated at control segments bounded by absolute
 /// ticks (every `controlPeriod` samples), event times and ramp ends, never by the block edges,
@@ -45,7 +47,10 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
         let stretch = core.pointee.controlSegment(at: t, eventsApplied: due, blockEnd: end)
         core.pointee.renderPlayer(stretch, offset: offset)
         core.pointee.sanitiseDrySum(stretch, offset: offset)
+        core.pointee.keepInputForBypass(stretch, offset: offset)
         core.pointee.renderFilter(stretch, offset: offset)
+        core.pointee.fadeDryForBypass(stretch, offset: offset)
+        core.pointee.scheduleShape(stretch, offset: offset)
         core.pointee.scheduleMix(stretch, offset: offset)
         t = stretch.stop
     }
@@ -181,33 +186,105 @@ extension EngineCore {
             offset: stretch.offsetInSegment, length: stretch.length))
     }
 
-    /// Lists the stretch's mix (percent → wet fraction) and gain (dB → linear) for the mix
-    /// stage, which runs after the reverb.
+    /// The bypass share (0…1) at the stretch's segment start and end.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func bypassShare(_ stretch: SegmentStretch) -> (from: Float, to: Float) {
+        (Float(ramp(.bypass).value(at: stretch.start)), Float(ramp(.bypass).value(at: stretch.endSample)))
+    }
+
+    /// Where bypass is not 0, the dry sum (live input + player, sanitised) is kept as the
+    /// rack's unprocessed input before the filter changes it.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func keepInputForBypass(_ stretch: SegmentStretch, offset: Int) {
+        let share = bypassShare(stretch)
+        guard share.from != 0 || share.to != 0 else { return }
+        for i in offset..<(offset + stretch.frames) {
+            inputLeft[i] = sumLeft[i]
+            inputRight[i] = sumRight[i]
+        }
+    }
+
+    /// Where bypass is not 0, the filtered dry path (which feeds the reverb and the mix) fades
+    /// by 1 − bypass: the reverb stops being fed while its tail rings out (spill-over), and
+    /// the mix stage adds the input by bypass.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func fadeDryForBypass(_ stretch: SegmentStretch, offset: Int) {
+        let share = bypassShare(stretch)
+        guard share.from != 0 || share.to != 0 else { return }
+        let step = (share.to - share.from) / Float(stretch.length)
+        for i in 0..<stretch.frames {
+            let keep = 1 - (share.from + step * Float(stretch.offsetInSegment + i))
+            sumLeft[offset + i] *= keep
+            sumRight[offset + i] *= keep
+        }
+    }
+
+    /// Lists the segment's reverb shape (the shaping controls at its start) for the reverb
+    /// stage when it differs from the shape the reverb has. Until one is listed the reverb
+    /// runs each room at its own values, so a shape equal to the room's is not listed then.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func scheduleShape(_ stretch: SegmentStretch, offset: Int) {
+        let t = stretch.start
+        let shape = ReverbControls.shape(
+            decay: ramp(.decay).value(at: t), predelay: ramp(.predelay).value(at: t),
+            damping: ramp(.damping).value(at: t), lowcut: ramp(.lowcut).value(at: t),
+            highcut: ramp(.highcut).value(at: t), width: ramp(.width).value(at: t),
+            freeze: ramp(.freeze).value(at: t))
+        if hasSentShape {
+            if ReverbControls.same(shapeSent, shape) { return }
+        } else if ReverbControls.same(shape, roomShapes[room.rawValue]) {
+            return
+        }
+        shapeSent = shape
+        hasSentShape = true
+        // Collapse shapes at the same offset into the last one.
+        if !(shapeChangeCount > 0 && shapeChanges[shapeChangeCount - 1].offset == offset) { shapeChangeCount += 1 }
+        shapeChanges[shapeChangeCount - 1].offset = offset
+        shapeChanges[shapeChangeCount - 1].shape = shape
+    }
+
+    /// Lists the stretch's mix (percent → wet fraction), gain (dB → linear) and bypass share
+    /// for the mix stage, which runs after the reverb.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func scheduleMix(_ stretch: SegmentStretch, offset: Int) {
         let gainFrom = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.start))
         let gainTo = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.endSample))
+        let share = bypassShare(stretch)
         mixer.append(WetDryGain.Segment(
             start: offset, end: offset + stretch.frames, offset: stretch.offsetInSegment, length: stretch.length,
             mixFrom: Float(ramp(.mix).value(at: stretch.start) / 100),
             mixTo: Float(ramp(.mix).value(at: stretch.endSample) / 100),
-            gainFrom: gainFrom, gainTo: gainTo))
+            gainFrom: gainFrom, gainTo: gainTo, bypassFrom: share.from, bypassTo: share.to))
     }
 
-    /// The reverb runs over the whole block, split only where the room changes.
+    /// The reverb runs over the whole block, split only where the room or the shape changes
+    /// (at one offset the room first: the new room takes the shape).
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func renderReverb(frames: Int, roomChangeCount: Int) {
-        var done = 0
-        for c in 0..<roomChangeCount {
-            let change = roomChanges[c]
-            if change.offset > done {
-                runReverb(from: done, frames: change.offset - done)
-                done = change.offset
+        var done = 0, room = 0, shape = 0
+        while room < roomChangeCount || shape < shapeChangeCount {
+            let roomFirst = shape >= shapeChangeCount
+                || (room < roomChangeCount && roomChanges[room].offset <= shapeChanges[shape].offset)
+            let offset = roomFirst ? roomChanges[room].offset : shapeChanges[shape].offset
+            if offset > done {
+                runReverb(from: done, frames: offset - done)
+                done = offset
             }
-            reverb.setRoom(change.room, crossfadeFrames: change.crossfadeFrames)
+            if roomFirst {
+                reverb.setRoom(roomChanges[room].room, crossfadeFrames: roomChanges[room].crossfadeFrames)
+                room += 1
+            } else {
+                reverb.setShape(shapeChanges[shape].shape)
+                shape += 1
+            }
         }
+        shapeChangeCount = 0
         if frames > done { runReverb(from: done, frames: frames - done) }
     }
 
@@ -230,6 +307,7 @@ extension EngineCore {
         }
         mixer.process(WetDryGain.Block(dry: StereoBuffers(left: sumLeft, right: sumRight, frames: frames),
                                        wet: StereoBuffers(left: wetLeft, right: wetRight, frames: frames),
+                                       input: StereoBuffers(left: inputLeft, right: inputRight, frames: frames),
                                        output: StereoBuffers(left: outputLeft, right: outputRight, frames: frames)))
     }
 

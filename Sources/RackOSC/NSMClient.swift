@@ -39,7 +39,13 @@ public struct SessionState: Sendable, Equatable {
         }
         var s = RackState()
         for spec in Parameters.all {
-            guard let raw = obj[spec.name] else { continue }
+            // A state saved before a parameter existed: the room rule gives the controls that
+            // follow the room their room's values (the room is read before them); others keep
+            // their defaults.
+            guard let raw = obj[spec.name] else {
+                if let implied = RoomRule.implied(by: s.room).first(where: { $0.0 == spec.id }) { s[spec.id] = implied.1 }
+                continue
+            }
             if spec.taper == .choice {
                 guard let name = raw as? String, let room = Room(name: name) else {
                     throw RackError(.dataError, "session state '\(path)': bad \(spec.name)")

@@ -23,7 +23,9 @@ extension RackController {
             guard let name = args[0].string else { throw Reason("expects a room name (s)") }
             value = try Self.roomValue(name)
         } else {
-            guard let raw = args[0].number else { throw Reason("expects a number (f or i), got \(args[0])") }
+            guard let raw = args[0].number ?? Self.toggleValue(spec, args[0]) else {
+                throw Reason(spec.taper == .toggle ? "expects 0 or 1 (f, i, T or F), got \(args[0])" : "expects a number (f or i), got \(args[0])")
+            }
             guard raw.isFinite else { throw Reason("value must be finite") }
             let accepted = spec.accept(raw, normalized: normalized)
             value = accepted.value
@@ -31,15 +33,27 @@ extension RackController {
                 report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        let event = EngineEvent(sampleTime: try sample(for: r.timeTag), .set(spec.id, value, ramp: RampLength(frames: ramp)))
+        let sampleTime = try sample(for: r.timeTag)
+        // The room rule: a room brings its own values of the controls that follow it, except
+        // those this packet (message or bundle) set before it; one it sets after it overrides.
+        packetSets.insert(spec.id)
+        var changes = [(spec.id, value)]
+        if spec.id == .room, let room = Room.at(index: Int(value)) { changes += RoomRule.implied(by: room, setAlso: packetSets) }
+        let events = changes.map { EngineEvent(sampleTime: sampleTime, .set($0.0, $0.1, ramp: RampLength(frames: $0.0 == spec.id ? ramp : 0))) }
         // An immediate change is the target from now on; a scheduled one becomes the target
         // when the render thread applies it (its echo), so get/dump never run ahead of the sound.
         // Nothing is the target that was refused (queue full, too many scheduled, no server for
         // a timetag).
-        let posted = try post(event)
-        guard event.sampleTime == EngineEvent.immediately else { return }
-        targets[spec.id] = value
-        if !posted { appliedWhileAway([Self.valueMessage(spec, value)]) }
+        let posted = try post(events)
+        guard sampleTime == EngineEvent.immediately else { return }
+        for (id, v) in changes { targets[id] = v }
+        if !posted { appliedWhileAway(changes.map { Self.valueMessage(Parameters[$0.0], $0.1) }) }
+    }
+
+    /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).
+    static func toggleValue(_ spec: ParameterSpec, _ arg: OSCValue) -> Double? {
+        guard spec.taper == .toggle, case let .bool(on) = arg else { return nil }
+        return on ? spec.maximum : spec.minimum
     }
 
     /// Parses an optional ramp-time argument: 0 (the default ramp) when absent.

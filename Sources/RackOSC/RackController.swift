@@ -18,7 +18,7 @@ import RackWire
 /// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.3.0"
+    public static let namespaceVersion = "1.4.0"
 
     /// Where replies, feedback and meters go: the socket (through the HTTP bridge), so they
     /// leave from the rack's port.
@@ -54,6 +54,8 @@ public final class RackController {
     var timeMappings: [UInt64: Result<Int64, Reason>] = [:]
     /// Preset files written while handling the current datagram.
     var presetWritesInPacket = 0
+    /// Parameters set by the current datagram so far (the room rule leaves them alone).
+    var packetSets: Set<ParameterID> = []
     /// Lines for the user.
     public var log: (String) -> Void = { _ in }
     /// The session manager, when rack runs under NSM.
@@ -195,6 +197,7 @@ public final class RackController {
     private func beginPacket() {
         if !timeMappings.isEmpty { timeMappings.removeAll(keepingCapacity: true) }
         presetWritesInPacket = 0
+        if !packetSets.isEmpty { packetSets.removeAll(keepingCapacity: true) }
     }
 
     private func handleMessage(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {

@@ -23,6 +23,7 @@ enum Format {
     static func value(_ v: Double, of spec: ParameterSpec) -> String {
         switch spec.taper {
         case .choice: return spec.format(v)
+        case .toggle: return v >= 0.5 ? "on" : "off"
         case .logarithmic where spec.unit == "Hz": return hertz(v)
         default:
             let digits = abs(v) >= 100 ? 0 : 1

@@ -195,12 +195,18 @@ public struct Timeline: Sendable {
                          lengthFrames: Int64?) -> [Scheduled] {
         func ramp(_ s: Double?) -> RampLength { RampLength(frames: s.map { Int64(($0 * rate).rounded()) } ?? 0) }
         var out: [Scheduled] = []
+        let setAt = automation.parametersSet(sampleRate: rate)
         for e in automation.events {
             let t = Int64((e.time * rate).rounded())
             if let lengthFrames, t >= lengthFrames { continue }
             switch e.action {
             case let .set(id, value, seconds):
                 out.append(Scheduled(line: e.line, sampleTime: t, parameter: id, value: value, ramp: ramp(seconds)))
+                if id == .room, let room = Room.at(index: Int(value)) {
+                    out += RoomRule.implied(by: room, setAlso: setAt[t] ?? []).map {
+                        Scheduled(line: e.line, sampleTime: t, parameter: $0.0, value: $0.1, ramp: .standard)
+                    }
+                }
             case let .preset(name, seconds):
                 guard let state = presetState(name) else { continue }
                 out += state.events(at: t, ramp: ramp(seconds)).compactMap { Scheduled(line: e.line, event: $0) }

@@ -9,7 +9,7 @@ extension TimelinePlot {
         switch spec.taper {
         case .logarithmic: 128
         case .linear: 84
-        case .choice: 30
+        case .choice, .toggle: 30
         }
     }
 
@@ -21,10 +21,13 @@ extension TimelinePlot {
     static func valueTicks(_ spec: ParameterSpec) -> (labelled: [Double], minor: [Double]) {
         switch spec.taper {
         case .logarithmic:
-            let t = Ticks.logarithmic(spec.minimum, spec.maximum, labelled: [1])
+            // Under two decades, 2 and 5 are labelled too (damping, highcut: 500 Hz … 20 kHz).
+            let t = Ticks.logarithmic(spec.minimum, spec.maximum, labelled: spec.maximum / spec.minimum < 100 ? [1, 2, 5] : [1])
             return (t.major, t.minor.filter { [2, 5].contains(($0 / pow(10, floor(log10($0)))).rounded()) })
         case .linear:
             return (Ticks.linear(spec.minimum, spec.maximum, target: 4), [])
+        case .toggle:
+            return ([spec.minimum, spec.maximum], [])
         case .choice:
             return ([], [])
         }
@@ -34,7 +37,7 @@ extension TimelinePlot {
         let unit: String
         switch spec.taper {
         case .logarithmic: unit = "\(spec.unit), logarithmic"
-        case .linear: unit = spec.unit
+        case .linear, .toggle: unit = spec.unit
         case .choice: unit = "name (reverb room; a change crossfades)"
         }
         doc.text(spec.name, x: plotLeft, y: y, size: 13.5, fill: Palette.parameter(spec.id), weight: "bold", cls: "lane-name", halo: true)

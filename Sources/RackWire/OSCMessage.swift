@@ -166,6 +166,8 @@ public enum OSCPacket {
             var args: [OSCValue] = []
             args.reserveCapacity(argc)
             for (i, t) in types.utf8.prefix(argc).enumerated() {
+                // T and F carry no data: liblo gives them no argument pointer.
+                if t == UInt8(ascii: "T") || t == UInt8(ascii: "F") { args.append(.bool(t == UInt8(ascii: "T"))); continue }
                 guard let a = argv?[i] else { args.append(.other(Character(UnicodeScalar(t)))); continue }
                 switch t {
                 case UInt8(ascii: "i"): args.append(.int(a.pointee.i))
@@ -175,8 +177,6 @@ public enum OSCPacket {
                 case UInt8(ascii: "s"), UInt8(ascii: "S"):
                     args.append(.string(String(cString: UnsafeRawPointer(a).assumingMemoryBound(to: CChar.self))))
                 case UInt8(ascii: "b"): args.append(.blob(Int(a.pointee.blob.size)))
-                case UInt8(ascii: "T"): args.append(.bool(true))
-                case UInt8(ascii: "F"): args.append(.bool(false))
                 default: args.append(.other(Character(UnicodeScalar(t))))
                 }
             }

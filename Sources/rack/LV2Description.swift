@@ -22,7 +22,7 @@ struct LV2Description {
     ]
 
     /// The LV2 unit of each unit symbol the table uses for a continuous parameter.
-    private static let units: [String: String] = ["Hz": "units:hz", "dB": "units:db", "%": "units:pc"]
+    private static let units: [String: String] = ["Hz": "units:hz", "dB": "units:db", "%": "units:pc", "s": "units:s", "ms": "units:ms"]
 
     init(presets: [Preset]) throws(RackError) {
         let uri = "<\(PluginLayout.uriString)>"
@@ -108,6 +108,8 @@ struct LV2Description {
                 "[ rdfs:label \(literal(name)) ; rdf:value \(number(spec.minimum + Double(index))) ]"
             }
             lines.append("lv2:scalePoint " + points.joined(separator: " , "))
+        case .toggle:
+            lines.append("lv2:portProperty lv2:toggled")
         case .logarithmic, .linear:
             guard let unit = units[spec.unit] else {
                 throw RackError(.dataError, "lv2-ttl: no LV2 unit for '\(spec.unit)' (parameter \(spec.name))")

@@ -93,7 +93,7 @@ struct PlotCommand: ParsableCommand {
             state = p.state
             start = "preset \(p.name)"
         }
-        for assignment in sets { try applySetting(assignment, to: &state) }
+        try applySettings(sets, to: &state)
         if !sets.isEmpty { start += " + " + sets.joined(separator: ", ") }
 
         let timeline = Timeline.make(automation: automation, text: text, fileName: (path as NSString).lastPathComponent,
@@ -112,14 +112,14 @@ struct PlotCommand: ParsableCommand {
         let setText = sets.isEmpty ? "" : " + " + sets.joined(separator: ", ")
         if preset.isEmpty {
             var state = RackState()
-            for assignment in sets { try applySetting(assignment, to: &state) }
+            try applySettings(sets, to: &state)
             curves.append(ResponseCurveSpec(name: sets.isEmpty ? "defaults" : "settings",
                                             cutoff: state[.cutoff], resonance: state[.resonance]))
         }
         for name in preset {
             let p = try lookUpPreset(name, in: presets)
             var state = p.state
-            for assignment in sets { try applySetting(assignment, to: &state) }
+            try applySettings(sets, to: &state)
             curves.append(ResponseCurveSpec(name: p.name + setText,
                                             cutoff: state[.cutoff], resonance: state[.resonance]))
         }

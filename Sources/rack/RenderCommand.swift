@@ -41,7 +41,7 @@ struct RenderCommand: ParsableCommand {
             reportPresetProblems(presets)
             var state = RackState()
             if let name = preset { state = try lookUpPreset(name, in: presets).state }
-            for assignment in sets { try applySetting(assignment, to: &state) }
+            try applySettings(sets, to: &state)
 
             // The input's length is needed to warn about events past the end.
             let info = try AudioFileReader(path: input).info

@@ -66,9 +66,19 @@ func lookUpPreset(_ name: String, in presets: PresetStore) throws(RackError) -> 
     return p
 }
 
+/// Applies a list of `--set PARAM=VALUE` in order, then the room rule: a room set by the list
+/// brings its own values of the controls that follow it, except those the list sets.
+func applySettings(_ assignments: [String], to state: inout RackState) throws(RackError) {
+    var set: Set<ParameterID> = []
+    for assignment in assignments { set.insert(try applySetting(assignment, to: &state)) }
+    guard set.contains(.room) else { return }
+    for (id, value) in RoomRule.implied(by: state.room, setAlso: set) { state[id] = value }
+}
+
 /// Applies one `--set PARAM=VALUE` (room by name); bad ones are data errors (65), out-of-range
 /// values are clamped with a warning.
-func applySetting(_ assignment: String, to state: inout RackState) throws(RackError) {
+@discardableResult
+func applySetting(_ assignment: String, to state: inout RackState) throws(RackError) -> ParameterID {
     let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
     guard parts.count == 2, let spec = Parameters.named(parts[0]) else {
         throw RackError(.dataError, "--set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
@@ -78,7 +88,7 @@ func applySetting(_ assignment: String, to state: inout RackState) throws(RackEr
             throw RackError(.dataError, "--set '\(assignment)': \(Room.unknownNameReason(parts[1]))")
         }
         state[spec.id] = Double(room.rawValue)
-        return
+        return spec.id
     }
     guard let v = Double(parts[1]), v.isFinite else {
         throw RackError(.dataError, "--set '\(assignment)': '\(parts[1])' is not a finite number")
@@ -86,4 +96,5 @@ func applySetting(_ assignment: String, to state: inout RackState) throws(RackEr
     let c = spec.clamp(v)
     if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }
     state[spec.id] = c
+    return spec.id
 }

@@ -133,4 +133,16 @@ final class PresetTests: XCTestCase {
         _ = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: user)
         XCTAssertFalse(FileManager.default.fileExists(atPath: temp))
     }
+
+    func testAPresetFileWrittenBeforeTheShapingControlsLoadsWithItsRoomsValues() throws {
+        let dir = try makeTemporaryDirectory("rack-old-preset")
+        let path = dir + "/Old.json"
+        try "{\"name\": \"Old\", \"cutoff\": 1000, \"resonance\": 0, \"mix\": 50, \"gain\": 0, \"room\": \"cathedral\"}"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let store = PresetStore(factoryDirectory: nil, userDirectory: dir)
+        let old = try XCTUnwrap(store.preset(named: "Old"), "\(store.problems)")
+        XCTAssertEqual(old.state.reverbShape, Room.cathedral.shape, "missing fields take the room's values")
+        XCTAssertEqual(old.state[.bypass], 0)
+        XCTAssertTrue(Parameters.all.allSatisfy { old.json.contains("\"\($0.name)\"") }, "saved again, it stores every parameter")
+    }
 }

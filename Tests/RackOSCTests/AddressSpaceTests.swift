@@ -73,7 +73,7 @@ final class AddressSpaceTests: XCTestCase {
     func testVersion() {
         let rig = Rig()
         rig.send("/rack/version")
-        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.3.0")])])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.4.0")])])
     }
 
     func testStatus() {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackDSP
 import RackEngine
 @testable import RackOSC
 import RackWire
@@ -25,13 +26,14 @@ final class FeedbackTests: XCTestCase {
         rig.send("/rack/room", [.string("plate")])
         rig.send("/rack/preset", [.string("Warm")])
         rig.settle()
-        XCTAssertEqual(rig.replies(), [
-            OSCMessage("/rack/room", [.string("plate")]),
-            OSCMessage("/rack/preset", [.string("Warm")]),
-            OSCMessage("/rack/cutoff", [.float(384)]), OSCMessage("/rack/resonance", [.float(-3)]),
-            OSCMessage("/rack/mix", [.float(40)]), OSCMessage("/rack/gain", [.float(0)]),
-            OSCMessage("/rack/room", [.string("mediumHall")]),
-        ])
+        // The room brings its own values of the controls that follow it (the room rule); the
+        // preset sets every parameter.
+        let implied = RoomRule.implied(by: .plate).map { RackController.valueMessage(Parameters[$0.0], $0.1) }
+        let warm = rig.controller.presets.preset(named: "Warm")!.state
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/room", [.string("plate")])] + implied
+            + [OSCMessage("/rack/preset", [.string("Warm")])]
+            + Parameters.all.map { RackController.valueMessage($0, warm[$0.id]) })
+        XCTAssertEqual(Array(rig.controller.presets.preset(named: "Warm")!.state.values.prefix(5)), [384, -3, 40, 0, Double(Room.mediumHall.rawValue)])
         rig.send("/rack/unsubscribe")
         rig.send("/rack/mix", [.float(77)])
         rig.settle()

@@ -82,11 +82,16 @@ final class ParameterCommandTests: XCTestCase {
     func testDumpOrderAndTypes() {
         let rig = Rig()
         rig.send("/rack/dump")
-        XCTAssertEqual(rig.replies(), [
+        XCTAssertEqual(Array(rig.replies().prefix(5)), [
             OSCMessage("/rack/cutoff", [.float(20_000)]), OSCMessage("/rack/resonance", [.float(0)]),
             OSCMessage("/rack/mix", [.float(50)]), OSCMessage("/rack/gain", [.float(0)]),
-            OSCMessage("/rack/room", [.string("mediumHall")]), OSCMessage("/rack/preset", [.string("")]),
+            OSCMessage("/rack/room", [.string("mediumHall")]),
         ])
+        rig.send("/rack/dump")
+        XCTAssertEqual(rig.replies(), Parameters.all.map { RackController.valueMessage($0, $0.defaultValue) }
+            + [OSCMessage("/rack/preset", [.string("")])], "every row of the table, in its order")
+        XCTAssertEqual(RackController.valueMessage(Parameters[.decay], Parameters[.decay].defaultValue),
+                       OSCMessage("/rack/decay", [.float(Float(Room.default.shape.decaySeconds))]))
     }
 
     func testAFullQueueIsBusyAndNothingChanges() {
@@ -138,5 +143,42 @@ final class ParameterCommandTests: XCTestCase {
         XCTAssertEqual(rig.controller.lastApplied.count, 64)
         XCTAssertEqual(rig.controller.lastApplied.first?.action.parameterChange?.value, 6)
         XCTAssertEqual(rig.controller.lastApplied.last?.action.parameterChange?.value, 69)
+    }
+
+    // MARK: The reverb's shaping controls
+
+    func testABundleWithRoomAndDecayKeepsTheDecayAndARoomAloneMovesIt() {
+        let rig = Rig()
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/decay", [.float(7)]), OSCMessage("/rack/room", [.string("plate")])],
+                                  timeTag: .immediately))
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.targets[.decay], 7, "the bundle set decay: the room leaves it")
+        XCTAssertEqual(rig.controller.targets[.damping], Room.plate.shape.dampingHz, "the room brings its damping")
+        rig.send("/rack/width", [.float(40)])
+        rig.send("/rack/room", [.string("cathedral")])
+        XCTAssertEqual(rig.controller.targets[.decay], Room.cathedral.shape.decaySeconds, "a room alone brings its decay")
+        XCTAssertEqual(rig.controller.targets[.width], 100, "and its width")
+        rig.settle()
+        XCTAssertEqual(rig.engine.core.pointee.targets, rig.controller.targets, "the engine has what the control side says")
+    }
+
+    func testTogglesTakeNumbersAndTrueFalse() {
+        let rig = Rig()
+        rig.send("/rack/freeze", [.bool(true)])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.targets[.freeze], 1)
+        rig.send("/rack/freeze", [.int(0)])
+        XCTAssertEqual(rig.controller.targets[.freeze], 0)
+        rig.send("/rack/bypass", [.float(0.7)])
+        XCTAssertEqual(rig.controller.targets[.bypass], 1)
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/bypass", "clamped to 1")], "a toggle's value is 0 or 1")
+        rig.send("/rack/bypass/norm", [.float(0.2)])
+        XCTAssertEqual(rig.controller.targets[.bypass], 0)
+        rig.send("/rack/cutoff", [.bool(true)])
+        XCTAssertEqual(rig.replies().map(\.address), ["/rack/error"], "T is not a number for a range")
+        rig.send("/rack/decay", [.float(2.5), .float(0.5)])
+        XCTAssertEqual(rig.replies(), [])
+        rig.send("/rack/get", [.string("decay")])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/decay", [.float(2.5)])])
     }
 }

@@ -13,9 +13,9 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(rig.replies(), [], "a recall gets no reply")
         rig.send("/rack/dump")
         let dump = rig.replies()
-        XCTAssertEqual(dump.map(\.address), ["/rack/cutoff", "/rack/resonance", "/rack/mix", "/rack/gain", "/rack/room", "/rack/preset"])
+        XCTAssertEqual(dump.map(\.address), Parameters.all.map(\.address) + ["/rack/preset"])
         XCTAssertEqual(dump[0].arguments, [.float(384)])
-        XCTAssertEqual(dump[5].arguments, [.string("Warm")])
+        XCTAssertEqual(dump.last?.arguments, [.string("Warm")])
         rig.send("/rack/preset/save", [.string("Night Set")])
         XCTAssertEqual(rig.replies(), [])
         XCTAssertTrue(FileManager.default.fileExists(atPath: rig.userDir + "/Night Set.json"))
@@ -130,14 +130,17 @@ final class PresetCommandTests: XCTestCase {
     }
 
     func testAPresetKeepingTheRoomStillEchoesEveryParameter() {
-        // Warm's room is the default room: its recall must still come back as five applied
-        // parameters, or the next change would be taken for part of the recall.
+        // Warm's room is the default room: its recall must still come back as every parameter
+        // applied, or the next change would be taken for part of the recall. The room change
+        // after it brings the room's own shaping values (the room rule).
         let rig = Rig()
         rig.send("/rack/preset", [.string("Warm")])
         rig.send("/rack/room", [.string("plate")])
         rig.settle()
-        XCTAssertEqual(rig.controller.lastApplied.map { $0.action.parameterChange?.parameter }, [.cutoff, .resonance, .mix, .gain, .room, .room])
-        XCTAssertEqual(rig.controller.lastApplied.last?.action.parameterChange?.value, Double(Room.plate.rawValue))
+        let implied = RoomRule.implied(by: .plate)
+        XCTAssertEqual(rig.controller.lastApplied.map { $0.action.parameterChange?.parameter },
+                       ParameterID.allCases + [.room] + implied.map(\.0))
+        XCTAssertEqual(rig.controller.lastApplied.dropLast(implied.count).last?.action.parameterChange?.value, Double(Room.plate.rawValue))
     }
 
     func testAScheduledRecallBecomesTheTargetWhenApplied() {

@@ -36,8 +36,8 @@ final class SchedulingTests: XCTestCase {
         XCTAssertEqual(rig.engine.targets[.cutoff], 800, "the fader reached the engine")
         rig.send("/rack/preset", [.string("Warm")])
         rig.settle()
-        var warm = RackState()
-        warm[.cutoff] = 384; warm[.resonance] = -3; warm[.mix] = 40
+        let warm = rig.controller.presets.preset(named: "Warm")!.state
+        XCTAssertEqual(Array(warm.values.prefix(3)), [384, -3, 40])
         XCTAssertEqual(rig.engine.targets, warm, "the recall reached the engine")
         XCTAssertEqual(rig.controller.targets, rig.engine.targets, "and /rack/get says what sounds")
         rig.send("/rack/mix", [.float(0)])
@@ -120,7 +120,7 @@ final class SchedulingTests: XCTestCase {
         expected[.resonance] = 7
         XCTAssertEqual(rig.controller.targets, expected)
         let told = rig.outbox.take(for: listener)
-        XCTAssertEqual(told.suffix(7).map(\.address), ["/rack/preset", "/rack/cutoff", "/rack/resonance", "/rack/mix", "/rack/gain", "/rack/room", "/rack/resonance"],
+        XCTAssertEqual(told.suffix(Parameters.all.count + 2).map(\.address), ["/rack/preset"] + Parameters.all.map(\.address) + ["/rack/resonance"],
                        "subscribers are told at once")
         rig.controller.handle(OSCMessage("/rack/cutoff", [.float(100)]), timeTag: OSCTimeTag.now().adding(seconds: 1), from: rig.client)
         XCTAssertEqual(rig.replies(), [rig.error("/rack/cutoff", "the JACK server is not running: a timetagged change cannot be scheduled")])

@@ -96,7 +96,7 @@ def test_page_drives_rack_and_follows_it(rack, osc, browser):
         browser.save_screenshot(shot)
 
 
-def test_every_control_has_an_accessible_name_and_it_fits_a_phone(rack, browser):
+def test_every_control_has_an_accessible_name_and_it_fits_a_phone(rack, osc, browser):
     open_page(browser, rack)
     unnamed = browser.execute_script("""
         return [...document.querySelectorAll('input, select, button, meter, output')]
@@ -104,7 +104,10 @@ def test_every_control_has_an_accessible_name_and_it_fits_a_phone(rack, browser)
           .map(e => e.outerHTML);""")
     assert unnamed == []
     faders = browser.find_elements(By.CSS_SELECTOR, "input[type=range]")
-    assert {f.get_attribute("id") for f in faders} == {"fader-cutoff", "fader-resonance", "fader-mix", "fader-gain"}
+    # One fader per parameter that is not a choice (the rack's own table, /rack/params).
+    ranged = {m.args[0] for m in osc.request_all("/rack/params") if m.args[5] != "choice"}
+    assert {"cutoff", "resonance", "mix", "gain"} <= ranged
+    assert {f.get_attribute("id") for f in faders} == {"fader-" + p for p in ranged}
     assert "(Hz)" in browser.find_element(By.ID, "fader-cutoff").get_attribute("aria-label")
     width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], f"horizontal scrolling on a 412 px wide screen: {width}"

@@ -34,6 +34,16 @@ def test_render_path_never_allocates_locks_or_does_io(rack_factory, osc_factory,
         ctl.send("/rack/mix", float(i % 100))
         ctl.send("/rack/resonance/norm", (i % 10) / 10)
         ctl.send("/rack/gain", -float(i % 12))
+        # The reverb's shaping controls and bypass move too (issue 19).
+        ctl.send("/rack/decay", 0.2 + (i * 0.37) % 12, 0.02 * (i % 3))
+        ctl.send("/rack/predelay", float((i * 13) % 250))
+        ctl.send("/rack/damping/norm", (i % 7) / 6)
+        ctl.send("/rack/lowcut", 10.0 + (i * 31) % 900)
+        ctl.send("/rack/highcut", 1000.0 + (i * 577) % 19000)
+        ctl.send("/rack/width", float((i * 11) % 150))
+        if i % 15 == 0:
+            ctl.send("/rack/freeze", (i // 15) % 2)
+            ctl.send("/rack/bypass", ((i // 15) + 1) % 2, 0.01)
         if i % 10 == 0:
             ctl.send("/rack/preset", presets[(i // 10) % len(presets)], 0.05)
             ctl.send("/rack/room", rooms[(i // 10) % len(rooms)])

@@ -1,0 +1,88 @@
+import RackDSP
+
+/// The reverb's shaping controls as parameters: the one place their units meet the kernel's
+/// (`ReverbShape` takes seconds and fractions; the parameters read milliseconds and percent),
+/// and the one list of the controls that follow the room (the room rule, `RoomRule`).
+public enum ReverbControls {
+    /// Milliseconds in a second (`predelay`).
+    static var millisecondsPerSecond: Double { @inline(__always) @_noLocks get { 1000 } }
+    /// Percent in a whole (`width`).
+    static var percentPerWhole: Double { @inline(__always) @_noLocks get { 100 } }
+
+    /// The parameters that take a room's own values when the room is chosen, in table order:
+    /// every field of `ReverbShape`.
+    public static let followingRoom: [ParameterID] = [.decay, .predelay, .damping, .lowcut, .highcut, .width, .freeze]
+
+    /// A range in seconds as milliseconds.
+    static func milliseconds(_ seconds: ClosedRange<Double>) -> ClosedRange<Double> {
+        (seconds.lowerBound * millisecondsPerSecond)...(seconds.upperBound * millisecondsPerSecond)
+    }
+
+    /// A range of fractions as percent.
+    static func percent(_ fraction: ClosedRange<Double>) -> ClosedRange<Double> {
+        (fraction.lowerBound * percentPerWhole)...(fraction.upperBound * percentPerWhole)
+    }
+
+    /// The shape the parameters' values make (each in its parameter's unit; a toggle is on at
+    /// 0.5 or more, as `TaperedRange.clamp` rounds it).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    public static func shape(decay: Double, predelay: Double, damping: Double, lowcut: Double, highcut: Double,
+                             width: Double, freeze: Double) -> ReverbShape {
+        ReverbShape(decaySeconds: decay, predelaySeconds: predelay / millisecondsPerSecond, dampingHz: damping,
+                    lowcutHz: lowcut, highcutHz: highcut, width: width / percentPerWhole, freeze: freeze >= 0.5)
+    }
+
+    /// True when two shapes are equal in every field (`==` of another module, readable by the
+    /// render thread's checker).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func same(_ a: ReverbShape, _ b: ReverbShape) -> Bool {
+        a.decaySeconds == b.decaySeconds && a.predelaySeconds == b.predelaySeconds && a.dampingHz == b.dampingHz
+            && a.lowcutHz == b.lowcutHz && a.highcutHz == b.highcutHz && a.width == b.width && a.freeze == b.freeze
+    }
+
+    /// The parameters' values (in their units) of `shape`: a room's own values (`Room.shape`).
+    public static func values(of shape: ReverbShape) -> [ParameterID: Double] {
+        [.decay: shape.decaySeconds, .predelay: shape.predelaySeconds * millisecondsPerSecond,
+         .damping: shape.dampingHz, .lowcut: shape.lowcutHz, .highcut: shape.highcutHz,
+         .width: shape.width * percentPerWhole, .freeze: shape.freeze ? 1 : 0]
+    }
+}
+
+extension RackState {
+    /// The reverb shape these values make: what the engine's reverb stage runs once every ramp
+    /// has arrived (`rack plot --decay` draws it).
+    public var reverbShape: ReverbShape {
+        ReverbControls.shape(decay: self[.decay], predelay: self[.predelay], damping: self[.damping],
+                             lowcut: self[.lowcut], highcut: self[.highcut], width: self[.width], freeze: self[.freeze])
+    }
+}
+
+/// The room rule: choosing a room moves the controls that follow the room to that room's own
+/// values, unless the same group of changes (one OSC message or bundle, automation line,
+/// preset or `--set` list) sets them. The one implementation; every place that groups changes
+/// calls it.
+public enum RoomRule {
+    /// The changes choosing `room` implies, in table order, leaving out the parameters in
+    /// `setAlso` (set by the same group).
+    public static func implied(by room: Room, setAlso: Set<ParameterID> = []) -> [(ParameterID, Double)] {
+        let own = ReverbControls.values(of: room.shape)
+        return ReverbControls.followingRoom.compactMap { id in
+            guard !setAlso.contains(id), let v = own[id] else { return nil }
+            return (id, Parameters[id].clamp(v))
+        }
+    }
+
+    /// A group of changes with each room change followed by what it implies (the controls the
+    /// group does not set itself, at the new room's values).
+    public static func expand(_ changes: [(ParameterID, Double)]) -> [(ParameterID, Double)] {
+        let set = Set(changes.map(\.0))
+        var out: [(ParameterID, Double)] = []
+        for (id, value) in changes {
+            out.append((id, value))
+            if id == .room, let room = Room.at(index: Int(value)) { out += implied(by: room, setAlso: set) }
+        }
+        return out
+    }
+}
