@@ -92,6 +92,8 @@ public struct Reverb: @unchecked Sendable {
     var shapeChanged = false
     /// The wet output's cuts and width.
     var wetStage = ReverbWetStage()
+    /// The pre-delay: how far further back every history read reaches (crossfaded changes).
+    var predelay = ReverbPredelay()
     /// The input feed's fade for `freeze`: `ReverbShape.freezeFadeSeconds` in samples, where
     /// the fade is (0: not fed … `feedFrames`: fed), and whether it moves towards 0.
     var feedFrames = 8
@@ -144,7 +146,8 @@ public struct Reverb: @unchecked Sendable {
         for room in rooms { times[room.index] = room.targetDecaySeconds }
         decayTimes = times
 
-        historyLength = Self.powerOfTwo(atLeast: maxHistory + 8)
+        predelay.prepare(sampleRate: sampleRate)
+        historyLength = Self.powerOfTwo(atLeast: maxHistory + ReverbPredelay.maximumFrames(sampleRate: sampleRate) + 8)
         let lineLength = Self.powerOfTwo(atLeast: maxLine)
         let diffuserLength = Self.powerOfTwo(atLeast: maxDiffuser)
         slotCount = SpillOverTuning.slots
@@ -225,6 +228,7 @@ public struct Reverb: @unchecked Sendable {
         historyWrite = 0
         phase = 0
         wetStage.reset()
+        predelay.reset()
         feedPosition = feedStopping ? 0 : feedFrames
         shapeChanged = true
         groupLeft = .zero

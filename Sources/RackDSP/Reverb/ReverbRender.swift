@@ -59,6 +59,7 @@ extension Reverb {
             }
         }
         if let shape { applyShape(shape, slots) }
+        let reads = predelay.step()
         var left = SIMD8<Float>.zero, right = SIMD8<Float>.zero
         for s in 0..<slotCount {
             switch slots[s].phase {
@@ -71,7 +72,7 @@ extension Reverb {
             }
             guard let history = slots[s].history else { continue }
             let h = HistoryView(base: history, stride: historyLength + 8, mask: historyLength - 1,
-                                write: historyWrite)
+                                write: historyWrite, reads: reads)
             var (l, r) = slots[s].core.render(h)
             slots[s].touched = true
             let probe = (l - l) + (r - r)           // 0 unless a lane is NaN or ±Inf
@@ -107,6 +108,7 @@ extension Reverb {
         guard shapeChanged else { return }
         shapeChanged = false
         wetStage.set(shape, sampleRate: sampleRate)
+        predelay.set(seconds: shape.predelaySeconds, sampleRate: sampleRate)
         feedStopping = shape.freeze
     }
 }
