@@ -224,7 +224,7 @@ final class ReverbShapeTests: XCTestCase {
 
     // MARK: Block-size invariance
 
-    /// Every control moving (on the engine's 32-sample ticks) while noise plays: blocks of 64,
+    /// Every control moving (on the engine's 32-sample ticks; `predelay` ramped and jumping) while noise plays: blocks of 64,
     /// 333 and 4096 frames give bit-identical output.
     func testOutputDoesNotDependOnTheBlockSizeWithTheControlsMoving() {
         let rate = 48_000.0, n = 48_000
@@ -232,7 +232,10 @@ final class ReverbShapeTests: XCTestCase {
         // A control segment every 32 samples: every control swept, freeze on for a while.
         func shape(at tick: Int) -> ReverbShape {
             let u = Double(tick) / Double(n / 32)
-            return ReverbShape(decaySeconds: 0.3 + 5 * u, dampingHz: 20_000 - 19_000 * u,
+            // predelay: a ramp (a new value every tick: chained crossfades) to 100 ms, then
+            // jumps (a crossfade each, one starting while another runs).
+            let predelay = u < 0.3 ? u / 3 : (u < 0.5 ? 0.25 : (u < 0.5005 ? 0.02 : 0.13))
+            return ReverbShape(decaySeconds: 0.3 + 5 * u, predelaySeconds: predelay, dampingHz: 20_000 - 19_000 * u,
                                lowcutHz: 10 + 300 * u, highcutHz: 20_000 - 15_000 * u, width: 1.5 * u,
                                freeze: (0.4..<0.6).contains(u))
         }

@@ -92,6 +92,8 @@ public struct Reverb: @unchecked Sendable {
     var shapeChanged = false
     /// The wet output's cuts and width.
     var wetStage = ReverbWetStage()
+    /// The pre-delay: how far further back every history read reaches (crossfaded changes).
+    var predelay = ReverbPredelay()
     /// The input feed's fade for `freeze`: `ReverbShape.freezeFadeSeconds` in samples, where
     /// the fade is (0: not fed … `feedFrames`: fed), and whether it moves towards 0.
     var feedFrames = 8
@@ -144,7 +146,8 @@ public struct Reverb: @unchecked Sendable {
         for room in rooms { times[room.index] = room.targetDecaySeconds }
         decayTimes = times
 
-        historyLength = Self.powerOfTwo(atLeast: maxHistory + 8)
+        predelay.prepare(sampleRate: sampleRate)
+        historyLength = Self.powerOfTwo(atLeast: maxHistory + ReverbPredelay.maximumFrames(sampleRate: sampleRate) + 8)
         let lineLength = Self.powerOfTwo(atLeast: maxLine)
         let diffuserLength = Self.powerOfTwo(atLeast: maxDiffuser)
         slotCount = SpillOverTuning.slots
@@ -225,6 +228,7 @@ public struct Reverb: @unchecked Sendable {
         historyWrite = 0
         phase = 0
         wetStage.reset()
+        predelay.reset()
         feedPosition = feedStopping ? 0 : feedFrames
         shapeChanged = true
         groupLeft = .zero
@@ -277,116 +281,6 @@ public struct Reverb: @unchecked Sendable {
         shapeChanged = true
     }
 
-    // MARK: Audio
-
-    /// 100 % wet stereo output for `frames` input samples (`frames ≤ maxFrames`). Input and
-    /// output may NOT alias. Splitting a block into several calls of any sizes gives
-    /// bit-identical output. Unprepared: writes silence.
-    /// - Realtime: safe
-    @_noLocks public mutating func process(
-        inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
-        outputLeft: UnsafeMutablePointer<Float>, outputRight: UnsafeMutablePointer<Float>,
-        frames: Int
-    ) {
-        guard frames > 0 else { return }
-        guard let slots else {
-            outputLeft.update(repeating: 0, count: frames)
-            outputRight.update(repeating: 0, count: frames)
-            return
-        }
-        var k = 0
-        // Finish a group begun in an earlier call.
-        while phase != 0 && k < frames {
-            pushInput(inputLeft[k], inputRight[k], slots)
-            outputLeft[k] = groupLeft[phase]
-            outputRight[k] = groupRight[phase]
-            phase = (phase + 1) & 7
-            k += 1
-        }
-        // Whole groups, straight to the output.
-        while frames - k >= 8 {
-            let (l, r) = renderGroup(slots)
-            pushGroup(UnsafeRawPointer(inputLeft + k).loadUnaligned(as: SIMD8<Float>.self),
-                      UnsafeRawPointer(inputRight + k).loadUnaligned(as: SIMD8<Float>.self), slots)
-            UnsafeMutableRawPointer(outputLeft + k).storeBytes(of: l, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(outputRight + k).storeBytes(of: r, as: SIMD8<Float>.self)
-            k &+= 8
-        }
-        // Start a group that this call only partly covers.
-        if k < frames {
-            (groupLeft, groupRight) = renderGroup(slots)
-            while k < frames {
-                pushInput(inputLeft[k], inputRight[k], slots)
-                outputLeft[k] = groupLeft[phase]
-                outputRight[k] = groupRight[phase]
-                phase += 1
-                k += 1
-            }
-        }
-    }
-
-    /// The output of the group starting at the history write index (a multiple of 8): the sum
-    /// of every sounding slot. Reads only history older than the group. First the slots'
-    /// housekeeping: a queued room change starts when it can, clearing slots take one step.
-    @inline(__always)
-    mutating func renderGroup(_ slots: UnsafeMutablePointer<ReverbSlot>) -> (SIMD8<Float>, SIMD8<Float>) {
-        if let next = pendingRoom, fadeLength == 0 {
-            if next.index == slots[live].core.room.index || startChange(to: next, frames: pendingFrames, slots) {
-                pendingRoom = nil
-            }
-        }
-        if let shape { applyShape(shape, slots) }
-        var left = SIMD8<Float>.zero, right = SIMD8<Float>.zero
-        for s in 0..<slotCount {
-            switch slots[s].phase {
-            case .clean: continue
-            case .clearing:
-                clearStep(s, slots)
-                continue
-            case .live, .spilling, .cutting:
-                break
-            }
-            guard let history = slots[s].history else { continue }
-            let h = HistoryView(base: history, stride: historyLength + 8, mask: historyLength - 1,
-                                write: historyWrite)
-            var (l, r) = slots[s].core.render(h)
-            slots[s].touched = true
-            let probe = (l - l) + (r - r)           // 0 unless a lane is NaN or ±Inf
-            if any(probe .!= SIMD8<Float>.zero) {
-                recover(s, slots)
-                continue
-            }
-            if slots[s].holdGroups > 0 { holdStep(s, slots) }
-            if slots[s].isIn(.cutting) {
-                let g = cutGains(slots[s].cutDone)
-                l *= g
-                r *= g
-                slots[s].cutDone += 8
-                if slots[s].cutDone >= cutFrames { startClearing(s, slots) }
-            } else if slots[s].isIn(.spilling) && s != fadingOut {
-                let loud = any(pointwiseMax(l * l, r * r) .>= silenceLevel * silenceLevel)
-                slots[s].quietGroups = loud ? 0 : slots[s].quietGroups + 1
-                if slots[s].quietGroups >= quietGroupsToEnd { startClearing(s, slots) }
-            }
-            left += l
-            right += r
-        }
-        wetStage.process(&left, &right)
-        return (left, right)
-    }
-
-    /// The shape into the heard network's absorption (a no-op when it has it) and, after a
-    /// `setShape`, into the wet stage and the feed.
-    @_noLocks @inline(__always)
-    mutating func applyShape(_ shape: ReverbShape, _ slots: UnsafeMutablePointer<ReverbSlot>) {
-        slots[live].core.coefficients.shape(decaySeconds: shape.decaySeconds, dampingHz: shape.dampingHz,
-                                            frozen: shape.freeze)
-        guard shapeChanged else { return }
-        shapeChanged = false
-        wetStage.set(shape, sampleRate: sampleRate)
-        feedStopping = shape.freeze
-    }
-
     // MARK: Inspection (tests)
 
     /// Calls `body` with every float of the state: each slot's input history, delay lines,
@@ -399,21 +293,5 @@ public struct Reverb: @unchecked Sendable {
             }
         }
         for v in [groupLeft, groupRight] { for i in 0..<8 { body(v[i]) } }
-    }
-}
-
-/// Where a group's input lives: planar history rings (right = left + stride) and the index of
-/// the group's first sample.
-struct HistoryView {
-    let base: UnsafeMutablePointer<Float>
-    let stride: Int
-    let mask: Int
-    let write: Int
-
-    /// The 8 samples of `channel` (0: L, 1: R) starting `delay` samples before the group.
-    @_noLocks @inline(__always)
-    func load(delay: Int, channel: Int) -> SIMD8<Float> {
-        let p = base + (channel &* stride &+ ((write &- delay) & mask))
-        return UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
     }
 }
