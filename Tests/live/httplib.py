@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 
-from livelib import build_message, parse_packet
+from livelib import build_message, parse_packet, wait_until  # noqa: F401 (the suite's one wait, re-exported)
 
 
 def raw_request(port: int, request: bytes, host: str = "127.0.0.1", timeout: float = 3.0,
@@ -68,10 +67,3 @@ def decode(frame: bytes):
     return parse_packet(frame)
 
 
-def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(step)
