@@ -530,3 +530,30 @@ def test_midi_under_pipewire(pw_rack_factory, pipewire, osc_factory, helpers, tm
     assert osc.get("gain") == -60 and osc.get("cutoff") == pytest.approx(12)
     recv = [l.split()[2:] for l in result["lines"] if l.startswith("recv")]
     assert recv == [["b0", "5b", "7f"]], result["lines"]
+
+
+def test_at_most_the_readme_count_of_midi_events_a_cycle(rack_factory, osc_factory, helpers, jack, tmp_path):
+    """The README's bound of MIDI events read a cycle: 2,500 CC 7 events on one frame (JACK's
+    MIDI buffer holds them at 256 frames); --record has exactly the bound's count of gain changes,
+    the first ones in order (the last applied is event bound − 1), and the next cycle's event is
+    taken as usual."""
+    import re
+
+    readme = (livelib.REPO / "README.md").read_text()
+    m = re.search(r"read in the process callback \(at most (\d[\d,]*) events a cycle[;)]", readme)
+    assert m, "the README no longer states the MIDI events read a cycle"
+    bound = int(m.group(1).replace(",", ""))
+    sent = 2500
+    assert sent > bound
+    rec = tmp_path / "journal.txt"
+    rack = rack_factory("--record", str(rec))
+    osc = osc_factory(rack.osc_port)
+    sched = [f"24000 B0 07 {i % 128:02X}" for i in range(sent)] + ["30000 B0 4A 00"]   # then CC 74 = 0
+    midisend(helpers, jack, sched, 1.0, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
+    wait_get(osc, "cutoff", 12)   # the later cycle's event: taken
+    assert rack.stop() == 0, rack.describe()
+    gains = [float(line.split()[2]) for line in rec.read_text().splitlines() if " /rack/gain " in line]
+    print(f"MIDI: {sent} events in one cycle, {len(gains)} applied (README: at most {bound})")
+    assert len(gains) == bound, f"{len(gains)} of {sent} events applied in one cycle"
+    expected = [-60 + 72 * (i % 128) / 127 for i in range(bound)]
+    assert gains == pytest.approx(expected, abs=1e-4), "the first events of the cycle, in order"
