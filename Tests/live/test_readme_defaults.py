@@ -1,0 +1,45 @@
+"""Defaults the README states, measured from outside with `rack render` (offline, the same
+engine): a room change without a crossfade time crossfades over the README's default, and a
+longer one is cut to the README's cap. Each figure is read from the README's parameter table."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import livelib
+
+README = (livelib.REPO / "README.md").read_text()
+
+
+def room_row() -> tuple[float, float]:
+    """(default crossfade, longest crossfade) in seconds from the README's `room` row."""
+    m = re.search(r"^\| `room` \|.*\| (\d+) ms crossfade \(at most (\d+) ms\) \|", README, re.MULTILINE)
+    assert m, "the README's parameter table no longer gives the room's crossfade"
+    return int(m.group(1)) / 1000, int(m.group(2)) / 1000
+
+
+def render(rack_binary, tmp_path, source, script: str, tag: str) -> bytes:
+    automation = tmp_path / f"{tag}.txt"
+    automation.write_text(script)
+    out = tmp_path / f"{tag}.wav"
+    r = subprocess.run([str(rack_binary), "render", str(source), str(out), "--automation", str(automation),
+                        "--format", "float"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return out.read_bytes()
+
+
+def test_room_changes_crossfade_over_the_readme_default_and_cap(rack_binary, tmp_path):
+    default, longest = room_row()
+    source = tmp_path / "noise.wav"
+    subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "floating-point", str(source),
+                    "synth", "1.5", "pinknoise", "gain", "-10"], check=True, timeout=60)
+    unsaid = render(rack_binary, tmp_path, source, "0.5 /rack/room plate\n", "unsaid")
+    said = render(rack_binary, tmp_path, source, f"0.5 /rack/room plate {default}\n", "said")
+    shorter = render(rack_binary, tmp_path, source, f"0.5 /rack/room plate {default / 2}\n", "shorter")
+    assert unsaid == said, f"a room change without a time does not crossfade over {default} s"
+    assert said != shorter, "the crossfade time makes no difference to the output (the check could not fail)"
+    capped = render(rack_binary, tmp_path, source, f"0.5 /rack/room plate {longest * 2}\n", "capped")
+    at_cap = render(rack_binary, tmp_path, source, f"0.5 /rack/room plate {longest}\n", "at_cap")
+    below = render(rack_binary, tmp_path, source, f"0.5 /rack/room plate {longest * 0.75}\n", "below")
+    assert capped == at_cap, f"a crossfade of {longest * 2} s is not cut to {longest} s"
+    assert at_cap != below
