@@ -43,3 +43,28 @@ def test_room_changes_crossfade_over_the_readme_default_and_cap(rack_binary, tmp
     below = render(rack_binary, tmp_path, source, f"0.5 /rack/room plate {longest * 0.75}\n", "below")
     assert capped == at_cap, f"a crossfade of {longest * 2} s is not cut to {longest} s"
     assert at_cap != below
+
+
+def test_an_out_of_range_set_is_clamped_applied_and_warned_about(rack_binary, tmp_path):
+    """The README: out-of-range values are clamped, applied, and reported (a warning on the
+    command line): `--set gain=40` renders at +12 dB (the range's top) with one warning, exit 0."""
+    import numpy as np
+
+    source = tmp_path / "tone.wav"
+    subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "floating-point", str(source),
+                    "synth", "1", "sine", "440", "gain", "-30"], check=True, timeout=60)
+    out = tmp_path / "loud.wav"
+    r = subprocess.run([str(rack_binary), "render", str(source), str(out), "--set", "gain=40", "--set", "mix=0",
+                        "--format", "float"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    warnings = [l for l in r.stderr.splitlines() if "clamped to 12" in l]
+    assert len(warnings) == 1 and "warning" in warnings[0], r.stderr
+
+    def rms(path):
+        raw = tmp_path / (path.stem + ".f32")
+        subprocess.run(["sox", str(path), "-t", "f32", str(raw)], check=True, timeout=60)
+        x = np.fromfile(raw, dtype=np.float32).astype(np.float64)[48000:]   # past the gain's first ramp
+        return float(np.sqrt(np.mean(x ** 2)))
+
+    gain_db = 20 * np.log10(rms(out) / rms(source))
+    assert abs(gain_db - 12) < 0.05, f"rendered {gain_db:.3f} dB above the input, not the clamped 12 dB"
