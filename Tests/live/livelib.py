@@ -120,6 +120,14 @@ def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
         time.sleep(step)
 
 
+def wait_rack_looked(osc) -> None:
+    """Waits for two turns of rack's control loop: two /ping round trips (the second is read
+    after a housekeeping pass that began once the first was answered). Rack looks at its JACK
+    connections in that pass when JACK has said they changed, so a connection made on the
+    server before the call is then known to rack (wanted)."""
+    assert osc.ping() and osc.ping(), "rack does not answer /ping"
+
+
 def wait_ramps_over(meters, timeout: float = 3.0) -> None:
     """Waits (wait_until) for two /rack/meter pushes in a row saying no ramp runs (the last field,
     i:ramping, is 0). `meters` is an Osc that sent /rack/meter; changes sent before the call and

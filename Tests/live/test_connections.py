@@ -39,11 +39,10 @@ def connected(server: str, ours: str, peer: str) -> bool:
 
 
 def wait_seen_by_rack(server: str, osc, ours: str, peer: str) -> None:
-    """Waits (wait_until) until the connection is made on the server, then for two turns of rack's
-    control loop (two /ping round trips: the second is read after a housekeeping pass that began
-    after the first was answered), where rack looks at its connections when JACK says they changed."""
+    """Waits (wait_until) until the connection is made on the server, then until rack has
+    looked at it (livelib.wait_rack_looked)."""
     assert wait_until(lambda: connected(server, ours, peer), 5), f"{ours} not connected to {peer} within 5 s"
-    assert osc.ping() and osc.ping(), "rack does not answer /ping"
+    livelib.wait_rack_looked(osc)
 
 
 def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
