@@ -68,3 +68,28 @@ def test_an_out_of_range_set_is_clamped_applied_and_warned_about(rack_binary, tm
 
     gain_db = 20 * np.log10(rms(out) / rms(source))
     assert abs(gain_db - 12) < 0.05, f"rendered {gain_db:.3f} dB above the input, not the clamped 12 dB"
+
+
+def test_preset_save_time_is_printed(rack_factory, osc_factory):
+    """A benchmark for the README's save time (a write and two fsyncs): 20 saves over OSC, each
+    timed from the save to the answer of a /ping sent after it in the same packet order (the
+    control thread writes the file before it reads the ping). Asserted only loosely (each under
+    a second); the median and the worst are printed."""
+    import statistics
+    import time
+
+    rack = rack_factory()
+    osc = osc_factory(rack.osc_port)
+    assert osc.ping()
+    times = []
+    for i in range(20):
+        t0 = time.monotonic()
+        osc.send("/rack/preset/save", f"bench{i}")
+        assert osc.ping(), "no /pong after a save"
+        times.append(time.monotonic() - t0)
+    for i in range(20):
+        osc.send("/rack/preset/delete", f"bench{i}")
+        assert osc.ping()
+    print(f"preset save + /ping round trip: median {statistics.median(times) * 1000:.1f} ms, "
+          f"worst {max(times) * 1000:.1f} ms of 20")
+    assert max(times) < 1.0, times
