@@ -62,8 +62,12 @@ def test_far_future_bundles_do_not_silence_faders_recalls_or_loads(rack, osc_fac
     assert close_to(osc.get("cutoff"), 384)
     # A load: the file is heard.
     osc.send("/rack/preset", "Dry")
+    loaded = time.monotonic()
     osc.send("/rack/player/load", str(tone(tmp_path / "tone.wav", 3000.0)))
-    time.sleep(0.5)
+    # The new file from its start, past its crossfade: 0.2 s in, and no further than the time
+    # since the load (the demo loop's position was further on).
+    playing = lambda: 0.2 < osc.status().args[4] <= time.monotonic() - loaded + 0.05   # noqa: E731
+    assert livelib.wait_until(playing, 3.0), f"the loaded file does not play: {osc.status().args[4]} s"
     data, rate = livelib.record(helpers["jackrec"], jack.name, [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
                                 0.5, tmp_path / "out.raw")
     fraction = energy_fraction(data, rate, 3000.0)
