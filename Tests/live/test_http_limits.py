@@ -5,7 +5,6 @@ Content-Security-Policy, and the default port 8001 with its fallback (in a priva
 namespace, so no other program's port 8001 is involved)."""
 from __future__ import annotations
 
-import re
 import socket
 import subprocess
 import time
@@ -13,27 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import livelib
-from httplib import get, raw_request
+from httplib import README, get, raw_request, readme_number, readme_row
 from livelib import RackProcess, wait_until
 from test_hostile_http import open_websocket, read_frame
-
-README = (livelib.REPO / "README.md").read_text()
-
-
-def readme_row(name: str) -> str:
-    """The README exposure table's row `| name | ... |`."""
-    m = re.search(rf"^\| {re.escape(name)} \|(.*)\|\s*$", README, re.MULTILINE)
-    assert m, f"no '| {name} |' row in the README"
-    return m.group(1)
-
-
-def readme_number(pattern: str, text: str) -> int:
-    """The number (digits with thousands commas) captured by `pattern` in `text`."""
-    m = re.search(pattern, text)
-    assert m, f"the README no longer says {pattern!r}: {text[:200]}"
-    return int(m.group(1).replace(",", ""))
-
 
 CONNECTIONS = readme_row("connections")
 MAX_CONNECTIONS = readme_number(r"(\d[\d,]*) open at once", CONNECTIONS)
