@@ -300,9 +300,13 @@ def test_cc_sweep_splatters_no_more_than_an_osc_ramp(rack_factory, osc_factory, 
     level, quiet = 0.5 * 10 ** (12 / 20), 0.5 * 10 ** (-60 / 20)
     for x in (cc, ramp):
         assert np.isclose(x.max(), level, rtol=1e-3), "both reach +12 dB"
-    # The same span of each: from the quiet plateau before to the loud one after.
+    # The same span of each: from the quiet plateau before to the loud one after. The rise is
+    # where the level passes twice the plateau (+6 dB): the DC feed's own onset, 0.5 s earlier,
+    # overshoots the plateau by ~20 % through the filter and must not be taken for it.
     def around(x):
-        start = int(np.flatnonzero(x > quiet * 1.01)[0]) - 2400   # 50 ms before the rise
+        rise = int(np.flatnonzero(x > quiet * 2)[0])
+        start = rise - 4800   # 100 ms before: on the plateau (+6 dB is 42 ms into either rise)
+        assert start > 0 and np.allclose(x[start:start + 960], quiet, rtol=1e-3), "no quiet plateau before the rise"
         return x[start:start + span + 9600]
     s_cc, s_osc = splatter_db(around(cc), RATE), splatter_db(around(ramp), RATE)
     # The metric sees zipper: the OSC ramp quantised to 128 dB steps (an unsmoothed 7-bit sweep).
