@@ -93,3 +93,37 @@ def test_preset_save_time_is_printed(rack_factory, osc_factory):
     print(f"preset save + /ping round trip: median {statistics.median(times) * 1000:.1f} ms, "
           f"worst {max(times) * 1000:.1f} ms of 20")
     assert max(times) < 1.0, times
+
+
+def test_control_ticks_every_32_samples_on_absolute_positions(rack_binary, tmp_path):
+    """The README: parameters are evaluated at control ticks every 32 samples on absolute
+    positions and interpolated linearly inside. A gain ramp linear in dB (−60 → 0 dB over
+    20 ms, from sample 4,814: not on a tick) on DC is a chain of straight lines in the output:
+    its second difference is non-zero exactly at the multiples of 32 inside the ramp, at every one
+    of them, and nowhere else (the ramp's first tick and its end aside)."""
+    import numpy as np
+
+    m = re.search(r"ticks every (\d+) samples", README)
+    assert m, "the README no longer gives the control tick"
+    tick = int(m.group(1))
+    source = tmp_path / "dc.wav"
+    subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "floating-point", str(source),
+                    "synth", "0.2", "sine", "0", "dcshift", "0.5"], check=True, timeout=60)
+    automation = tmp_path / "ramp.txt"
+    automation.write_text("0.1003 /rack/gain 0 0.02\n")   # frame 4,814.4 -> 4,814
+    out = tmp_path / "out.wav"
+    r = subprocess.run([str(rack_binary), "render", str(source), str(out), "--set", "gain=-60", "--set", "mix=0",
+                        "--automation", str(automation), "--format", "float"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    raw = tmp_path / "out.f32"
+    subprocess.run(["sox", str(out), "-t", "f32", str(raw)], check=True, timeout=60)
+    x = np.fromfile(raw, dtype=np.float32).reshape(-1, 2)[:, 0].astype(np.float64)
+    kink = np.abs(np.diff(x, 2)) / np.abs(x[1:-1]) > 1e-4   # kink[i]: a bend at sample i + 1
+    start, end = 4814, 4814 + 960
+    inner = np.arange(start + 2 * tick - start % tick, end - 2 * tick)   # from the second tick on
+    bent = inner[kink[inner - 1]]
+    print(f"gain ramp: bends at {len(bent)} samples inside, spaced {sorted(set(np.diff(bent)))}")
+    assert len(bent) > 10, "no bends: the measure cannot see the ticks"
+    assert set(bent % tick) == {0}, f"bends off the {tick}-sample grid: {bent[bent % tick != 0][:10]}"
+    assert list(bent) == list(inner[inner % tick == 0]), "a tick without a bend: ticks further apart than the README's"
