@@ -83,7 +83,7 @@ let package = Package(
 
         // What several test targets share: temporary directories and test tones.
         .target(name: "RackTestSupport", dependencies: ["RackIO"], path: "Tests/RackTestSupport"),
-        .testTarget(name: "RackDSPTests", dependencies: ["RackDSP"]),
+        .testTarget(name: "RackDSPTests", dependencies: ["RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackTestSupport"]),
         .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import RackTestSupport
 import XCTest
 @testable import RackDSP
 
@@ -85,8 +86,9 @@ final class LowPassTests: XCTestCase {
         var l = [Float](repeating: 0, count: segment), r = l
         var maxAbs: Float = 0
         var n = 0
+        var noise = SplitMix(seed: 0x10_0A55)   // seeded: the same noise every run
         for block in 0..<(48_000 * 5 / segment) {
-            for i in 0..<segment { l[i] = Float.random(in: -1...1); r[i] = l[i] }
+            for i in 0..<segment { l[i] = Float.random(in: -1...1, using: &noise); r[i] = l[i] }
             // Cutoff jumps between 12 Hz and 19 kHz every segment and every other control point,
             // with maximum resonance.
             let a = f.coefficients(cutoffHz: block % 2 == 0 ? 12 : 19_000, resonanceDecibels: 20)
@@ -102,7 +104,8 @@ final class LowPassTests: XCTestCase {
     }
 
     func testSplittingASegmentGivesTheSameSamples() {
-        let input = (0..<512).map { _ in Float.random(in: -1...1) }
+        var noise = SplitMix(seed: 512)   // seeded: the same noise every run
+        let input = (0..<512).map { _ in Float.random(in: -1...1, using: &noise) }
         func run(_ splits: [Int]) -> [Float] {
             var f = LowPass()
             f.prepare(sampleRate: rate, maxFrames: 512, maximumCutoffHz: 20_000)

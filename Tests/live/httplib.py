@@ -4,9 +4,27 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 
-from livelib import build_message, parse_packet
+import re
+
+import livelib
+from livelib import build_message, parse_packet, wait_until  # noqa: F401 (the suite's one wait, re-exported)
+
+README = (livelib.REPO / "README.md").read_text()
+
+
+def readme_row(name: str) -> str:
+    """The README exposure table's row `| name | ... |` (the HTTP tests read their figures there)."""
+    m = re.search(rf"^\| {re.escape(name)} \|(.*)\|\s*$", README, re.MULTILINE)
+    assert m, f"no '| {name} |' row in the README"
+    return m.group(1)
+
+
+def readme_number(pattern: str, text: str = README) -> int:
+    """The number (digits with thousands commas) captured by `pattern` in `text`."""
+    m = re.search(pattern, text)
+    assert m, f"the README no longer says {pattern!r}: {text[:200]}"
+    return int(m.group(1).replace(",", ""))
 
 
 def raw_request(port: int, request: bytes, host: str = "127.0.0.1", timeout: float = 3.0,
@@ -68,10 +86,3 @@ def decode(frame: bytes):
     return parse_packet(frame)
 
 
-def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(step)

@@ -109,14 +109,39 @@ def jack_connections(server: str) -> dict[str, list[str]]:
     return parse_connections(jack_ports(server, "-c"))
 
 
-def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
-    """Polls `predicate` until it holds or `timeout` seconds pass; its last answer."""
+def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
+    """The suite's one wait on a condition: polls `predicate` every `step` seconds until it holds
+    or `timeout` seconds pass; its last answer (truthy when it held)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
         time.sleep(step)
-    return predicate()
+
+
+def wait_rack_looked(osc) -> None:
+    """Waits for two turns of rack's control loop: two /ping round trips (the second is read
+    after a housekeeping pass that began once the first was answered). Rack looks at its JACK
+    connections in that pass when JACK has said they changed, so a connection made on the
+    server before the call is then known to rack (wanted)."""
+    assert osc.ping() and osc.ping(), "rack does not answer /ping"
+
+
+def wait_ramps_over(meters, timeout: float = 3.0) -> None:
+    """Waits (wait_until) for two /rack/meter pushes in a row saying no ramp runs (the last field,
+    i:ramping, is 0). `meters` is an Osc that sent /rack/meter; changes sent before the call and
+    answered (a ping or a get) are applied within a cycle, shorter than the 66 ms between pushes,
+    so the second push was made after them."""
+    meters.drain(0)
+    idle_in_a_row = [0]
+
+    def idle() -> bool:
+        m = meters.wait_for("/rack/meter", 0.5)
+        idle_in_a_row[0] = idle_in_a_row[0] + 1 if m is not None and m.args[-1] == 0 else 0
+        return idle_in_a_row[0] >= 2
+
+    assert wait_until(idle, timeout, step=0.0), f"a ramp still running (or no meters) after {timeout} s"
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """Sound comes out of out_1/out_2, and the filter audibly works, recorded through JACK."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
@@ -24,15 +23,18 @@ def test_demo_loop_is_audible_and_finite(helpers, jack, rack, tmp_path):
     assert np.abs(data).max() <= 4.0, f"implausibly loud output: peak {np.abs(data).max()}"
 
 
-def test_low_cutoff_darkens_the_sound(helpers, jack, rack, osc, tmp_path):
+def test_low_cutoff_darkens_the_sound(helpers, jack, rack, osc, osc_factory, tmp_path):
+    meters = osc_factory(rack.osc_port)
+    meters.send("/rack/meter")
     osc.send("/rack/cutoff", 20000.0)
     assert livelib.close_to(osc.get("cutoff"), 20000)
-    time.sleep(0.3)
+    livelib.wait_ramps_over(meters)
     bright = _record(helpers, jack, rack, tmp_path, tag="bright")
     osc.send("/rack/cutoff", 200.0)
     assert livelib.close_to(osc.get("cutoff"), 200)
-    time.sleep(0.3)
+    livelib.wait_ramps_over(meters)
     dark = _record(helpers, jack, rack, tmp_path, tag="dark")
+    meters.send("/rack/unsubscribe")
     assert np.isfinite(bright).all() and np.isfinite(dark).all()
     c_bright = livelib.spectral_centroid(bright, 48000)
     c_dark = livelib.spectral_centroid(dark, 48000)

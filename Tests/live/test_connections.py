@@ -38,6 +38,13 @@ def connected(server: str, ours: str, peer: str) -> bool:
     return peer in livelib.jack_connections(server).get(ours, [])
 
 
+def wait_seen_by_rack(server: str, osc, ours: str, peer: str) -> None:
+    """Waits (wait_until) until the connection is made on the server, then until rack has
+    looked at it (livelib.wait_rack_looked)."""
+    assert wait_until(lambda: connected(server, ours, peer), 5), f"{ours} not connected to {peer} within 5 s"
+    livelib.wait_rack_looked(osc)
+
+
 def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
     server = f"rack-conn-{os.getpid()}"
     pid = livelib.start_jack(server, 48000, 256)
@@ -56,12 +63,15 @@ def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
         metro = peer("beat")
         subprocess.run(["jack_connect", metro.port, "wired:in_1"], env=env, check=True, timeout=10)
         subprocess.run(["jack_connect", "wired:out_1", "system:playback_1"], env=env, check=True, timeout=10)
-        time.sleep(0.7)   # rack looks at its connections every half second
+        wait_seen_by_rack(server, osc, "wired:in_1", metro.port)
+        wait_seen_by_rack(server, osc, "wired:out_1", "system:playback_1")
 
         # A peer that goes away and comes back is connected again when its port appears.
         metro.stop()
         assert wait_until(lambda: metro.port not in livelib.jack_port_list(server), 5)
-        time.sleep(1.5)   # longer than rack's one-second confirmation of a removal
+        # A window for a defect to show (forgetting the peer's connection), not a wait a pass
+        # needs: longer than rack's one-second confirmation of a removal.
+        time.sleep(1.5)
         metro = peer("beat")
         t0 = time.monotonic()
         assert wait_until(lambda: connected(server, "wired:in_1", metro.port), 3), livelib.jack_connections(server)
@@ -76,7 +86,9 @@ def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
         pid = livelib.start_jack(server, 48000, 256)
         assert wait_until(lambda: osc.status(timeout=0.3).args[5] == "running", 8)
         assert wait_until(lambda: connected(server, "wired:out_1", "system:playback_1"), 3)
-        time.sleep(1.5)   # rack has seen the smaller set of connections for a while: it must not forget
+        # A window for a defect to show: rack has seen the smaller set of connections for longer
+        # than its one-second confirmation; it must not forget the peer's.
+        time.sleep(1.5)
         metro = peer("beat")
         t0 = time.monotonic()
         assert wait_until(lambda: connected(server, "wired:in_1", metro.port), 3), livelib.jack_connections(server)
@@ -84,12 +96,12 @@ def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
 
         # Undone by someone while both ends exist: forgotten, not made again.
         subprocess.run(["jack_disconnect", metro.port, "wired:in_1"], env=env, check=True, timeout=10)
-        time.sleep(2.0)
+        time.sleep(2.0)   # a window for a defect to show (rack making it again), past the 1 s confirmation
         assert not connected(server, "wired:in_1", metro.port)
         metro.stop()
         assert wait_until(lambda: metro.port not in livelib.jack_port_list(server), 5)
         metro = peer("beat")
-        time.sleep(1.5)
+        time.sleep(1.5)   # a window for a defect to show: a returning peer is wired within 0.3 s (above)
         assert not connected(server, "wired:in_1", metro.port), "an undone connection came back"
         assert connected(server, "wired:out_1", "system:playback_1")
     finally:
@@ -119,7 +131,7 @@ def test_jackd_restarts_timed(tmp_path, rack_binary):
     results = []
     try:
         subprocess.run(["jack_connect", "timed:out_1", "system:playback_1"], env=env, check=True, timeout=10)
-        time.sleep(0.7)
+        wait_seen_by_rack(server, osc, "timed:out_1", "system:playback_1")
         for _ in range(3):
             t0 = time.monotonic()
             os.kill(pid, signal.SIGTERM)   # the server goes away (it tells its clients as it does)
@@ -140,7 +152,7 @@ def test_jackd_restarts_timed(tmp_path, rack_binary):
                 except RuntimeError:
                     if attempt == 2:
                         raise
-                    time.sleep(1.0)
+                    time.sleep(1.0)   # a retry's back-off, not a wait a pass depends on
             assert wait_until(lambda: state() == "running", 8)
             rejoined = time.monotonic() - t1
             assert wait_until(lambda: connected(server, "timed:out_1", "system:playback_1"), 3)

@@ -9,13 +9,13 @@ import time
 
 import pytest
 
-from httplib import body, decode, get, osc as osc_bytes
+from httplib import body, decode, get, osc as osc_bytes, readme_number, readme_row
 from livelib import wait_until
 
 ws_sync = pytest.importorskip("websockets.sync.client")
 
-# HTTPLimits.firstRequestSeconds
-FIRST_REQUEST_SECONDS = 10
+# The README's figure (HTTPLimits.firstRequestSeconds in the code).
+FIRST_REQUEST_SECONDS = readme_number(r"first request head must \*parse\* within (\d+) s", readme_row("connections"))
 
 
 def malformed_first_requests(port: int) -> dict[str, bytes]:

@@ -59,7 +59,7 @@ def test_a_file_that_breaks_while_it_plays_is_reported_and_the_transport_stops(r
     st = status(osc)
     assert st.args[7] == told.args[1], st
     first = st.args[4]
-    time.sleep(0.3)
+    time.sleep(0.3)   # a window for a defect to show (the position moving on), not a wait a pass needs
     assert status(osc).args[4] == first, "player_seconds moves after the failure (transport not stopped)"
     assert wait_until(lambda: any(told.args[1] in line for line in rack.stderr), timeout=2), rack.stderr
     # Another file clears it.

@@ -4,7 +4,6 @@ socket, and upgrades from a foreign Origin refused."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -44,16 +43,23 @@ def test_listen_pushes_changes_from_udp_and_ignore_stops_them(rack, osc):
         osc.send("/rack/gain", -3.0)
         assert not [m for m in messages(ws, 0.3) if m.address == "/rack/gain"], "only what it listens to"
         ws.send(json.dumps({"COMMAND": "IGNORE", "DATA": "/rack/cutoff"}))
-        time.sleep(0.1)   # the IGNORE reaches rack before the change does
+        # A LISTEN after it is answered once the IGNORE before it was handled (one connection's
+        # commands are handled in order): then the change is sent.
+        ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": "/rack/mix"}))
+        handled = messages(ws, 2.0, until=lambda m: m.address == "/rack/mix")
+        assert handled and handled[-1].address == "/rack/mix", f"the LISTEN after the IGNORE unanswered: {handled}"
         osc.send("/rack/cutoff", 500.0)
         assert not [m for m in messages(ws, 0.4) if m.address == "/rack/cutoff"]
 
 
 def test_preset_recall_pushes_every_parameter(rack, osc):
     with connect(rack) as ws:
-        for p in ["/rack/cutoff", "/rack/mix", "/rack/preset"]:
+        listened = ["/rack/cutoff", "/rack/mix", "/rack/preset"]
+        for p in listened:
             ws.send(json.dumps({"COMMAND": "LISTEN", "DATA": p}))
-        messages(ws, 0.3)
+        # Each LISTEN is answered with the current value: all three are in place after the last.
+        answered = messages(ws, 2.0, until=lambda m: m.address == listened[-1])
+        assert any(m.address == listened[-1] for m in answered), f"LISTEN unanswered: {answered}"
         osc.send("/rack/preset", "Warm")
         got = messages(ws, 1.5)
         seen = {m.address: m.args[0] for m in got}

@@ -29,6 +29,8 @@ def test_ports_appear_within_one_second(rack_factory, jack):
     assert elapsed is not None, f"ports {sorted(wanted)} not there after 3 s: {jack.ports()}"
     assert elapsed <= 1.0, f"ports registered after {elapsed:.2f} s (contract: within a second)"
     rack.wait_ready()
+    print(f"start-up: ports after {elapsed * 1000:.0f} ms, the ready lines after "
+          f"{(rack.ready_at - rack.started_at) * 1000:.0f} ms from exec")
     assert rack.client_name == name
     assert (rack.rate, rack.period) == (48000, 256)
     props = livelib.jack_ports(jack.name, "-p")

@@ -30,6 +30,23 @@ def midisend(helpers, jack, lines: list[str], seconds: float, *args: str, tmp_pa
     return lines
 
 
+def wait_get(osc, param: str, value: float, rel: float = 1e-5, abs_: float = 1e-4, timeout: float = 2.0) -> None:
+    """Waits (livelib.wait_until) until /rack/get `param` answers `value`."""
+    got = []
+
+    def there() -> bool:
+        got[:] = [osc.get(param)]
+        return got[0] is not None and got[0] == pytest.approx(value, rel=rel, abs=abs_)
+
+    assert livelib.wait_until(there, timeout, step=0.02), f"{param} is {got[0]}, not {value}, after {timeout} s"
+
+
+def wait_connected(server, port: str, other: str, timeout: float = 5.0) -> None:
+    """Waits (livelib.wait_until) until `port` is connected to `other` on `server` (a Jack or PipeWire)."""
+    assert livelib.wait_until(lambda: other in server.connections().get(port, []), timeout, step=0.02), \
+        f"{port} not connected to {other} within {timeout} s: {server.connections().get(port)}"
+
+
 def steady_rack(rack_factory, osc_factory, *args):
     """A rack with the player stopped, dry (mix 0), gain −60 dB: its output is its input × gain."""
     rack = rack_factory(*args)
@@ -65,13 +82,19 @@ def test_default_map_program_change_and_14_bit(rack_factory, osc_factory, helper
     assert len(names) >= 3
     lines = ["100 B0 4A 00", "200 B0 47 7F", "300 B0 5B 00", "400 B0 07 7F", "500 C0 02"]
     midisend(helpers, jack, lines, 0.5, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
-    time.sleep(0.3)
     # The program change came last: the preset's values win where it sets them; check the
     # preset and then the CCs on a fresh run without it.
-    dump = osc.request_all("/rack/dump")
-    assert dump[-1].address == "/rack/preset" and dump[-1].args == [names[2]], dump
+    dump = []
+
+    def recalled() -> bool:
+        dump[:] = osc.request_all("/rack/dump")
+        return bool(dump) and dump[-1].address == "/rack/preset" and dump[-1].args == [names[2]]
+
+    assert livelib.wait_until(recalled, 2.0, step=0.05), f"program change 2 not applied within 2 s: {dump}"
     midisend(helpers, jack, lines[:4], 0.3, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
-    time.sleep(0.3)
+    targets = {"cutoff": 12, "resonance": 20, "mix": 0, "gain": 12}
+    assert livelib.wait_until(lambda: all(livelib.close_to(osc.get(k), v, 1e-5, 1e-4) for k, v in targets.items()),
+                              2.0), f"the four CCs not applied within 2 s: {[osc.get(k) for k in targets]}"
     assert osc.get("cutoff") == pytest.approx(12, rel=1e-5)
     assert osc.get("resonance") == pytest.approx(20, abs=1e-4)
     assert osc.get("mix") == pytest.approx(0, abs=1e-4)
@@ -79,9 +102,10 @@ def test_default_map_program_change_and_14_bit(rack_factory, osc_factory, helper
     # 14-bit: CC 74 = 64 then its LSB CC 106 = 0; CC 7 = 64 then CC 39 = 127.
     midisend(helpers, jack, ["10 B0 4A 40", "20 B0 6A 00", "30 B0 07 40", "40 B0 27 7F"], 0.3,
              "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
-    time.sleep(0.3)
+    gain = -60 + 72 * (64 * 128 + 127) / 16383
+    wait_get(osc, "gain", gain, abs_=1e-4)   # CC 39, the last of the four
     assert osc.get("cutoff") == pytest.approx(12 * (20000 / 12) ** (64 * 128 / 16383), rel=1e-5)
-    assert osc.get("gain") == pytest.approx(-60 + 72 * (64 * 128 + 127) / 16383, abs=1e-4)
+    assert osc.get("gain") == pytest.approx(gain, abs=1e-4)
 
 
 def test_cutoff_cc_darkens_the_audio(rack_factory, osc_factory, helpers, jack, tmp_path):
@@ -91,8 +115,15 @@ def test_cutoff_cc_darkens_the_audio(rack_factory, osc_factory, helpers, jack, t
     ports = [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"]
     bright, rate = livelib.record(helpers["jackrec"], jack.name, ports, 1.0, tmp_path / "bright.f32")
     midisend(helpers, jack, ["10 B0 4A 20"], 0.2, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
-    time.sleep(0.2)
     expected = 12 * (20000 / 12) ** (32 / 127)
+    wait_get(osc, "cutoff", expected, rel=1e-5)
+    meters = livelib.Osc(rack.osc_port)
+    try:
+        meters.send("/rack/meter")
+        livelib.wait_ramps_over(meters)   # the 20 ms ramp to the new cutoff is over
+    finally:
+        meters.send("/rack/unsubscribe")
+        meters.close()
     assert osc.get("cutoff") == pytest.approx(expected, rel=1e-5)
     dark, _ = livelib.record(helpers["jackrec"], jack.name, ports, 1.0, tmp_path / "dark.f32")
     cb, cd = livelib.spectral_centroid(bright, rate), livelib.spectral_centroid(dark, rate)
@@ -103,13 +134,14 @@ def test_cutoff_cc_darkens_the_audio(rack_factory, osc_factory, helpers, jack, t
 def test_channel_filter(rack_factory, osc_factory, helpers, jack, tmp_path):
     rack = rack_factory("--midi-channel", "2")
     osc = osc_factory(rack.osc_port)
-    midisend(helpers, jack, ["10 B0 07 00", "20 B2 5B 00", "30 C0 01"], 0.3, "-o", f"{rack.client_name}:midi_in",
-             tmp_path=tmp_path)
-    time.sleep(0.3)
+    # The last event, CC 74 on channel 2, marks when the ones before it were handled.
+    midisend(helpers, jack, ["10 B0 07 00", "20 B2 5B 00", "30 C0 01", "40 B1 4A 00"], 0.3, "-o",
+             f"{rack.client_name}:midi_in", tmp_path=tmp_path)
+    wait_get(osc, "cutoff", 12)
     assert osc.get("gain") == 0 and osc.get("mix") == 50, "channels 1 and 3 are filtered out"
     midisend(helpers, jack, ["10 B1 07 00", "20 B1 5B 7F"], 0.3, "-o", f"{rack.client_name}:midi_in",
              tmp_path=tmp_path)
-    time.sleep(0.3)
+    wait_get(osc, "mix", 100)
     assert osc.get("gain") == -60 and osc.get("mix") == 100
 
 
@@ -121,8 +153,10 @@ def test_learn_map_unmap_and_persistence(rack_factory, osc_factory, helpers, jac
     midisend(helpers, jack, ["10 B2 14 7F"], 0.2, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
     learned = osc.wait_for("/rack/midi/map", timeout=2)
     assert learned is not None and learned.args == [3, 20, "resonance"], learned
-    midisend(helpers, jack, ["10 B2 14 00", "20 B0 14 7F"], 0.2, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
-    time.sleep(0.3)
+    # The last event (CC 74 on channel 1, the default map) marks when the ones before it were handled.
+    midisend(helpers, jack, ["10 B2 14 00", "20 B0 14 7F", "30 B0 4A 00"], 0.2, "-o", f"{rack.client_name}:midi_in",
+             tmp_path=tmp_path)
+    wait_get(osc, "cutoff", 12)
     assert osc.get("resonance") == pytest.approx(-20), "bound on channel 3 only: channel 1 is not it"
     osc.send("/rack/midi/unmap", 7)
     err = osc.expect_error("/rack/midi/unmap", 7)
@@ -137,14 +171,16 @@ def test_learn_map_unmap_and_persistence(rack_factory, osc_factory, helpers, jac
     again = rack_factory()
     osc2 = osc_factory(again.osc_port)
     assert [m.args for m in osc2.request_all("/rack/midi/map")] == maps, "the map survives a restart"
-    midisend(helpers, jack, ["10 B0 07 00"], 0.2, "-o", f"{again.client_name}:midi_in", tmp_path=tmp_path)
-    time.sleep(0.3)
+    midisend(helpers, jack, ["10 B0 07 00", "20 B0 4A 00"], 0.2, "-o", f"{again.client_name}:midi_in",
+             tmp_path=tmp_path)
+    wait_get(osc2, "cutoff", 12)   # CC 74 after CC 7: CC 7 was handled
     assert osc2.get("gain") == 0, "CC 7 was unmapped"
     # Learn, then cancel: nothing is bound.
     osc2.send("/rack/midi/learn", "mix")
     osc2.send("/rack/midi/learn")
-    midisend(helpers, jack, ["10 B0 15 7F"], 0.2, "-o", f"{again.client_name}:midi_in", tmp_path=tmp_path)
-    time.sleep(0.3)
+    midisend(helpers, jack, ["10 B0 15 7F", "20 B0 4A 7F"], 0.2, "-o", f"{again.client_name}:midi_in",
+             tmp_path=tmp_path)
+    wait_get(osc2, "cutoff", 20000)   # CC 74 after CC 21: CC 21 was handled
     assert [m.args for m in osc2.request_all("/rack/midi/map")] == maps
 
 
@@ -169,7 +205,7 @@ def test_feedback_out_never_echoes_midi(rack_factory, osc_factory, helpers, jack
 
     t = threading.Thread(target=run)
     t.start()
-    time.sleep(1.0)
+    wait_connected(jack, f"{rack.client_name}:midi_out", "midisend:in")
     osc.send("/rack/gain", 12.0)
     osc.send("/rack/cutoff", 12.0)
     osc.send("/rack/room", "plate")   # not mapped: no feedback
@@ -185,7 +221,8 @@ def record_during(helpers, jack, ports, seconds, path, action):
     """Records `ports` for `seconds` while `action()` runs (started 0.3 s in)."""
     rec = subprocess.Popen([str(helpers["jackrec"]), str(path), str(seconds), *ports], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=jack.env())
-    time.sleep(0.3)
+    for k, port in enumerate(ports, 1):
+        wait_connected(jack, port, f"jackrec-{rec.pid}:in_{k}")
     action()
     out, err = rec.communicate(timeout=seconds + 15)
     assert rec.returncode == 0, err
@@ -202,9 +239,7 @@ def test_event_lands_on_its_frame(rack_factory, osc_factory, helpers, jack, tmp_
                                                      "-d", f"{name}:in_1", "-d", f"{name}:in_2"),
                               kwargs={"tmp_path": tmp_path})
     sender.start()
-    deadline = time.monotonic() + 5
-    while "midisend:click" not in jack.ports() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    assert livelib.wait_until(lambda: "midisend:click" in jack.ports(), 5.0), "midisend did not start within 5 s"
     # The first event is 1 s after midisend starts: the recording (3 s) holds all three.
     data = record_during(helpers, jack, ["midisend:click", f"{name}:out_1"], 3.0, tmp_path / "t.f32", lambda: None)
     sender.join()
@@ -245,7 +280,14 @@ def test_cc_sweep_splatters_no_more_than_an_osc_ramp(rack_factory, osc_factory, 
 
     cc = record_during(helpers, jack, [f"{name}:out_1"], 2.5, tmp_path / "cc.f32", cc_sweep)[:, 0]
     osc.send("/rack/gain", -60.0)
-    time.sleep(0.3)
+    meters = livelib.Osc(rack.osc_port)
+    try:
+        meters.send("/rack/meter")
+        assert osc.ping()
+        livelib.wait_ramps_over(meters)   # back at −60 dB before the ramp's recording
+    finally:
+        meters.send("/rack/unsubscribe")
+        meters.close()
 
     def osc_ramp():
         t = threading.Thread(target=midisend, args=(helpers, jack, [], 1.5, *feed), kwargs={"tmp_path": tmp_path})
@@ -258,9 +300,13 @@ def test_cc_sweep_splatters_no_more_than_an_osc_ramp(rack_factory, osc_factory, 
     level, quiet = 0.5 * 10 ** (12 / 20), 0.5 * 10 ** (-60 / 20)
     for x in (cc, ramp):
         assert np.isclose(x.max(), level, rtol=1e-3), "both reach +12 dB"
-    # The same span of each: from the quiet plateau before to the loud one after.
+    # The same span of each: from the quiet plateau before to the loud one after. The rise is
+    # where the level passes twice the plateau (+6 dB): the DC feed's own onset, 0.5 s earlier,
+    # overshoots the plateau by ~20 % through the filter and must not be taken for it.
     def around(x):
-        start = int(np.flatnonzero(x > quiet * 1.01)[0]) - 2400   # 50 ms before the rise
+        rise = int(np.flatnonzero(x > quiet * 2)[0])
+        start = rise - 4800   # 100 ms before: on the plateau (+6 dB is 42 ms into either rise)
+        assert start > 0 and np.allclose(x[start:start + 960], quiet, rtol=1e-3), "no quiet plateau before the rise"
         return x[start:start + span + 9600]
     s_cc, s_osc = splatter_db(around(cc), RATE), splatter_db(around(ramp), RATE)
     # The metric sees zipper: the OSC ramp quantised to 128 dB steps (an unsmoothed 7-bit sweep).
@@ -458,15 +504,13 @@ def test_connect_wires_physical_midi_capture(rack_factory, osc_factory, helpers,
 
     t = threading.Thread(target=run)
     t.start()
-    deadline = time.monotonic() + 5
-    while "midisend:out" not in jack.ports() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    assert livelib.wait_until(lambda: "midisend:out" in jack.ports(), 5.0), "midisend did not start within 5 s"
     rack = rack_factory("--connect")
     assert any("midisend:out" in l and "midi_in" in l for l in rack.stdout), rack.stdout
     assert f"{rack.client_name}:midi_in" in jack.connections().get("midisend:out", []), jack.connections()
     osc = osc_factory(rack.osc_port)
     t.join()
-    time.sleep(0.2)
+    livelib.wait_until(lambda: osc.get("gain") == -60, 2.0)
     assert osc.get("gain") == -60, "the CC came through the connection --connect made"
 
 
@@ -484,9 +528,36 @@ def test_midi_under_pipewire(pw_rack_factory, pipewire, osc_factory, helpers, tm
 
     t = threading.Thread(target=run)
     t.start()
-    time.sleep(1.2)
+    wait_connected(pipewire, f"{rack.client_name}:midi_out", "midisend:in")
     osc.send("/rack/mix", 100.0)
     t.join()
     assert osc.get("gain") == -60 and osc.get("cutoff") == pytest.approx(12)
     recv = [l.split()[2:] for l in result["lines"] if l.startswith("recv")]
     assert recv == [["b0", "5b", "7f"]], result["lines"]
+
+
+def test_at_most_the_readme_count_of_midi_events_a_cycle(rack_factory, osc_factory, helpers, jack, tmp_path):
+    """The README's bound of MIDI events read a cycle: 2,500 CC 7 events on one frame (JACK's
+    MIDI buffer holds them at 256 frames); --record has exactly the bound's count of gain changes,
+    the first ones in order (the last applied is event bound − 1), and the next cycle's event is
+    taken as usual."""
+    import re
+
+    readme = (livelib.REPO / "README.md").read_text()
+    m = re.search(r"read in the process callback \(at most (\d[\d,]*) events a cycle[;)]", readme)
+    assert m, "the README no longer states the MIDI events read a cycle"
+    bound = int(m.group(1).replace(",", ""))
+    sent = 2500
+    assert sent > bound
+    rec = tmp_path / "journal.txt"
+    rack = rack_factory("--record", str(rec))
+    osc = osc_factory(rack.osc_port)
+    sched = [f"24000 B0 07 {i % 128:02X}" for i in range(sent)] + ["30000 B0 4A 00"]   # then CC 74 = 0
+    midisend(helpers, jack, sched, 1.0, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
+    wait_get(osc, "cutoff", 12)   # the later cycle's event: taken
+    assert rack.stop() == 0, rack.describe()
+    gains = [float(line.split()[2]) for line in rec.read_text().splitlines() if " /rack/gain " in line]
+    print(f"MIDI: {sent} events in one cycle, {len(gains)} applied (README: at most {bound})")
+    assert len(gains) == bound, f"{len(gains)} of {sent} events applied in one cycle"
+    expected = [-60 + 72 * (i % 128) / 127 for i in range(bound)]
+    assert gains == pytest.approx(expected, abs=1e-4), "the first events of the cycle, in order"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import time
 
+import livelib
 from livelib import wait_until
 from livelib import PW_SINK, Osc
 from test_restart_loop import peer_port_remade_rounds
@@ -43,7 +44,7 @@ def test_pw_restart_loop_restores_connections(own_pw_rack_factory, own_pipewire)
     try:
         wire(pw, name)
         assert wait_until(lambda: wired(pw, name), 3), pw.connections()
-        time.sleep(0.7)   # rack looks at its connections every half second: it wants these now
+        livelib.wait_rack_looked(osc)   # rack has seen them made: it wants them now
         for round_ in range(ROUNDS):
             pw.kill_server()
             assert wait_until(lambda: state(osc) == "disconnected", 5), f"round {round_}: not disconnected"
@@ -54,14 +55,14 @@ def test_pw_restart_loop_restores_connections(own_pw_rack_factory, own_pipewire)
             # then lost again, as the race did, counts as missed).
             if wait_until(lambda: wired(pw, name), 3):
                 slowest = max(slowest, time.monotonic() - back)
-                time.sleep(1.2)
+                time.sleep(1.2)   # a window for a defect to show (made, then lost again)
             if wired(pw, name):
                 restored += 1
             else:
                 missed.append(round_)
                 wire(pw, name)   # by hand, so that the next round starts wired as this one did
                 assert wait_until(lambda: wired(pw, name), 3), pw.connections()
-                time.sleep(0.7)
+                livelib.wait_rack_looked(osc)
         print(f"{rack.server} restart loop: connections back {restored} of {ROUNDS} "
               f"(slowest {slowest:.2f} s after the server's return); missed in rounds {missed}")
         assert rack.proc.poll() is None
@@ -74,6 +75,11 @@ def test_pw_restart_loop_restores_connections(own_pw_rack_factory, own_pipewire)
 def test_pw_peer_port_remade_is_connected_again(own_pw_rack_factory, own_pipewire, helpers):
     pw = own_pipewire
     rack = own_pw_rack_factory(name="pwremake")
-    results = peer_port_remade_rounds(helpers["portcycle"], pw.env(), pw.connections, f"{rack.client_name}:out_1")
+    remade_osc = Osc(rack.osc_port)
+    try:
+        results = peer_port_remade_rounds(helpers["portcycle"], pw.env(), pw.connections, f"{rack.client_name}:out_1",
+                                          remade_osc)
+    finally:
+        remade_osc.close()
     print(f"{rack.server}: a peer's port made again under its name, connection back {sum(results)} of {len(results)}")
     assert all(results), results

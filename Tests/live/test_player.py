@@ -33,10 +33,39 @@ def player_seconds(osc) -> float:
 
 
 def rate_of_progress(osc, wall: float = 1.0) -> float:
+    """Player seconds per wall-clock second over a `wall`-second measuring window."""
     s1, t1 = player_seconds(osc), time.monotonic()
-    time.sleep(wall)
+    time.sleep(wall)  # the measuring window itself, not a wait for a state
     s2, t2 = player_seconds(osc), time.monotonic()
     return (s2 - s1) / (t2 - t1)
+
+
+def wait_position(osc, ok, timeout: float) -> float:
+    """Polls `player_seconds` (livelib.wait_until) until `ok` holds or `timeout` passes; the last
+    position read."""
+    seen = []
+
+    def holds() -> bool:
+        seen.append(player_seconds(osc))
+        return ok(seen[-1])
+
+    livelib.wait_until(holds, timeout, step=0.005)
+    return seen[-1]
+
+
+def wait_still(osc, timeout: float = 2.0) -> float:
+    """Waits until two status reads 50 ms apart give the same position (the player has stopped);
+    that position."""
+    last = [player_seconds(osc)]
+
+    def still() -> bool:
+        time.sleep(0.05)
+        pos = player_seconds(osc)
+        same, last[0] = pos == last[0], pos
+        return same
+
+    assert livelib.wait_until(still, timeout, step=0.0), f"still moving {timeout} s after stop"
+    return last[0]
 
 
 def test_load_resampled_file_play_stop_seek(rack, osc, media):
@@ -49,19 +78,22 @@ def test_load_resampled_file_play_stop_seek(rack, osc, media):
     assert 0.93 <= speed <= 1.07, (f"player_seconds advanced {speed:.3f} s per second "
                                    "(1.088 or 0.919 would mean 44.1 kHz played at 48 kHz or the reverse)")
     osc.send("/rack/player/stop")
-    time.sleep(0.05)
+    stopped_at = wait_still(osc)
     assert abs(rate_of_progress(osc, 0.3)) < 0.02, "player_seconds moves while stopped"
     osc.send("/rack/player/play")
-    time.sleep(0.05)
+    moved = wait_position(osc, lambda p: p > stopped_at, 2.0)
+    assert moved > stopped_at, f"player_seconds still at {moved} 2 s after play"
     assert rate_of_progress(osc, 0.3) > 0.8, "player does not resume"
+    sent = time.monotonic()
     osc.send("/rack/player/seek", 7.5)
-    time.sleep(0.1)
-    pos = player_seconds(osc)
-    assert 7.5 <= pos <= 7.9, f"after seek 7.5: {pos}"
+    pos = wait_position(osc, lambda p: p >= 7.5, 2.0)
+    # Landed at 7.5 s and played on at most as long as the wall clock ran since the seek.
+    assert 7.5 <= pos <= 7.5 + (time.monotonic() - sent) + 0.05, f"after seek 7.5: {pos}"
+    sent = time.monotonic()
     osc.send("/rack/player/seek", 9.9)  # loop on: wraps past the end of the 10 s file
-    time.sleep(0.4)
-    pos = player_seconds(osc)
-    assert pos < 1.0, f"loop on, 0.4 s after seeking to 9.9 s of a 10 s file: {pos}"
+    pos = wait_position(osc, lambda p: p < 1.0, 2.0)
+    assert pos < 1.0, f"loop on, 2 s after seeking to 9.9 s of a 10 s file: {pos}"
+    assert pos <= (time.monotonic() - sent) - 0.1 + 0.05, f"wrapped, but not to the start: {pos}"
     assert osc.ping()
 
 
@@ -70,7 +102,8 @@ def test_played_file_is_heard_at_the_right_pitch(helpers, jack, rack, osc, media
     osc.send("/rack/player/load", str(media["tone"]))
     osc.send("/rack/player/play")
     assert osc.wait_for("/rack/error", 0.5) is None
-    time.sleep(0.2)
+    pos = wait_position(osc, lambda p: p >= 0.2, 2.0)  # past the 5 ms fade-in, well into the tone
+    assert pos >= 0.2, f"not playing: at {pos} s"
     data, rate = livelib.record(helpers["jackrec"], jack.name,
                                 [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"], 1.0,
                                 tmp_path / "tone.raw")
@@ -114,15 +147,6 @@ def short_tones(tmp_path_factory):
     return out
 
 
-def wait_position(osc, ok, timeout: float) -> float:
-    deadline = time.monotonic() + timeout
-    while True:
-        pos = player_seconds(osc)
-        if ok(pos) or time.monotonic() > deadline:
-            return pos
-        time.sleep(0.005)
-
-
 def window_rms(data, rate: int, start: float, end: float) -> float:
     seg = data[int(start * rate):int(end * rate)]
     return float(np.sqrt((seg.astype(np.float64) ** 2).mean())) if len(seg) else 0.0
@@ -136,16 +160,14 @@ def test_loop_off_near_the_end_stops_at_the_end_of_the_pass_heard(helpers, jack,
     osc.send("/rack/player/loop", 1)
     osc.send("/rack/player/play")
     osc.send("/rack/player/load", str(short_tones[rate]))
-    loaded = time.monotonic()
     assert osc.wait_for("/rack/error", 0.3) is None
     ports = [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"]
     raw = tmp_path / "loopoff.raw"
     rec = subprocess.Popen([str(helpers["jackrec"]), str(raw), "4.0", *ports], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=jack.env())
     try:
-        # 1.25 s into the file (wall clock: the reader is then ~1 s further, past the end).
-        time.sleep(max(0.0, loaded + 1.25 - time.monotonic()))
-        pos = wait_position(osc, lambda p: 1.2 <= p < 1.9, 2.0)
+        # 1.25 s into the file (the reader is then ~1 s further, past the end).
+        pos = wait_position(osc, lambda p: p >= 1.25, 3.0)
         assert 1.2 <= pos < 1.9, f"player at {pos} s"
         osc.send("/rack/player/loop", 0)
         sent_at = pos
@@ -177,14 +199,15 @@ def test_loop_on_after_the_end_restarts_from_the_beginning(helpers, jack, rack, 
     assert osc.wait_for("/rack/error", 0.2) is None
     pos = wait_position(osc, lambda p: p >= 2.0 - 1e-3, 2.0)
     assert pos == pytest.approx(2.0, abs=1e-3), f"loop off: the player should stop at the end, at {pos}"
-    time.sleep(0.3)
     ports = [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"]
     silent, rate = livelib.record(helpers["jackrec"], jack.name, ports, 0.3, tmp_path / "ended.raw")
     assert np.abs(silent).max() < 1e-4, "sound after the end with loop off"
+    sent = time.monotonic()
     osc.send("/rack/player/loop", 1)
-    time.sleep(0.3)
-    pos = player_seconds(osc)
-    assert 0.2 <= pos <= 0.6, f"loop on after the end must restart from the beginning: at {pos} s"
+    pos = wait_position(osc, lambda p: 0.0 < p < 1.9, 2.0)
+    since = time.monotonic() - sent
+    assert 0.0 < pos <= since + 0.05, (f"loop on after the end must restart from the beginning: at "
+                                       f"{pos} s, {since:.2f} s after loop on")
     data, rate = livelib.record(helpers["jackrec"], jack.name, ports, 0.5, tmp_path / "again.raw")
     assert window_rms(data, rate, 0.0, 0.5) > 0.1, "the file did not play again"
     pos2 = player_seconds(osc)

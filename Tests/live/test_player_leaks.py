@@ -110,7 +110,15 @@ def test_ten_thousand_seeks_and_a_thousand_loads_leave_nothing_behind(fast_jack,
         # Warm-up: the first streams start one-time state (libsamplerate, malloc arenas).
         for i in range(100):
             load_and_seek(i)
-        time.sleep(0.5)
+        # The base once the warm-up's last old stream has retired: threads and files steady
+        # over two reads 0.1 s apart (waited for, 3 s at most).
+        def steady() -> bool:
+            before = usage(rack.pid)
+            time.sleep(0.1)
+            after = usage(rack.pid)
+            return (before["threads"], before["fds"]) == (after["threads"], after["fds"])
+
+        livelib.wait_until(steady, 3.0, step=0.0)
         base = usage(rack.pid)
         t0 = time.monotonic()
         seeks = loads = 0
@@ -145,10 +153,8 @@ def test_ten_thousand_seeks_and_a_thousand_loads_leave_nothing_behind(fast_jack,
         elapsed = time.monotonic() - t0
         assert pace.streams >= SEEKS + LOADS
         # Retire period: the last swap's old stream ends its thread within a few polls.
-        deadline = time.monotonic() + 3.0
-        while usage(rack.pid)["threads"] > base["threads"] and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.2)
+        livelib.wait_until(lambda: (lambda u: u["threads"] <= base["threads"] and u["fds"] <= base["fds"])(usage(rack.pid)),
+                           3.0, step=0.05)
         end = usage(rack.pid)
         print(f"\n{seeks} seeks + {loads} loads in {elapsed:.1f} s (phases end at {phases} s): threads {base['threads']} -> {end['threads']}, "
               f"fds {base['fds']} -> {end['fds']}, RSS {base['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB")

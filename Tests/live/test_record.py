@@ -51,7 +51,9 @@ def test_future_bundles_apply_at_their_time(rack_factory, osc_factory, tmp_path)
     osc.send_raw(build_bundle(now + 0.75, build_message("/rack/cutoff", 900.0)))
     osc.send_raw(build_bundle(now + 0.6, build_message("/rack/resonance", 6.0)))
     osc.send("/rack/resonance", -6.0)  # sent after the future bundle, applied before it
-    time.sleep(max(0.0, now + 1.0 - time.time()))
+    # The last bundle (cutoff 900, due at +0.75 s) applied: every bundle is.
+    assert livelib.wait_until(lambda: close_to(osc.get("cutoff"), 900), 3.0), \
+        "the bundle due 0.75 s after sending not applied within 3 s"
     got_after = (osc.get("cutoff"), osc.get("resonance"))
     osc.send_raw(build_bundle(0, build_message("/rack/gain", -2.0)))  # the 'immediately' timetag
     assert close_to(osc.get("gain"), -2), "bundle with the 'immediately' timetag"
@@ -75,18 +77,28 @@ def test_future_bundles_apply_at_their_time(rack_factory, osc_factory, tmp_path)
         "the engine applied resonance 6 (the bundle) after -6 (the immediate message)")
 
 
+def wait_in_journal(rec, line: str, timeout: float = 3.0) -> None:
+    """Waits until `line` is in the journal `rec` (it and every change sent before it applied)."""
+    assert livelib.wait_until(lambda: rec.exists() and line in rec.read_text(), timeout), \
+        f"{line!r} not in the journal within {timeout} s"
+
+
 def test_record_round_trip_passes_rack_check(rack_factory, osc_factory, rack_binary, tmp_path):
     rec = tmp_path / "session.txt"
     rack = rack_factory("--record", str(rec))
     osc = osc_factory(rack.osc_port)
+    meters = osc_factory(rack.osc_port)
+    meters.send("/rack/meter")
     osc.send("/rack/cutoff", 800.0, 0.25)
     osc.send("/rack/mix", 70)
     osc.send("/rack/room", "plate")
     osc.expect_error("/rack/gain", 40.0)  # clamped to 12: recorded as applied
     osc.send("/rack/resonance/norm", 0.75)
-    time.sleep(0.3)
+    wait_in_journal(rec, "/rack/resonance")
+    livelib.wait_ramps_over(meters)   # the preset does not interrupt the cutoff ramp
     osc.send("/rack/preset", "Warm", 0.1)
-    time.sleep(0.2)
+    wait_in_journal(rec, "/rack/preset Warm")
+    livelib.wait_ramps_over(meters)
     osc.send("/rack/cutoff", "bogus")  # rejected: not recorded
     assert osc.ping()
     assert rack.stop() == 0, rack.describe()
@@ -175,7 +187,9 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
                                  f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=jack.env())
     xruns_before = osc.status().args[2]
-    time.sleep(0.5)   # the recorder is connected and rolling
+    outs = (f"{rack.client_name}:out_1", f"{rack.client_name}:out_2")
+    assert livelib.wait_until(lambda: all(livelib.jack_connections(jack.name).get(p) for p in outs), 5.0), \
+        "the recorder is not connected to rack's outputs within 5 s"
     t0 = time.monotonic()
 
     def at(t):
@@ -218,7 +232,11 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     assert sum(1 for e in events if e[1] == "/rack/cutoff") >= 60, text
     bundle = [e[0] for e in events if (e[1], _num(e[2][0])) in (("/rack/gain", -6.0), ("/rack/resonance", 6.0),
                                                                 ("/rack/room", "plate"))]
-    assert len(bundle) == 3 and bundle[0] > 5.3, f"the bundle's three changes, at its time: {bundle}"
+    # The bundle was sent 0.23 s after the fader's last move and is due 0.3 s after sending: at
+    # its time it lands ~0.53 s after that move; applied at once it would land ~0.23 s after.
+    last_fader = max(e[0] for e in events if e[1] == "/rack/cutoff" and e[0] < bundle[0]) if bundle else 0
+    assert len(bundle) == 3 and len(set(bundle)) == 1 and bundle[0] - last_fader > 0.4, \
+        f"the bundle's three changes, at its time: {bundle} (the fader's last move at {last_fader})"
 
     check = _check(rack_binary, rec)
     assert check.returncode == 0, f"rack check -> {check.returncode}\n{check.stderr}\n--- file:\n{text}"
@@ -260,13 +278,11 @@ def test_the_recording_is_an_append_only_journal(rack_factory, osc_factory, rack
         value = 1000.0 + i
         osc.send("/rack/cutoff", value)
         assert close_to(osc.get("cutoff"), value)
-        deadline = time.monotonic() + 0.5
-        while time.monotonic() < deadline and f"/rack/cutoff {int(value)}" not in rec.read_text():
-            time.sleep(0.01)
-        assert f"/rack/cutoff {int(value)}" in rec.read_text(), f"change {i} not in the file within 0.5 s"
+        assert livelib.wait_until(lambda: f"/rack/cutoff {int(value)}" in rec.read_text(), 0.5, step=0.01), \
+            f"change {i} not in the file within 0.5 s"
         inode = inode or rec.stat().st_ino
         assert rec.stat().st_ino == inode, "the file was replaced, not appended to"
-        time.sleep(0.3)
+        time.sleep(0.3)   # spaces the changes out (each is its own step), no condition waited for
     os.kill(rack.pid, signal.SIGKILL)
     rack.wait_exit(5)
     check = _check(rack_binary, rec)
@@ -287,17 +303,17 @@ def test_a_recording_across_a_server_back_at_another_rate_replays(tmp_path, rack
     osc = livelib.Osc(rack.osc_port)
     try:
         osc.send("/rack/cutoff", 500.0, 0.5)
-        time.sleep(2.0)
+        time.sleep(2.0)   # session time passing before the change (no condition waited for)
         osc.send("/rack/mix", 70.0)
         assert close_to(osc.get("mix"), 70)
-        time.sleep(0.5)
+        time.sleep(0.5)   # the >= 0.4 s asserted between the two sides of the restart (a lower bound)
         livelib.stop_jack(pid)
-        assert _wait(lambda: (osc.status() or livelib.Msg("", "", [0] * 6)).args[5] == "disconnected", 5)
+        assert livelib.wait_until(lambda: (osc.status() or livelib.Msg("", "", [0] * 6)).args[5] == "disconnected", 5)
         pid = livelib.start_jack(server, 44100, 256)
-        assert _wait(lambda: (osc.status() or livelib.Msg("", "", [0] * 6)).args[0] == 44100, 8)
+        assert livelib.wait_until(lambda: (osc.status() or livelib.Msg("", "", [0] * 6)).args[0] == 44100, 8)
         osc.send("/rack/cutoff", 2000.0, 0.25)
         osc.send("/rack/room", "plate")
-        time.sleep(0.6)
+        wait_in_journal(rec, "/rack/room plate")
         assert osc.ping()
     finally:
         osc.close()
@@ -318,15 +334,6 @@ def test_a_recording_across_a_server_back_at_another_rate_replays(tmp_path, rack
     assert render.returncode == 0, render.stderr
 
 
-def _wait(predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
 def test_rack_send_recalls_a_user_preset_named_like_a_number(rack, osc_factory, rack_binary, jack, xdg, tmp_path):
     """Defect 11: `0 /rack/preset 1` names the user preset "1" when there is one (as rack check
     resolves it), not factory preset number 1."""
@@ -344,8 +351,13 @@ def test_rack_send_recalls_a_user_preset_named_like_a_number(rack, osc_factory, 
     out = subprocess.run([str(rack_binary), "send", str(script), "--to", f"127.0.0.1:{rack.osc_port}"],
                          capture_output=True, text=True, env=env, timeout=20)
     assert out.returncode == 0, out.stderr
-    time.sleep(0.6)
-    dump = osc.request_all("/rack/dump")
-    preset = [m.args[0] for m in dump if m.address == "/rack/preset"]
+    dump = []
+
+    def recalled() -> list:
+        dump[:] = osc.request_all("/rack/dump")
+        return [m.args[0] for m in dump if m.address == "/rack/preset"]
+
+    livelib.wait_until(lambda: recalled() == ["1"], 3.0, step=0.05)
+    preset = recalled()
     assert preset == ["1"], f"rack send recalled {preset} (dump: {dump})"
     assert close_to(osc.get("cutoff"), 555)

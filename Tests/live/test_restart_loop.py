@@ -19,10 +19,11 @@ ROUNDS = 20
 REMADE_ROUNDS = 5
 
 
-def peer_port_remade_rounds(portcycle, env: dict, connections, ours: str, rounds: int = REMADE_ROUNDS) -> list[bool]:
-    """Wires `ours` to the input of a portcycle client, which then removes and makes that port
-    again `rounds` times; per round, whether the connection was made again and still made 1.2 s
-    later (past rack's one-second confirmation of an undo)."""
+def peer_port_remade_rounds(portcycle, env: dict, connections, ours: str, osc,
+                            rounds: int = REMADE_ROUNDS) -> list[bool]:
+    """Wires `ours` (of the rack `osc` talks to) to the input of a portcycle client, which then
+    removes and makes that port again `rounds` times; per round, whether the connection was
+    made again and still made 1.2 s later (past rack's one-second confirmation of an undo)."""
     proc = subprocess.Popen([str(portcycle), "remade"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     peer = "remade:in"
@@ -33,7 +34,7 @@ def peer_port_remade_rounds(portcycle, env: dict, connections, ours: str, rounds
     def wire():
         subprocess.run(["jack_connect", ours, peer], env=env, timeout=10, capture_output=True)
         assert wait_until(linked, 3), connections()
-        time.sleep(0.7)   # rack looks at its connections every half second: it wants this now
+        livelib.wait_rack_looked(osc)   # rack has seen it made: it wants it now
 
     results = []
     try:
@@ -44,7 +45,7 @@ def peer_port_remade_rounds(portcycle, env: dict, connections, ours: str, rounds
             proc.stdin.flush()
             assert proc.stdout.readline().strip() == "cycled"
             if wait_until(linked, 3):
-                time.sleep(1.2)
+                time.sleep(1.2)   # a window for a defect to show (made, then lost again)
             results.append(linked())
             if not results[-1]:
                 wire()   # by hand, so that each round starts as the first did
@@ -60,8 +61,10 @@ def test_jackd_peer_port_remade_is_connected_again(tmp_path, rack_binary, helper
     env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
     rack = RackProcess(["--name", "remake", "--osc-port", "0"], env, rack_binary).wait_ready()
     try:
+        osc = Osc(rack.osc_port)
         results = peer_port_remade_rounds(helpers["portcycle"], env, lambda: livelib.jack_connections(server),
-                                          "remake:out_1")
+                                          "remake:out_1", osc)
+        osc.close()
         print(f"{rack.server}: a peer's port made again under its name, connection back {sum(results)} of {len(results)}")
         assert all(results), results
     finally:
@@ -94,7 +97,7 @@ def test_jackd_restart_loop_restores_connections(tmp_path, rack_binary):
     try:
         wire()
         assert wait_until(wired, 3)
-        time.sleep(0.7)   # rack looks at its connections every half second: it wants these now
+        livelib.wait_rack_looked(osc)   # rack has seen them made: it wants them now
         for round_ in range(ROUNDS):
             os.kill(pid, signal.SIGTERM)
             assert wait_until(lambda: state() == "disconnected", 5), f"round {round_}: not disconnected"
@@ -112,14 +115,14 @@ def test_jackd_restart_loop_restores_connections(tmp_path, rack_binary):
                     time.sleep(1.0)
             assert wait_until(lambda: state() == "running", 8), f"round {round_}: did not rejoin"
             if wait_until(wired, 3):
-                time.sleep(1.2)   # still made a while later: not made and lost again
+                time.sleep(1.2)   # a window for a defect to show: still made a while later, not made and lost again
             if wired():
                 restored += 1
             else:
                 missed.append(round_)
                 wire()
                 assert wait_until(wired, 3)
-                time.sleep(0.7)
+                livelib.wait_rack_looked(osc)
         print(f"{rack.server} restart loop: connections back {restored} of {ROUNDS}; missed in rounds {missed}")
         assert restored == ROUNDS, f"connections back {restored} of {ROUNDS}; missed in rounds {missed}"
     finally:

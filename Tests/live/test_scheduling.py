@@ -62,8 +62,12 @@ def test_far_future_bundles_do_not_silence_faders_recalls_or_loads(rack, osc_fac
     assert close_to(osc.get("cutoff"), 384)
     # A load: the file is heard.
     osc.send("/rack/preset", "Dry")
+    loaded = time.monotonic()
     osc.send("/rack/player/load", str(tone(tmp_path / "tone.wav", 3000.0)))
-    time.sleep(0.5)
+    # The new file from its start, past its crossfade: 0.2 s in, and no further than the time
+    # since the load (the demo loop's position was further on).
+    playing = lambda: 0.2 < osc.status().args[4] <= time.monotonic() - loaded + 0.05   # noqa: E731
+    assert livelib.wait_until(playing, 3.0), f"the loaded file does not play: {osc.status().args[4]} s"
     data, rate = livelib.record(helpers["jackrec"], jack.name, [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
                                 0.5, tmp_path / "out.raw")
     fraction = energy_fraction(data, rate, 3000.0)
@@ -83,7 +87,8 @@ def test_a_bundle_lands_on_one_sample(rack_factory, osc_factory, tmp_path):
         osc.send_raw(build_bundle(start + 0.011 * i,
                                   build_message("/rack/cutoff", 1000.0 + i), build_message("/rack/resonance", float(i % 10)),
                                   build_message("/rack/mix", float(i)), build_message("/rack/gain", -float(i % 20))))
-    time.sleep(max(0.0, start + 0.6 - time.time()))
+    # The last bundle is due 0.43 s after the first; waited for (3 s at most).
+    livelib.wait_until(lambda: close_to(osc.get("cutoff"), 1039), 3.0)
     assert close_to(osc.get("cutoff"), 1039)
     assert rack.stop() == 0, rack.describe()
     times: dict[str, list[str]] = {}
@@ -151,7 +156,12 @@ def test_changes_while_the_server_is_gone_are_the_state_it_starts_from(tmp_path,
     ports = ["outage:out_1", "outage:out_2"]
     try:
         osc.send("/rack/mix", 0.0)
-        time.sleep(0.5)
+        assert osc.ping()
+        meters = Osc(rack.osc_port)
+        meters.send("/rack/meter")
+        livelib.wait_ramps_over(meters)   # dry before the recording
+        meters.send("/rack/unsubscribe")
+        meters.close()
         before, rate = livelib.record(helpers["jackrec"], server, ports, 1.0, tmp_path / "before.raw")
         sub.send("/rack/subscribe")
         assert sub.ping()
