@@ -9,15 +9,15 @@ extension RackController {
     /// a marker whose echo tells subscribers and the recording which preset it was.
     func recallPreset(_ r: Request) throws(Reason) {
         let args = r.arguments   // the signature took a name or index and an optional number
-        let preset: Preset?
+        let typed: String
         if let name = args[0].string {
-            preset = presets.preset(named: name)
+            typed = name
         } else if let n = args[0].number, n.isFinite, n == n.rounded(), abs(n) < 1e6 {
-            preset = presets.preset(index: Int(n))
+            typed = String(Int(n))
         } else {
             throw Reason("expects a preset name or index")
         }
-        guard let preset else { throw Reason("unknown preset \(args[0])") }
+        guard let preset = presets.preset(namedOrNumbered: typed) else { throw Reason(presets.unknownNameReason(typed)) }
         try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag))
     }
 

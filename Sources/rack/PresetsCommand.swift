@@ -27,17 +27,15 @@ struct PresetsCommand: ParsableCommand {
             let store = PresetStore.standard()
             reportPresetProblems(store)
             if action == "show" {
-                let n = name!
-                guard let p = store.preset(named: n) ?? Int(n).flatMap({ store.preset(index: $0) }) else {
-                    throw RackError(.dataError, "unknown preset '\(n)'")
-                }
-                print(p.json, terminator: "")
+                print(try lookUpPreset(name!, in: store).json, terminator: "")
                 return
             }
+            // Full names (up to 64 characters), padded to the longest one.
+            let width = max(16, store.all.map(\.name.count).max() ?? 0)
             for p in store.all {
                 let index = store.index(of: p).map(String.init) ?? "?"
                 let values = Parameters.all.map { "\($0.name)=\($0.format(p.state[$0.id]))" }.joined(separator: " ")
-                print("\(index.padding(toLength: 4, withPad: " ", startingAt: 0))\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(p.isFactory ? "factory" : "user   ")  \(values)")
+                print("\(index.padding(toLength: 4, withPad: " ", startingAt: 0))\(p.name.padding(toLength: width, withPad: " ", startingAt: 0)) \(p.isFactory ? "factory" : "user   ")  \(values)")
             }
         }
     }

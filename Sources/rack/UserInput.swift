@@ -58,11 +58,10 @@ func reportPresetProblems(_ store: PresetStore) {
     for p in store.problems { warn(messagePrefix + "warning: " + p.message) }
 }
 
-/// Looks a preset up by name or number (factory ≥ 0, user < 0); unknown ones are bad data (65).
+/// Looks a preset up by name (exact first, then ignoring case) or number (factory ≥ 0, user
+/// < 0); unknown ones are bad data (65), the error listing the presets there are.
 func lookUpPreset(_ name: String, in presets: PresetStore) throws(RackError) -> Preset {
-    guard let p = presets.preset(named: name) ?? Int(name).flatMap({ presets.preset(index: $0) }) else {
-        throw RackError(.dataError, "unknown preset '\(name)' (rack presets list shows them)")
-    }
+    guard let p = presets.preset(namedOrNumbered: name) else { throw RackError(.dataError, presets.unknownNameReason(name)) }
     return p
 }
 

@@ -285,6 +285,18 @@ final class CLITests: XCTestCase {
             .write(toFile: dir + "/config/rack/presets/Mine.json", atomically: true, encoding: .utf8)
         let mine = try rack(["presets", "list"], environment: env)
         XCTAssertTrue(mine.stdout.contains("-1  Mine"), mine.stdout)
+        // Issue 21 #7: names of any script, whole in the list; lookups ignore case; the
+        // unknown-preset error lists the presets.
+        let long = "Café Hall " + String(repeating: "x", count: 54)
+        try "{\"name\": \"\(long)\", \"cutoff\": 500, \"resonance\": 1, \"mix\": 20, \"gain\": -1, \"room\": \"Plate\"}"
+            .write(toFile: dir + "/config/rack/presets/\(long).json", atomically: true, encoding: .utf8)
+        let both = try rack(["presets", "list"], environment: env)
+        XCTAssertTrue(both.stdout.contains("-2  \(long) user"), both.stdout)
+        XCTAssertTrue(try rack(["presets", "show", "WARM"], environment: env).stdout.contains("\"cutoff\": 384"))
+        XCTAssertTrue(try rack(["presets", "show", "café hall " + String(repeating: "X", count: 54)], environment: env).stdout.contains("Café"))
+        let unknown = try rack(["presets", "show", "Nope"], environment: env)
+        XCTAssertEqual(unknown.status, 65)
+        XCTAssertTrue(unknown.stderr.contains("unknown preset 'Nope' (one of 'Big Hall', 'Bright',") && unknown.stderr.contains("'Mine'"), unknown.stderr)
     }
 }
 

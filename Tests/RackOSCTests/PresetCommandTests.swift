@@ -26,7 +26,7 @@ final class PresetCommandTests: XCTestCase {
             XCTAssertEqual(reply.first?.arguments.first, .string("/rack/preset/save"), bad)
             XCTAssertEqual(reply.first?.arguments.last?.string?.hasPrefix("preset name "), true, "no 'rack: ' prefix: \(reply)")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir), ["Night Set.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }, ["Night Set.json"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: rig.userDir + "/../x.json"))
         rig.send("/rack/preset/list")
         let list = try XCTUnwrap(rig.replies().first)
@@ -79,13 +79,13 @@ final class PresetCommandTests: XCTestCase {
         let refusal = rig.replies()
         XCTAssertEqual(refusal.map(\.address), ["/rack/error"])
         XCTAssertEqual(refusal.first?.arguments.last?.string?.hasPrefix("preset quota reached: at most 3 user presets"), true, "\(refusal)")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["A.json", "B.json", "C.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }.sorted(), ["A.json", "B.json", "C.json"])
         rig.send("/rack/preset/save", [.string("B")])
         XCTAssertEqual(rig.replies(), [], "overwriting is within the quota")
         rig.send("/rack/preset/delete", [.string("A")])
         rig.send("/rack/preset/save", [.string("D")])
         XCTAssertEqual(rig.replies(), [])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["B.json", "C.json", "D.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }.sorted(), ["B.json", "C.json", "D.json"])
     }
 
     func testRecallByIndexAndItsRefusals() throws {
@@ -96,9 +96,9 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Bright")?.state)
         XCTAssertEqual(rig.replies(), [])
         let cases: [([OSCValue], String)] = [
-            ([.int(-1)], "unknown preset i:-1"),
-            ([.int(Int32(names.count))], "unknown preset i:\(names.count)"),
-            ([.string("No Such Preset")], "unknown preset s:No Such Preset"),
+            ([.int(-1)], rig.controller.presets.unknownNameReason("-1")),
+            ([.int(Int32(names.count))], rig.controller.presets.unknownNameReason("\(names.count)")),
+            ([.string("No Such Preset")], rig.controller.presets.unknownNameReason("No Such Preset")),
             ([.float(1.5)], "expects a preset name or index"),
             ([.float(.nan)], "expects a preset name or index"),
             ([.bool(true)], "expects a preset name or index"),
@@ -151,5 +151,21 @@ final class PresetCommandTests: XCTestCase {
         let dump = rig.replies()
         XCTAssertEqual(dump.first, OSCMessage("/rack/cutoff", [.float(384)]))
         XCTAssertEqual(dump.last, OSCMessage("/rack/preset", [.string("Warm")]))
+    }
+
+    /// Issue 21 #7: room and preset names match ignoring case over OSC (exact first).
+    func testNamesMatchIgnoringCaseOverOSC() throws {
+        let rig = Rig()
+        rig.send("/rack/preset", [.string("warm")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Warm")?.state)
+        rig.send("/rack/room", [.string("MEDIUMHALL")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.targets.room, .mediumHall)
+        rig.send("/rack/preset/save", [.string("Café Hall")])
+        XCTAssertEqual(rig.replies(), [], "letters of any script")
+        rig.send("/rack/preset", [.string("café hall")])
+        rig.send("/rack/dump")
+        XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("Café Hall")]))
     }
 }
