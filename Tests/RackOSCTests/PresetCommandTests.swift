@@ -168,4 +168,39 @@ final class PresetCommandTests: XCTestCase {
         rig.send("/rack/dump")
         XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("Café Hall")]))
     }
+
+    /// Issue 20 #6: with the quota's 1,000 presets of 64 characters the one-message list (70 KB)
+    /// never arrived. It comes as pages of at most 2 KiB that together are the list, and each
+    /// page can be asked for.
+    func testAListBeyondOneDatagramComesAsPages() throws {
+        let rig = Rig()
+        try FileManager.default.createDirectory(atPath: rig.userDir, withIntermediateDirectories: true)
+        let template = String(decoding: try XCTUnwrap(FileManager.default.contents(atPath: rig.controller.presets.factory[0].path!)), as: UTF8.self)
+        let factoryName = JSON.quoted(rig.controller.presets.factory[0].name)
+        for i in 0..<PresetStore.defaultMaximumUserPresets {
+            let name = String(format: "Preset %04d ", i) + String(repeating: "x", count: 52)
+            try template.replacingOccurrences(of: factoryName, with: JSON.quoted(name))
+                .write(toFile: rig.userDir + "/" + name + ".json", atomically: false, encoding: .utf8)
+        }
+        rig.controller.presets.reload()
+        let names = rig.controller.presets.all.map(\.name)
+        XCTAssertEqual(names.count, PresetStore.defaultMaximumUserPresets + rig.controller.presets.factory.count)
+        rig.send("/rack/preset/list")
+        let pages = rig.replies()
+        XCTAssertGreaterThan(pages.count, 30)
+        for (i, page) in pages.enumerated() {
+            XCTAssertEqual(page.address, "/rack/preset/list/page")
+            XCTAssertEqual(Array(page.arguments.prefix(2)), [.int(Int32(i)), .int(Int32(pages.count))])
+            XCTAssertLessThanOrEqual(page.encoded().count, PresetListPages.pageBytes)
+        }
+        XCTAssertEqual(pages.flatMap { $0.arguments.dropFirst(2).compactMap(\.string) }, names, "together the pages are the list")
+        rig.send("/rack/preset/list", [.int(3)])
+        XCTAssertEqual(rig.replies(), [pages[3]])
+        rig.send("/rack/preset/list", [.int(Int32(pages.count))])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/preset/list", "no page \(pages.count): pages 0…\(pages.count - 1)")])
+        // A short list is still one /rack/preset/list message, and page 0 of it is the same names.
+        let small = Rig()
+        small.send("/rack/preset/list", [.int(0)])
+        XCTAssertEqual(small.replies().first?.arguments.dropFirst(2).compactMap(\.string), small.controller.presets.all.map(\.name))
+    }
 }
