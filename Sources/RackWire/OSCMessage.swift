@@ -1,5 +1,6 @@
 import CLibLo
 import Foundation
+import RackPathText
 
 /// One OSC argument.
 public enum OSCValue: Sendable, Equatable, CustomStringConvertible {
@@ -173,7 +174,8 @@ public enum OSCPacket {
                 case UInt8(ascii: "d"): args.append(.double(a.pointee.d))
                 case UInt8(ascii: "h"): args.append(.int64(a.pointee.h))
                 case UInt8(ascii: "s"), UInt8(ascii: "S"):
-                    args.append(.string(String(cString: UnsafeRawPointer(a).assumingMemoryBound(to: CChar.self))))
+                    // Bytes as they came (a file name need not be UTF-8): PathText, not repaired.
+                    args.append(.string(PathText.fromCString(UnsafeRawPointer(a).assumingMemoryBound(to: CChar.self))))
                 case UInt8(ascii: "b"): args.append(.blob(Int(a.pointee.blob.size)))
                 case UInt8(ascii: "T"): args.append(.bool(true))
                 case UInt8(ascii: "F"): args.append(.bool(false))

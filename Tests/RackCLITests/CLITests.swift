@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackTestSupport
 import RackIO
+import RackPathText
 
 struct Run {
     let status: Int32
@@ -10,10 +11,11 @@ struct Run {
 }
 
 @discardableResult
-func rack(_ args: [String], environment extra: [String: String] = [:], unsetting removed: [String] = []) throws -> Run {
+func rack(_ args: [String], environment extra: [String: String] = [:], unsetting removed: [String] = [],
+          shell: Bool = false) throws -> Run {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: rackBinary)
-    p.arguments = args
+    p.executableURL = URL(fileURLWithPath: shell ? "/bin/sh" : rackBinary)
+    p.arguments = shell ? ["-c"] + args : args
     var env = ProcessInfo.processInfo.environment
     for (k, v) in extra { env[k] = v }
     for k in removed { env[k] = nil }
@@ -297,6 +299,38 @@ final class CLITests: XCTestCase {
         let unknown = try rack(["presets", "show", "Nope"], environment: env)
         XCTAssertEqual(unknown.status, 65)
         XCTAssertTrue(unknown.stderr.contains("unknown preset 'Nope' (one of 'Big Hall', 'Bright',") && unknown.stderr.contains("'Mine'"), unknown.stderr)
+    }
+
+    /// Issue 20 #9: a file name that is not UTF-8 (`$'\xff\xfe-x.wav'`) was repaired to U+FFFD
+    /// and failed with "no such file" (66). Its bytes go from argv to open(2) as they are, for
+    /// render (input, output, automation), check and plot; a message shows them escaped.
+    func testFileNamesThatAreNotUTF8() throws {
+        let odd: [UInt8] = [0xFF, 0xFE]
+        func path(_ suffix: String) -> String { dir + "/" + PathText.fromBytes(odd + Array(suffix.utf8)) }
+        let input = path("-in.wav"), output = path("-out.wav"), automation = path("-auto.txt"), plot = path("-plot.svg")
+        try rack(["render", dir + "/in.wav", dir + "/plain.wav"], environment: env).assertOK()
+        XCTAssertEqual(rename(dir + "/plain.wav", PathText.bytes(input).map { CChar(bitPattern: $0) } + [0]), 0)
+        let text = "0 /rack/cutoff 800\n"
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/auto.txt", contents: Data(text.utf8)))
+        XCTAssertEqual(rename(dir + "/auto.txt", PathText.bytes(automation).map { CChar(bitPattern: $0) } + [0]), 0)
+        try rackBytes(["render", input, output, "--automation", automation]).assertOK()
+        XCTAssertEqual(access(PathText.bytes(output).map { CChar(bitPattern: $0) } + [0], R_OK), 0, "the output has the very bytes")
+        try rackBytes(["check", automation]).assertOK()
+        try rackBytes(["plot", automation, "-o", plot]).assertOK()
+        XCTAssertEqual(access(PathText.bytes(plot).map { CChar(bitPattern: $0) } + [0], R_OK), 0)
+        let missing = try rackBytes(["render", path("-missing.wav"), output])
+        XCTAssertEqual(missing.status, 66)
+        XCTAssertTrue(missing.stderr.contains("\\xFF\\xFE-missing.wav': no such file"), missing.stderr)
+    }
+
+    /// Runs rack with arguments given as `PathText` strings, passed to the process as their very
+    /// bytes (Foundation's Process would write them as UTF-8): through `sh`, each argument spelt
+    /// as `printf` octal escapes.
+    private func rackBytes(_ args: [String]) throws -> Run {
+        let spelt = args.map { arg in
+            "\"$(printf '" + PathText.bytes(arg).map { "\\" + String($0, radix: 8) }.joined() + "')\""
+        }
+        return try rack(["exec '\(rackBinary)' " + spelt.joined(separator: " ")], environment: env, shell: true)
     }
 }
 
