@@ -301,6 +301,18 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(unknown.stderr.contains("unknown preset 'Nope' (one of 'Big Hall', 'Bright',") && unknown.stderr.contains("'Mine'"), unknown.stderr)
     }
 
+    /// Issue 20 #8: with `HOME=""` and no XDG variable the demo loop went to `/.cache/rack` at
+    /// the filesystem root; it is refused with one line (73). With `XDG_CACHE_HOME` it goes there.
+    func testTheDemoLoopNeedsAHome() throws {
+        let refused = try rack(["demo-loop"], environment: ["HOME": ""], unsetting: ["XDG_CACHE_HOME"])
+        XCTAssertEqual(refused.status, 73, refused.stderr)
+        XCTAssertEqual(refused.stderr, "rack: cannot write the demo loop: neither XDG_CACHE_HOME nor HOME names an absolute directory\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/.cache/rack/demo-loop.wav"))
+        let cached = try rack(["demo-loop"], environment: ["HOME": "", "XDG_CACHE_HOME": dir + "/cache"])
+        cached.assertOK()
+        XCTAssertEqual(cached.stdout, dir + "/cache/rack/demo-loop.wav\n")
+    }
+
     /// Issue 20 #9: a file name that is not UTF-8 (`$'\xff\xfe-x.wav'`) was repaired to U+FFFD
     /// and failed with "no such file" (66). Its bytes go from argv to open(2) as they are, for
     /// render (input, output, automation), check and plot; a message shows them escaped.
