@@ -6,7 +6,7 @@ struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presets",
         abstract: "List factory and user presets, or show one as JSON.",
-        discussion: "Factory presets are numbered 0, 1, 2…; user presets −1, −2, … (use the number with --preset or /rack/preset). User presets live in $XDG_CONFIG_HOME/rack/presets (or ~/.config/rack/presets).")
+        discussion: "Factory presets are numbered 0, 1, 2…; user presets −1, −2, …, each keeping its number across saves and deletes of others (use the number with --preset or /rack/preset). Names match ignoring case, exact first. User presets live in $XDG_CONFIG_HOME/rack/presets (or ~/.config/rack/presets), their numbers in .numbers.json there.")
 
     @Argument(help: "list (default) or show")
     var action: String = "list"
