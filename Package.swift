@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "RackPathTextTests", dependencies: ["RackPathText"]),
         .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackTestSupport"]),
-        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackPathText", "RackTestSupport"]),
         .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP"]),

@@ -71,7 +71,7 @@ public struct OSCMessage: Sendable, Equatable {
             case let .float(f): lo_message_add_float(m, f)
             case let .double(d): lo_message_add_double(m, d)
             case let .int64(i): lo_message_add_int64(m, i)
-            case let .string(s): lo_message_add_string(m, s)
+            case let .string(s): PathText.withCPath(s) { _ = lo_message_add_string(m, $0) }   // the bytes it came as
             case let .bool(b): if b { lo_message_add_true(m) } else { lo_message_add_false(m) }
             case .blob, .other: lo_message_add_nil(m)
             }
