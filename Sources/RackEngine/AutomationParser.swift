@@ -93,7 +93,8 @@ struct AutomationParser {
             guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a preset name or index and an optional ramp time"); return nil }
             // A name (exact first, then ignoring case), else a number.
             guard let name = NameMatch.find(args[0], in: presetNames) ?? Int(args[0]).flatMap(presetAtIndex) else {
-                error("unknown preset '\(args[0])'"); return nil
+                // The names in name order (the parser knows names, not numbers), a bounded list.
+                error(PresetStore.unknownNameReason(args[0], among: presetNames.sorted())); return nil
             }
             guard let r = ramp(args, 1) else { return nil }
             occupy(ParameterID.allCases, ramp: r, time: time)

@@ -214,7 +214,11 @@ public final class PresetStore: @unchecked Sendable {
     /// The unknown-preset error: the name (quoted short) and the presets there are, at most
     /// `namesInUnknownReason` of them, then how many more.
     public func unknownNameReason(_ typed: String) -> String {
-        let names = all.map(\.name)
+        Self.unknownNameReason(typed, among: all.map(\.name))
+    }
+
+    /// The unknown-preset error for `typed` among `names` (in the order given).
+    public static func unknownNameReason(_ typed: String, among names: [String]) -> String {
         var listed = names.prefix(Self.namesInUnknownReason).map { "'\($0)'" }.joined(separator: ", ")
         if names.count > Self.namesInUnknownReason { listed += " and \(names.count - Self.namesInUnknownReason) more (rack presets list)" }
         let typedText = typed.count > Preset.excerptCharacters ? Preset.excerpt(typed) : "'\(typed)'"
