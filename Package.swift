@@ -45,19 +45,21 @@ let package = Package(
         // The LV2 C API (lv2-dev's headers) and the host-options parsing.
         .target(name: "CLV2"),
 
+        // File names as bytes held in strings (argv, OSC, every open): no dependencies.
+        .target(name: "RackPathText"),
         // Pure-Swift DSP kernels: no dependencies, no Foundation.
         .target(name: "RackDSP", swiftSettings: realtimeFlags),
         // The graph, the parameter table, events, presets, automation, manual rendering.
-        .target(name: "RackEngine", dependencies: ["RackDSP"], swiftSettings: realtimeFlags),
+        .target(name: "RackEngine", dependencies: ["RackDSP", "RackPathText"], swiftSettings: realtimeFlags),
         // Audio files: libsndfile reading/writing, libsamplerate, the offline driver.
-        .target(name: "RackIO", dependencies: ["RackEngine", "CSndfile"]),
+        .target(name: "RackIO", dependencies: ["RackEngine", "RackPathText", "CSndfile"]),
         // The JACK client: process callback trampoline, ports, xruns, reconnection.
         .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
         // The wire shared by OSC and HTTP: the one OSC codec (liblo), the one endpoint type and
         // its locality rule.
-        .target(name: "RackWire", dependencies: ["CLibLo"]),
+        .target(name: "RackWire", dependencies: ["CLibLo", "RackPathText"]),
         // OSC: the UDP server, the address space, DNS-SD advertising.
-        .target(name: "RackOSC", dependencies: ["RackWire", "RackEngine", "RackIO", "CAvahi"]),
+        .target(name: "RackOSC", dependencies: ["RackWire", "RackEngine", "RackIO", "RackPathText", "CAvahi"]),
         // OSCQuery over HTTP, its WebSocket and the web control surface; reaches the rest of rack
         // only through the `RackHTTPHost` protocol.
         .target(name: "RackHTTP", dependencies: [
@@ -77,17 +79,18 @@ let package = Package(
         // `rack plot`: SVG drawings of automation timelines and filter responses.
         .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackWire", "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2",
+            "RackWire", "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2", "RackPathText",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // What several test targets share: temporary directories and test tones.
         .target(name: "RackTestSupport", dependencies: ["RackIO"], path: "Tests/RackTestSupport"),
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackPathTextTests", dependencies: ["RackPathText"]),
         .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackTestSupport"]),
-        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackTestSupport"]),
-        .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackTestSupport"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
+        .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackPathText", "RackTestSupport"]),
         .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP", "RackTestSupport"]),
     ]

@@ -91,10 +91,10 @@ struct AutomationParser {
         switch role {
         case .presetRecall:
             guard args.count >= 1 && args.count <= 2 else { error("\(address) takes a preset name or index and an optional ramp time"); return nil }
-            var name = args[0]
-            if !presetNames.contains(name) {
-                guard let index = Int(name), let n = presetAtIndex(index) else { error("unknown preset '\(args[0])'"); return nil }
-                name = n
+            // A name (exact first, then ignoring case), else a number.
+            guard let name = NameMatch.find(args[0], in: presetNames) ?? Int(args[0]).flatMap(presetAtIndex) else {
+                // The names in name order (the parser knows names, not numbers), a bounded list.
+                error(PresetStore.unknownNameReason(args[0], among: presetNames.sorted())); return nil
             }
             guard let r = ramp(args, 1) else { return nil }
             occupy(ParameterID.allCases, ramp: r, time: time)

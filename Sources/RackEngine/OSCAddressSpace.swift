@@ -17,7 +17,10 @@ public enum OSCAddressSpace {
               "save the current targets as a user preset", query: .init(type: "s")),
         .init("/rack/preset/delete", .arguments([.required(.string)], else: "expects one string: the preset name"),
               "delete a user preset", query: .init(type: "s")),
-        .init("/rack/preset/list", .any, "replies /rack/preset/list s… (every preset, factory first)", isQuery: true, query: .init()),
+        .init("/rack/preset/list", .arguments([.optional(.number)], else: "expects an optional page number"),
+              "replies /rack/preset/list s… (every preset, factory first, user presets in number order); a list "
+                + "over 16 KiB comes as pages /rack/preset/list/page i:page i:pages s… of at most 2 KiB; "
+                + "with i PAGE: that page", isQuery: true, query: .init(type: "i", range: .minimum(0))),
 
         .init("/rack/player/load", .arguments([.required(.string)], else: "expects one string: a file path"),
               "stream a file (crossfades from the previous one)", query: .init(type: "s")),

@@ -1,4 +1,5 @@
 import Foundation
+import RackPathText
 import RackDSP
 
 /// A preset: a name and a target for every parameter.
@@ -40,9 +41,10 @@ public struct Preset: Sendable, Equatable {
         return JSON.quoted(String(value.prefix(excerptCharacters))) + "… (\(value.count) characters)"
     }
 
-    /// Reads a preset file of at most `maximumFileBytes`; a larger one (or one that is not a
+    /// Reads a preset file of at most `limit` bytes; a larger one (or one that is not a
     /// regular file) is refused after one `fstat`, without reading it.
-    static func readFile(_ path: String) throws(RackError) -> Data {
+    static func readFile(_ path: String, limit: Int = Preset.maximumFileBytes) throws(RackError) -> Data {
+        let maximumFileBytes = limit
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw RackError(.noInput, "preset '\(path)': cannot be read (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
@@ -127,8 +129,9 @@ private func isBool(_ value: Any) -> Bool {
 }
 
 /// Factory and user presets. Factory presets are numbered 0, 1, 2… in name order; user presets
-/// −1, −2, … in name order (Apple's AUAudioUnitPreset scheme). A user preset may not take a
-/// factory preset's name.
+/// −1, −2, … (Apple's AUAudioUnitPreset scheme), each keeping its number across saves and
+/// deletes of others (`PresetNumbers`). A user preset may not take a factory preset's name.
+/// Names are looked up exact first, then ignoring case (`NameMatch`).
 public final class PresetStore: @unchecked Sendable {
     public let factoryDirectory: String?
     /// Where user presets live; nil when the environment names no home (`HOME` empty or
@@ -136,7 +139,9 @@ public final class PresetStore: @unchecked Sendable {
     /// is refused, rather than written under the filesystem root.
     public let userDirectory: String?
     public private(set) var factory: [Preset] = []
+    /// User presets in number order: −1, −2, …
     public private(set) var user: [Preset] = []
+    private var numbers = PresetNumbers()
     /// One line per file that could not be loaded (file and reason); those files are skipped.
     public private(set) var problems: [RackError] = []
 
@@ -164,19 +169,14 @@ public final class PresetStore: @unchecked Sendable {
                     userDirectory: defaultUserDirectory(environment: environment))
     }
 
-    /// `$XDG_CONFIG_HOME/rack/presets` when that is absolute, else `$HOME/.config/rack/presets`
-    /// when `HOME` is absolute (unset: the account's home); nil otherwise (an empty `HOME` would
-    /// put presets in `/.config` at the filesystem root).
+    /// `presets` in rack's config directory (`UserDirectories`): nil when the environment names
+    /// no home (an empty `HOME` would put presets in `/.config` at the filesystem root).
     public static func defaultUserDirectory(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/rack/presets" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        guard home.hasPrefix("/") else { return nil }
-        return home + "/.config/rack/presets"
+        UserDirectories.directory(.config, environment: environment).map { $0 + "/presets" }
     }
 
     /// Why user presets cannot be saved in this environment.
-    public static let noUserDirectoryReason =
-        "cannot save presets: neither XDG_CONFIG_HOME nor HOME names an absolute directory"
+    public static let noUserDirectoryReason = "cannot save presets: " + UserDirectories.noHomeReason(.config)
 
     /// `$RACK_PRESETS` if set; else `share/rack/presets` beside an installed binary; else the
     /// `Presets/` folder of the source tree the binary was built in.
@@ -196,21 +196,47 @@ public final class PresetStore: @unchecked Sendable {
         return nil
     }
 
-    /// Why `name` cannot be a preset name, or nil when it can: 1–64 characters of letters,
-    /// digits, space, '-', '_', starting with a letter or digit. Never a path.
+    /// Most UTF-8 bytes of a preset name: `NAME.json` stays well inside a file name's 255 bytes
+    /// (64 characters of most scripts are at most 192 bytes).
+    public static let maximumNameBytes = 200
+
+    /// Why `name` cannot be a preset name, or nil when it can: 1–64 characters of letters (of
+    /// any script, "Café Hall"), digits, space, '-', '_', starting with a letter or digit, at
+    /// most `maximumNameBytes` bytes. Never a path: no '/', '.', control or format character.
     public static func problem(withName name: String) -> String? {
         if name.isEmpty { return "a preset name cannot be empty" }
         if name.count > 64 { return "a preset name has at most 64 characters" }
-        let allowed = { (c: Unicode.Scalar) in
-            (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == " " || c == "-" || c == "_"
+        let allowed = { (c: Character) in c.isLetter || c.isNumber || c == " " || c == "-" || c == "_" }
+        let scalarsAllowed = name.unicodeScalars.allSatisfy { scalar in
+            let category = scalar.properties.generalCategory
+            return scalar.properties.isAlphabetic || scalar.properties.numericType != nil || category == .nonspacingMark
+                || category == .spacingMark || scalar == " " || scalar == "-" || scalar == "_"
         }
-        guard name.unicodeScalars.allSatisfy(allowed) else {
+        guard name.allSatisfy(allowed) && scalarsAllowed else {
             return "a preset name has only letters, digits, space, '-' and '_'"
         }
-        let first = name.unicodeScalars.first!
-        guard first != " " && first != "-" && first != "_" else { return "a preset name starts with a letter or digit" }
+        guard name.utf8.count <= maximumNameBytes else { return "a preset name has at most \(maximumNameBytes) bytes of UTF-8" }
+        let first = name.first!
+        guard first.isLetter || first.isNumber else { return "a preset name starts with a letter or digit" }
         return nil
     }
+
+    /// The unknown-preset error: the name (quoted short) and the presets there are, at most
+    /// `namesInUnknownReason` of them, then how many more.
+    public func unknownNameReason(_ typed: String) -> String {
+        Self.unknownNameReason(typed, among: all.map(\.name))
+    }
+
+    /// The unknown-preset error for `typed` among `names` (in the order given).
+    public static func unknownNameReason(_ typed: String, among names: [String]) -> String {
+        var listed = names.prefix(Self.namesInUnknownReason).map { "'\($0)'" }.joined(separator: ", ")
+        if names.count > Self.namesInUnknownReason { listed += " and \(names.count - Self.namesInUnknownReason) more (rack presets list)" }
+        let typedText = typed.count > Preset.excerptCharacters ? Preset.excerpt(typed) : "'\(typed)'"
+        return "unknown preset \(typedText) (" + (names.isEmpty ? "there are no presets" : "one of \(listed)") + ")"
+    }
+
+    /// Presets an unknown-preset error lists at most.
+    public static let namesInUnknownReason = 20
 
     /// Reads both directories again. Temp files left by an interrupted save are removed first.
     public func reload() {
@@ -218,6 +244,25 @@ public final class PresetStore: @unchecked Sendable {
         factory = factoryDirectory.map { load(directory: $0, isFactory: true) } ?? []
         cleanUpTemporaryFiles()
         user = userDirectory.map { load(directory: $0, isFactory: false) } ?? []
+        numberUserPresets()
+    }
+
+    /// Reads the numbers index and numbers the presets it does not know (name order, smallest
+    /// free number first); rewrites it when that changed anything.
+    private func numberUserPresets() {
+        guard let userDirectory else { numbers = PresetNumbers(); return }
+        numbers = PresetNumbers.read(directory: userDirectory, existing: PresetNumbers.presetFiles(in: userDirectory)) {
+            problems.append(RackError(.dataError, $0))
+        }
+        var changed = false
+        for preset in user where numbers.assign(preset.name) { changed = true }
+        sortUserByNumber()
+        guard changed else { return }
+        do { try numbers.write(directory: userDirectory) } catch { problems.append(error) }
+    }
+
+    private func sortUserByNumber() {
+        user.sort { (numbers.number(of: $0.name) ?? 0) > (numbers.number(of: $1.name) ?? 0) }
     }
 
     private func load(directory: String, isFactory: Bool) -> [Preset] {
@@ -254,31 +299,45 @@ public final class PresetStore: @unchecked Sendable {
     /// Every preset: factory ones first.
     public var all: [Preset] { factory + user }
 
-    /// The preset named `name`.
-    public func preset(named name: String) -> Preset? { all.first { $0.name == name } }
+    /// The preset named `name`: exact first, then ignoring case.
+    public func preset(named name: String) -> Preset? {
+        guard let match = NameMatch.find(name, in: all.lazy.map(\.name)) else { return nil }
+        return all.first { $0.name == match }
+    }
+
+    /// The preset `text` names: a name (exact first, then ignoring case), else a number
+    /// (factory ≥ 0, user < 0).
+    public func preset(namedOrNumbered text: String) -> Preset? {
+        preset(named: text) ?? Int(text).flatMap { preset(index: $0) }
+    }
 
     /// The preset numbered `index` (factory ≥ 0, user < 0).
     public func preset(index: Int) -> Preset? {
         if index >= 0 { return index < factory.count ? factory[index] : nil }
-        let u = -index - 1
-        return u < user.count ? user[u] : nil
+        guard let name = numbers.name(numbered: index) else { return nil }
+        return user.first { $0.name == name }
     }
 
     /// The number of a preset in Apple's scheme.
     public func index(of preset: Preset) -> Int? {
         if let i = factory.firstIndex(where: { $0.name == preset.name }), preset.isFactory { return i }
-        if let i = user.firstIndex(where: { $0.name == preset.name }) { return -i - 1 }
-        return nil
+        return numbers.number(of: preset.name)
     }
 
     /// Saves `state` as the user preset `name`, atomically: write to a temp file in the same
     /// directory, fsync it, rename it over `NAME.json`, fsync the directory. A crash at any
     /// point leaves either the old file or the new one, never a mix.
+    /// The name is stored in Unicode's composed form (NFC), so "Café" typed either way is one
+    /// file; a name that differs from an existing user preset's only in case is refused.
     @discardableResult
-    public func save(name: String, state: RackState) throws(RackError) -> Preset {
-        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(JSON.quoted(name)): \(reason)") }
-        if factory.contains(where: { $0.name == name }) {
-            throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset; save under another name")
+    public func save(name typed: String, state: RackState) throws(RackError) -> Preset {
+        let name = typed.precomposedStringWithCanonicalMapping
+        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(Preset.excerpt(typed)): \(reason)") }
+        if let taken = factory.first(where: { NameMatch.same($0.name, name) }) {
+            throw RackError(.dataError, "preset \(JSON.quoted(taken.name)) is a factory preset; save under another name")
+        }
+        if let other = user.first(where: { $0.name != name && NameMatch.same($0.name, name) }) {
+            throw RackError(.dataError, "preset \(JSON.quoted(name)): user preset \(JSON.quoted(other.name)) differs only in case; save under that name or another")
         }
         guard let userDirectory else { throw RackError(.cannotCreate, Self.noUserDirectoryReason) }
         if user.count >= maximumUserPresets && !user.contains(where: { $0.name == name }) {
@@ -293,32 +352,51 @@ public final class PresetStore: @unchecked Sendable {
         try atomicWrite(Array(preset.json.utf8), to: preset.path!, directory: userDirectory)
         user.removeAll { $0.name == name }
         user.append(preset)
-        user.sort { $0.name < $1.name }
+        if numbers.number(of: name) == nil {
+            mergeNumbersOnDisk(directory: userDirectory)
+            for preset in user.sorted(by: { $0.name < $1.name }) where preset.name != name { numbers.assign(preset.name) }
+            numbers.assign(name)
+            try numbers.write(directory: userDirectory)
+        }
+        sortUserByNumber()
         return preset
     }
 
-    /// Deletes the user preset `name`.
-    public func delete(name: String) throws(RackError) {
-        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(JSON.quoted(name)): \(reason)") }
+    /// Takes in the numbers another process (a second rack on the same directory) gave since
+    /// this store read them, so that a save never hands out a number already taken on disk.
+    private func mergeNumbersOnDisk(directory: String) {
+        let onDisk = PresetNumbers.read(directory: directory, existing: PresetNumbers.presetFiles(in: directory)) { _ in }
+        numbers = onDisk.merged(with: numbers)
+    }
+
+    /// Deletes the user preset `name` (exact first, then ignoring case); its number is freed,
+    /// the others keep theirs.
+    public func delete(name typed: String) throws(RackError) {
+        if let reason = Self.problem(withName: typed) { throw RackError(.dataError, "preset name \(Preset.excerpt(typed)): \(reason)") }
+        let name = preset(named: typed)?.name ?? typed
         if factory.contains(where: { $0.name == name }) {
             throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset and cannot be deleted")
         }
-        guard let userDirectory, user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(name))") }
+        guard let userDirectory, user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(typed))") }
         let path = userDirectory + "/" + name + ".json"
         if unlink(path) != 0 && errno != ENOENT {
             throw RackError(.ioError, "cannot delete '\(path)': \(String(cString: strerror(errno)))")
         }
         user.removeAll { $0.name == name }
+        numbers.remove(name)
+        try numbers.write(directory: userDirectory)
     }
 }
 
 /// Writes `bytes` to `path` so that a crash never leaves a partial file there: temp file in
 /// `directory`, write, fsync, rename, fsync the directory.
+/// Paths are `PathText` strings (a file name's bytes, UTF-8 or not).
 public func atomicWrite(_ bytes: [UInt8], to path: String, directory: String) throws(RackError) {
-    var template = Array((directory + "/." + (path as NSString).lastPathComponent + PresetStore.tempMarker + "XXXXXX").utf8CString)
+    let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+    var template = PathText.bytes(directory + "/." + name + PresetStore.tempMarker + "XXXXXX").map { CChar(bitPattern: $0) } + [0]
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw RackError(.cannotCreate, "cannot create a file in '\(directory)': \(String(cString: strerror(errno)))") }
-    let temp = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard fd >= 0 else { throw RackError(.cannotCreate, "cannot create a file in '\(PathText.display(directory))': \(String(cString: strerror(errno)))") }
+    let temp = PathText.fromBytes(template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
     var ok = true
     bytes.withUnsafeBytes { buf in
         var off = 0
@@ -330,11 +408,11 @@ public func atomicWrite(_ bytes: [UInt8], to path: String, directory: String) th
     }
     if ok { ok = fchmod(fd, 0o644) == 0 && fsync(fd) == 0 }
     let closed = close(fd) == 0
-    guard ok && closed && rename(temp, path) == 0 else {
+    guard ok && closed && PathText.withCPath(temp, { from in PathText.withCPath(path) { rename(from, $0) } }) == 0 else {
         let reason = String(cString: strerror(errno))
-        unlink(temp)
-        throw RackError(.ioError, "cannot write '\(path)': \(reason)")
+        PathText.withCPath(temp) { _ = unlink($0) }
+        throw RackError(.ioError, "cannot write '\(PathText.display(path))': \(reason)")
     }
-    let dfd = open(directory, O_RDONLY)
+    let dfd = PathText.withCPath(directory) { open($0, O_RDONLY) }
     if dfd >= 0 { fsync(dfd); close(dfd) }
 }

@@ -1,6 +1,7 @@
 // The error type shared by all of RackIO's file code.
 
 import RackEngine
+import RackPathText
 
 /// One error type for all file problems, each with the exit status the CLI ends with
 /// (`ExitStatus`, sysexits(3)) and a one-line message naming the file.
@@ -45,7 +46,7 @@ public enum AudioFileError: Error, CustomStringConvertible, Equatable {
     /// One line naming the file, without a trailing newline and without the program's name
     /// (the CLI puts "rack: " in front), e.g. `cannot open 'x.wav': no such file`.
     public var description: String {
-        let q = "'\(Self.oneLine(path))'"
+        let q = "'\(Self.oneLine(PathText.display(path)))'"
         switch self {
         case .missing:
             return "cannot open \(q): no such file"

@@ -5,6 +5,7 @@
 
 import CSndfile
 import Foundation
+import RackPathText
 
 import Glibc   // Linux only, like the rest of rack (JACK on Linux)
 
@@ -74,7 +75,7 @@ public final class AudioFileReader {
     /// still does not block, and re-check the type of what was actually opened. Returns the
     /// descriptor (blocking again) and the file's size in bytes.
     private static func openRegularFile(_ path: String) throws(AudioFileError) -> (fd: Int32, fileSize: Int64) {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let fd = PathText.withCPath(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
         if fd < 0 {
             let code = errno
             if code == ENOENT { throw .missing(path: path) }

@@ -6,6 +6,7 @@
 
 import CSndfile
 import Foundation
+import RackPathText
 import Glibc
 
 /// Writes a stereo file atomically: data goes to a hidden temp file in the same directory
@@ -69,7 +70,7 @@ public final class AudioFileWriter {
         guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &sfinfo, 0) else {
             let msg = Sys.sndfileMessage(nil)
             Glibc.close(fd)
-            unlink(tmp)
+            PathText.withCPath(tmp) { _ = unlink($0) }
             throw .cannotCreate(path: path, reason: msg)
         }
         Self.configure(h, container: container, vorbisQuality: vorbisQuality)
@@ -158,7 +159,7 @@ public final class AudioFileWriter {
                 }
             }
             var lst = Glibc.stat()
-            guard lstat(path, &lst) == 0 else { keepMode = nil; return }
+            guard PathText.withCPath(path, { lstat($0, &lst) }) == 0 else { keepMode = nil; return }
             if Sys.isDirectory(lst) { throw .cannotCreate(path: path, reason: "is a directory") }
             if (lst.st_mode & S_IFMT) == S_IFLNK {
                 throw .cannotCreate(path: path, reason: "is a symbolic link (give the real file's path)")
@@ -178,7 +179,7 @@ public final class AudioFileWriter {
         var fd: Int32 = -1
         for attempt in 0..<100 {
             tmp = destination.prefix + "." + destination.name + Self.temporaryMarker + Self.randomSuffix()
-            fd = Glibc.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666)
+            fd = PathText.withCPath(tmp) { Glibc.open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666) }
             if fd >= 0 { break }
             let code = errno
             if code != EEXIST || attempt == 99 {
@@ -258,13 +259,15 @@ public final class AudioFileWriter {
         if rc != 0 { failure = "cannot finish the file: " + Sys.tidy(String(cString: sf_error_number(rc))) }
         if failure == nil, durable, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
         if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
-        if failure == nil, rename(temporaryPath, path) != 0 { failure = "rename: " + Sys.message(errno) }
-        if failure != nil { unlink(temporaryPath) }
+        if failure == nil, PathText.withCPath(temporaryPath, { from in PathText.withCPath(path) { rename(from, $0) } }) != 0 {
+            failure = "rename: " + Sys.message(errno)
+        }
+        if failure != nil { PathText.withCPath(temporaryPath) { _ = unlink($0) } }
         disarmStopSignals()
         if let failure { throw .io(path: path, reason: failure) }
         // Make the rename itself durable (best effort: some filesystems refuse fsync on a directory).
         guard durable else { return }
-        let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dfd = PathText.withCPath(directory) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         if dfd >= 0 {
             _ = fsync(dfd)
             Glibc.close(dfd)
@@ -277,7 +280,7 @@ public final class AudioFileWriter {
         guard handle != nil || fd >= 0 else { return }
         if let h = handle { sf_close(h); handle = nil }
         if fd >= 0 { Glibc.close(fd); fd = -1 }
-        unlink(temporaryPath)
+        PathText.withCPath(temporaryPath) { _ = unlink($0) }
         disarmStopSignals()
     }
 
@@ -287,7 +290,7 @@ public final class AudioFileWriter {
     /// the process dies of the signal (a shell reports 130, 143, 129). For the one writer that
     /// is the process's work (`rack render`): one writer of the process at a time.
     public func removeOnStopSignals() {
-        armedForSignals = rack_tempfile_arm(temporaryPath) == 0
+        armedForSignals = PathText.withCPath(temporaryPath) { rack_tempfile_arm($0) } == 0
     }
 
     private func disarmStopSignals() {

@@ -1,4 +1,5 @@
 import Foundation
+import RackEngine
 
 /// The demo loop rack plays when no file is given: synthesised by rack itself (no samples are
 /// shipped). Four bars of plucked strings (Karplus–Strong) over a soft kick, 100 BPM, stereo.
@@ -19,10 +20,11 @@ public enum DemoLoop {
         return path
     }
 
-    /// The standard place: `$XDG_CACHE_HOME/rack/demo-loop.wav` (or ~/.cache/rack/…).
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/rack/demo-loop.wav" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.cache/rack/demo-loop.wav"
+    /// The standard place: `demo-loop.wav` in rack's cache directory (`UserDirectories`:
+    /// `$XDG_CACHE_HOME/rack` or `~/.cache/rack`); an error (73) when the environment names no
+    /// home (`HOME=""` would write under the filesystem root).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws(RackError) -> String {
+        try UserDirectories.require(.cache, for: "the demo loop", environment: environment) + "/demo-loop.wav"
     }
 
     /// The loop's samples.

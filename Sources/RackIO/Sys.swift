@@ -4,6 +4,7 @@
 
 import CSndfile
 import Foundation
+import RackPathText
 
 import Glibc   // Linux only, like the rest of rack (JACK on Linux)
 
@@ -40,7 +41,7 @@ enum Sys {
     /// `stat()` of `path` (following symlinks), or the errno.
     static func statPath(_ path: String) -> Result<Glibc.stat, Errno> {
         var st = Glibc.stat()
-        if stat(path, &st) == 0 { return .success(st) }
+        if PathText.withCPath(path, { stat($0, &st) }) == 0 { return .success(st) }
         return .failure(Errno(errno))
     }
 

@@ -62,7 +62,7 @@ extension RackController {
         "/rack/preset": { c, r throws(Reason) in try c.recallPreset(r) },
         "/rack/preset/save": { c, r throws(Reason) in try c.savePreset(r) },
         "/rack/preset/delete": { c, r throws(Reason) in try c.deletePreset(r) },
-        "/rack/preset/list": { c, r in c.listPresets(r) },
+        "/rack/preset/list": { c, r throws(Reason) in try c.listPresets(r) },
 
         "/rack/subscribe": { c, r throws(Reason) in try c.subscribe(r) },
         "/rack/unsubscribe": { c, r throws(Reason) in try c.unsubscribe(r) },

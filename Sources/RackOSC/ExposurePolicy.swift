@@ -1,4 +1,5 @@
 import Foundation
+import RackPathText
 import RackWire
 
 /// What rack grants a sender depending on where it is. 127.0.0.1 (`OSCEndpoint.isLocal`, the
@@ -35,8 +36,8 @@ public struct ExposurePolicy: Sendable {
 
     /// `realpath(3)`: nil when the path does not exist.
     static func realPath(_ path: String) -> String? {
-        guard !path.isEmpty, !path.utf8.contains(0), let p = realpath(path, nil) else { return nil }
+        guard !path.isEmpty, !path.utf8.contains(0), let p = PathText.withCPath(path, { realpath($0, nil) }) else { return nil }
         defer { free(p) }
-        return String(cString: p)
+        return PathText.fromCString(p)
     }
 }

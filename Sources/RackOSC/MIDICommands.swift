@@ -6,8 +6,8 @@ import RackWire
 /// thread), MIDI learn, and the program changes the render thread forwarded.
 public final class MIDIControl {
     public let link: MIDILink
-    /// Where the map is saved on every change.
-    public let path: String
+    /// Where the map is saved on every change; nil when there is no home to keep it in.
+    public let path: String?
     /// The parameter MIDI learn binds the next CC that moves to, and who asked.
     var learning: (parameter: ParameterID, requester: OSCEndpoint)?
     /// The limit on stderr lines about program changes, as `/rack/error` is limited: a flood
@@ -16,7 +16,7 @@ public final class MIDIControl {
     /// Lines left out that a later line has already counted.
     var linesReported = 0
 
-    public init(link: MIDILink, path: String) {
+    public init(link: MIDILink, path: String?) {
         self.link = link
         self.path = path
     }
@@ -101,7 +101,8 @@ extension RackController {
     private func storeMIDIMap(_ map: MIDIMap) throws(Reason) {
         guard let midi else { return }
         midi.link.set(map)
-        do { try MIDIMapFile.save(map, path: midi.path) } catch { throw Reason(error.message) }
+        guard let path = midi.path else { throw Reason(MIDIMapFile.noFileReason) }
+        do { try MIDIMapFile.save(map, path: path) } catch { throw Reason(error.message) }
     }
 
     static let midiOff = Reason("MIDI is off (--no-midi)")

@@ -9,11 +9,15 @@ import RackEngine
 /// The file is the whole map: a default binding that was unmapped stays unmapped. Saves are
 /// atomic (temp file, fsync, rename): a crash never leaves half a map.
 public enum MIDIMapFile {
-    /// The user's map file for `environment`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/rack/midi.json" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/rack/midi.json"
+    /// The user's map file for `environment`: `midi.json` in rack's config directory
+    /// (`UserDirectories`); nil when the environment names no home.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        UserDirectories.directory(.config, environment: environment).map { $0 + "/midi.json" }
     }
+
+    /// Why a learned map cannot be kept when there is no map file.
+    public static let noFileReason = "cannot save the MIDI map (the binding holds until rack stops): "
+        + UserDirectories.noHomeReason(.config)
 
     /// The map in `path`: the defaults when there is no file; an error naming the file and the
     /// reason when it cannot be read or is not a map.

@@ -9,15 +9,15 @@ extension RackController {
     /// a marker whose echo tells subscribers and the recording which preset it was.
     func recallPreset(_ r: Request) throws(Reason) {
         let args = r.arguments   // the signature took a name or index and an optional number
-        let preset: Preset?
+        let typed: String
         if let name = args[0].string {
-            preset = presets.preset(named: name)
+            typed = name
         } else if let n = args[0].number, n.isFinite, n == n.rounded(), abs(n) < 1e6 {
-            preset = presets.preset(index: Int(n))
+            typed = String(Int(n))
         } else {
             throw Reason("expects a preset name or index")
         }
-        guard let preset else { throw Reason("unknown preset \(args[0])") }
+        guard let preset = presets.preset(namedOrNumbered: typed) else { throw Reason(presets.unknownNameReason(typed)) }
         try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag))
     }
 
@@ -65,9 +65,23 @@ extension RackController {
         presetWritesInPacket += 1
     }
 
-    /// `/rack/preset/list`: every preset's name, in index order, in one message.
-    func listPresets(_ r: Request) {
-        reply(OSCMessage("/rack/preset/list", presets.all.map { .string($0.name) }), to: r.from)
+    /// `/rack/preset/list`: every preset's name, in number order, in one message when that fits
+    /// `PresetListPages.wholeReplyBytes`, else as every page; `/rack/preset/list i PAGE`: that
+    /// page (`PresetListPages`).
+    func listPresets(_ r: Request) throws(Reason) {
+        let names = presets.all.map(\.name)
+        if let asked = r.arguments.first?.number {
+            let pages = PresetListPages(names: names)
+            guard asked.isFinite, asked == asked.rounded(), asked >= 0, asked < Double(pages.pages.count) else {
+                throw Reason("no page \(formatNumber(asked)): pages 0…\(pages.pages.count - 1)")
+            }
+            reply(pages.message(Int(asked)), to: r.from)
+            return
+        }
+        let whole = OSCMessage("/rack/preset/list", names.map { .string($0) })
+        guard whole.encoded().count > PresetListPages.wholeReplyBytes else { return reply(whole, to: r.from) }
+        let pages = PresetListPages(names: names)
+        for index in pages.pages.indices { reply(pages.message(index), to: r.from) }
     }
 
     private static func presetName(_ r: Request) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import RackPathText
 import RackEngine
 
 /// `rack run --record FILE`: every change the render thread applied, as automation lines at
@@ -57,9 +58,9 @@ public final class SessionRecorder {
     }
 
     private static func open(_ path: String) throws(RackError) -> Int32 {
-        let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        let fd = PathText.withCPath(path) { Foundation.open($0, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644) }
         guard fd >= 0 else {
-            throw RackError(.cannotCreate, "cannot create the recording '\(path)': \(String(cString: strerror(errno)))")
+            throw RackError(.cannotCreate, "cannot create the recording '\(PathText.display(path))': \(String(cString: strerror(errno)))")
         }
         return fd
     }

@@ -1,5 +1,6 @@
 import CLibLo
 import Foundation
+import RackPathText
 
 /// One OSC argument.
 public enum OSCValue: Sendable, Equatable, CustomStringConvertible {
@@ -70,7 +71,7 @@ public struct OSCMessage: Sendable, Equatable {
             case let .float(f): lo_message_add_float(m, f)
             case let .double(d): lo_message_add_double(m, d)
             case let .int64(i): lo_message_add_int64(m, i)
-            case let .string(s): lo_message_add_string(m, s)
+            case let .string(s): PathText.withCPath(s) { _ = lo_message_add_string(m, $0) }   // the bytes it came as
             case let .bool(b): if b { lo_message_add_true(m) } else { lo_message_add_false(m) }
             case .blob, .other: lo_message_add_nil(m)
             }
@@ -175,7 +176,8 @@ public enum OSCPacket {
                 case UInt8(ascii: "d"): args.append(.double(a.pointee.d))
                 case UInt8(ascii: "h"): args.append(.int64(a.pointee.h))
                 case UInt8(ascii: "s"), UInt8(ascii: "S"):
-                    args.append(.string(String(cString: UnsafeRawPointer(a).assumingMemoryBound(to: CChar.self))))
+                    // Bytes as they came (a file name need not be UTF-8): PathText, not repaired.
+                    args.append(.string(PathText.fromCString(UnsafeRawPointer(a).assumingMemoryBound(to: CChar.self))))
                 case UInt8(ascii: "b"): args.append(.blob(Int(a.pointee.blob.size)))
                 default: args.append(.other(Character(UnicodeScalar(t))))
                 }

@@ -14,7 +14,7 @@ struct DemoLoopCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let target = path ?? DemoLoop.defaultPath()
+            let target = try path ?? DemoLoop.defaultPath()
             do {
                 say(try DemoLoop.write(to: target))
             } catch let e as AudioFileError {

@@ -6,7 +6,7 @@ struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presets",
         abstract: "List factory and user presets, or show one as JSON.",
-        discussion: "Factory presets are numbered 0, 1, 2…; user presets −1, −2, … (use the number with --preset or /rack/preset). User presets live in $XDG_CONFIG_HOME/rack/presets (or ~/.config/rack/presets).")
+        discussion: "Factory presets are numbered 0, 1, 2…; user presets −1, −2, …, each keeping its number across saves and deletes of others (use the number with --preset or /rack/preset). Names match ignoring case, exact first. User presets live in $XDG_CONFIG_HOME/rack/presets (or ~/.config/rack/presets), their numbers in .numbers.json there.")
 
     @Argument(help: "list (default) or show")
     var action: String = "list"
@@ -27,17 +27,15 @@ struct PresetsCommand: ParsableCommand {
             let store = PresetStore.standard()
             reportPresetProblems(store)
             if action == "show" {
-                let n = name!
-                guard let p = store.preset(named: n) ?? Int(n).flatMap({ store.preset(index: $0) }) else {
-                    throw RackError(.dataError, "unknown preset '\(n)'")
-                }
-                print(p.json, terminator: "")
+                print(try lookUpPreset(name!, in: store).json, terminator: "")
                 return
             }
+            // Full names (up to 64 characters), padded to the longest one.
+            let width = max(16, store.all.map(\.name.count).max() ?? 0)
             for p in store.all {
                 let index = store.index(of: p).map(String.init) ?? "?"
                 let values = Parameters.all.map { "\($0.name)=\($0.format(p.state[$0.id]))" }.joined(separator: " ")
-                print("\(index.padding(toLength: 4, withPad: " ", startingAt: 0))\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(p.isFactory ? "factory" : "user   ")  \(values)")
+                print("\(index.padding(toLength: 4, withPad: " ", startingAt: 0))\(p.name.padding(toLength: width, withPad: " ", startingAt: 0)) \(p.isFactory ? "factory" : "user   ")  \(values)")
             }
         }
     }

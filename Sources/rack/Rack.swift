@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RackPathText
 import RackEngine
 
 @main
@@ -27,11 +28,18 @@ extension Rack {
             // A session manager starts the executable with no arguments (`/nsm/server/add rack`):
             // with NSM_URL set, bare `rack` is `rack run`. Without it, the usage as ever.
             let bare = CommandLine.arguments.count == 1 && ProcessInfo.processInfo.environment["NSM_URL"] != nil
-            var command = try parseAsRoot(bare ? ["run"] : nil)
+            var command = try parseAsRoot(bare ? ["run"] : argumentBytes())
             try command.run()
         } catch {
             finish(with: error)
         }
+    }
+
+    /// The arguments as the kernel gave them, as `PathText` strings: a file name that is not
+    /// UTF-8 (`$'\xff\xfe-x.wav'`) keeps its bytes (`CommandLine.arguments` repairs them to
+    /// U+FFFD, naming a file that does not exist).
+    static func argumentBytes() -> [String] {
+        (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { PathText.fromCString(UnsafePointer($0)) } }
     }
 
     /// Ends the process for `error` as the contract wants it (see `main`).

@@ -173,8 +173,9 @@ struct RunCommand: ParsableCommand {
             _ = try AudioFileReader(path: file).info
             return file
         }
-        do { return try DemoLoop.write(to: DemoLoop.defaultPath()) } catch {
-            throw RackError(.cannotCreate, "cannot write the demo loop to '\(DemoLoop.defaultPath())': \(error)")
+        let loop = try DemoLoop.defaultPath()
+        do { return try DemoLoop.write(to: loop) } catch {
+            throw RackError(.cannotCreate, "cannot write the demo loop to '\(loop)': \(error)")
         }
     }
 
@@ -225,9 +226,11 @@ struct RunCommand: ParsableCommand {
         let user = MIDIMapFile.defaultPath()
         let path = sessionPath.map { $0 + "/midi.json" } ?? user
         var map = MIDIMap.defaults
-        let source = sessionPath != nil && !FileManager.default.fileExists(atPath: path) ? user : path
-        do { map = try MIDIMapFile.load(path: source) } catch {
-            warn("rack: \(error.message); using the default MIDI map")
+        let source = sessionPath != nil && !FileManager.default.fileExists(atPath: path ?? "") ? user : path
+        if let source {
+            do { map = try MIDIMapFile.load(path: source) } catch {
+                warn("rack: \(error.message); using the default MIDI map")
+            }
         }
         return MIDIControl(link: MIDILink(map: map, channelFilter: midiChannel ?? 0), path: path)
     }

@@ -1,23 +1,27 @@
 import Foundation
+import RackPathText
 import RackDSP
 import RackEngine
 
 // The user's input to the commands: text files, automation files, preset names, --set.
 
 /// Reads a text file the user named, refusing devices and FIFOs before opening them.
+/// The path is a `PathText` string (its bytes need not be UTF-8); messages show it escaped.
 func readTextFile(_ path: String, what: String) throws(RackError) -> String {
+    let shown = PathText.display(path)
     var st = stat()
-    guard stat(path, &st) == 0 else {
-        throw RackError(.noInput, "cannot open \(what) '\(path)': \(String(cString: strerror(errno)))")
+    guard PathText.withCPath(path, { stat($0, &st) }) == 0 else {
+        throw RackError(.noInput, "cannot open \(what) '\(shown)': \(String(cString: strerror(errno)))")
     }
     guard (st.st_mode & S_IFMT) == S_IFREG else {
-        throw RackError(.noInput, "\(what) '\(path)' is not a regular file")
+        throw RackError(.noInput, "\(what) '\(shown)' is not a regular file")
     }
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw RackError(.noInput, "cannot read \(what) '\(path)'")
+    let fd = PathText.withCPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
+    guard fd >= 0, let data = try? FileHandle(fileDescriptor: fd, closeOnDealloc: true).readToEnd() ?? Data() else {
+        throw RackError(.noInput, "cannot read \(what) '\(shown)'")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-        throw RackError(.dataError, "\(what) '\(path)' is not UTF-8 text")
+        throw RackError(.dataError, "\(what) '\(shown)' is not UTF-8 text")
     }
     return text
 }
@@ -58,11 +62,10 @@ func reportPresetProblems(_ store: PresetStore) {
     for p in store.problems { warn(messagePrefix + "warning: " + p.message) }
 }
 
-/// Looks a preset up by name or number (factory ≥ 0, user < 0); unknown ones are bad data (65).
+/// Looks a preset up by name (exact first, then ignoring case) or number (factory ≥ 0, user
+/// < 0); unknown ones are bad data (65), the error listing the presets there are.
 func lookUpPreset(_ name: String, in presets: PresetStore) throws(RackError) -> Preset {
-    guard let p = presets.preset(named: name) ?? Int(name).flatMap({ presets.preset(index: $0) }) else {
-        throw RackError(.dataError, "unknown preset '\(name)' (rack presets list shows them)")
-    }
+    guard let p = presets.preset(namedOrNumbered: name) else { throw RackError(.dataError, presets.unknownNameReason(name)) }
     return p
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackTestSupport
 import RackIO
+import RackPathText
 
 struct Run {
     let status: Int32
@@ -10,10 +11,11 @@ struct Run {
 }
 
 @discardableResult
-func rack(_ args: [String], environment extra: [String: String] = [:], unsetting removed: [String] = []) throws -> Run {
+func rack(_ args: [String], environment extra: [String: String] = [:], unsetting removed: [String] = [],
+          shell: Bool = false) throws -> Run {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: rackBinary)
-    p.arguments = args
+    p.executableURL = URL(fileURLWithPath: shell ? "/bin/sh" : rackBinary)
+    p.arguments = shell ? ["-c"] + args : args
     var env = ProcessInfo.processInfo.environment
     for (k, v) in extra { env[k] = v }
     for k in removed { env[k] = nil }
@@ -285,6 +287,62 @@ final class CLITests: XCTestCase {
             .write(toFile: dir + "/config/rack/presets/Mine.json", atomically: true, encoding: .utf8)
         let mine = try rack(["presets", "list"], environment: env)
         XCTAssertTrue(mine.stdout.contains("-1  Mine"), mine.stdout)
+        // Issue 21 #7: names of any script, whole in the list; lookups ignore case; the
+        // unknown-preset error lists the presets.
+        let long = "Café Hall " + String(repeating: "x", count: 54)
+        try "{\"name\": \"\(long)\", \"cutoff\": 500, \"resonance\": 1, \"mix\": 20, \"gain\": -1, \"room\": \"Plate\"}"
+            .write(toFile: dir + "/config/rack/presets/\(long).json", atomically: true, encoding: .utf8)
+        let both = try rack(["presets", "list"], environment: env)
+        XCTAssertTrue(both.stdout.contains("-2  \(long) user"), both.stdout)
+        XCTAssertTrue(try rack(["presets", "show", "WARM"], environment: env).stdout.contains("\"cutoff\": 384"))
+        XCTAssertTrue(try rack(["presets", "show", "café hall " + String(repeating: "X", count: 54)], environment: env).stdout.contains("Café"))
+        let unknown = try rack(["presets", "show", "Nope"], environment: env)
+        XCTAssertEqual(unknown.status, 65)
+        XCTAssertTrue(unknown.stderr.contains("unknown preset 'Nope' (one of 'Big Hall', 'Bright',") && unknown.stderr.contains("'Mine'"), unknown.stderr)
+    }
+
+    /// Issue 20 #8: with `HOME=""` and no XDG variable the demo loop went to `/.cache/rack` at
+    /// the filesystem root; it is refused with one line (73). With `XDG_CACHE_HOME` it goes there.
+    func testTheDemoLoopNeedsAHome() throws {
+        let refused = try rack(["demo-loop"], environment: ["HOME": ""], unsetting: ["XDG_CACHE_HOME"])
+        XCTAssertEqual(refused.status, 73, refused.stderr)
+        XCTAssertEqual(refused.stderr, "rack: cannot write the demo loop: neither XDG_CACHE_HOME nor HOME names an absolute directory\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/.cache/rack/demo-loop.wav"))
+        let cached = try rack(["demo-loop"], environment: ["HOME": "", "XDG_CACHE_HOME": dir + "/cache"])
+        cached.assertOK()
+        XCTAssertEqual(cached.stdout, dir + "/cache/rack/demo-loop.wav\n")
+    }
+
+    /// Issue 20 #9: a file name that is not UTF-8 (`$'\xff\xfe-x.wav'`) was repaired to U+FFFD
+    /// and failed with "no such file" (66). Its bytes go from argv to open(2) as they are, for
+    /// render (input, output, automation), check and plot; a message shows them escaped.
+    func testFileNamesThatAreNotUTF8() throws {
+        let odd: [UInt8] = [0xFF, 0xFE]
+        func path(_ suffix: String) -> String { dir + "/" + PathText.fromBytes(odd + Array(suffix.utf8)) }
+        let input = path("-in.wav"), output = path("-out.wav"), automation = path("-auto.txt"), plot = path("-plot.svg")
+        try rack(["render", dir + "/in.wav", dir + "/plain.wav"], environment: env).assertOK()
+        XCTAssertEqual(rename(dir + "/plain.wav", PathText.bytes(input).map { CChar(bitPattern: $0) } + [0]), 0)
+        let text = "0 /rack/cutoff 800\n"
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/auto.txt", contents: Data(text.utf8)))
+        XCTAssertEqual(rename(dir + "/auto.txt", PathText.bytes(automation).map { CChar(bitPattern: $0) } + [0]), 0)
+        try rackBytes(["render", input, output, "--automation", automation]).assertOK()
+        XCTAssertEqual(access(PathText.bytes(output).map { CChar(bitPattern: $0) } + [0], R_OK), 0, "the output has the very bytes")
+        try rackBytes(["check", automation]).assertOK()
+        try rackBytes(["plot", automation, "-o", plot]).assertOK()
+        XCTAssertEqual(access(PathText.bytes(plot).map { CChar(bitPattern: $0) } + [0], R_OK), 0)
+        let missing = try rackBytes(["render", path("-missing.wav"), output])
+        XCTAssertEqual(missing.status, 66)
+        XCTAssertTrue(missing.stderr.contains("\\xFF\\xFE-missing.wav': no such file"), missing.stderr)
+    }
+
+    /// Runs rack with arguments given as `PathText` strings, passed to the process as their very
+    /// bytes (Foundation's Process would write them as UTF-8): through `sh`, each argument spelt
+    /// as `printf` octal escapes.
+    private func rackBytes(_ args: [String]) throws -> Run {
+        let spelt = args.map { arg in
+            "\"$(printf '" + PathText.bytes(arg).map { "\\" + String($0, radix: 8) }.joined() + "')\""
+        }
+        return try rack(["exec '\(rackBinary)' " + spelt.joined(separator: " ")], environment: env, shell: true)
     }
 }
 

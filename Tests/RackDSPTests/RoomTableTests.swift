@@ -17,7 +17,11 @@ final class RoomTableTests: XCTestCase {
         XCTAssertNil(Room.at(index: -1))
         XCTAssertNil(Room.at(index: Room.allCases.count))
         XCTAssertNil(Room(name: "hall"))
-        XCTAssertNil(Room(name: "MediumHall"))
+        // Issue 21 #7: names match ignoring case (exact first).
+        XCTAssertEqual(Room(name: "MediumHall"), .mediumHall)
+        XCTAssertEqual(Room(name: "PLATE"), .plate)
+        XCTAssertEqual(Room(name: "largeroom2"), .largeRoom2)
+        XCTAssertNil(Room(name: "medium Hall"))
         XCTAssertEqual(Set(RoomDefinition.table.map(\.name)).count, Room.allCases.count)
     }
 

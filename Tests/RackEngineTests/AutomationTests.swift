@@ -62,6 +62,8 @@ final class AutomationTests: XCTestCase {
         XCTAssertTrue(byLine[6]?.first?.message.contains("interrupts the ramp of cutoff from line 5 (running until 4 s)") == true)
         XCTAssertTrue(byLine[7]?.first?.message.contains("unknown room") == true)
         XCTAssertTrue(byLine[8]?.first?.message.contains("unknown preset") == true)
+        // Issue 21 #7: the error lists the presets there are.
+        XCTAssertTrue(byLine[8]?.first?.message.contains("(one of '") == true, "\(byLine[8] ?? [])")
         XCTAssertTrue(byLine[9]?.first?.message.contains("time") == true)
         XCTAssertTrue(byLine[10]?.first?.message.contains("not finite") == true)
         XCTAssertTrue(byLine[11]?.first?.message.contains("non-automatable") == true)

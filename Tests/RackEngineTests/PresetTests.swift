@@ -74,8 +74,9 @@ final class PresetTests: XCTestCase {
         try store.save(name: "A_first", state: RackState())
         let reread = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: user)
         XCTAssertEqual(reread.preset(named: "Night 2")?.state, s)
-        XCTAssertEqual(reread.preset(index: -1)?.name, "A_first")
-        XCTAssertEqual(reread.preset(index: -2)?.name, "Night 2")
+        // Numbers in save order (issue 21 #3: they are kept, not re-sorted by name).
+        XCTAssertEqual(reread.preset(index: -1)?.name, "Night 2")
+        XCTAssertEqual(reread.preset(index: -2)?.name, "A_first")
         XCTAssertEqual(reread.preset(index: 0)?.isFactory, true)
         XCTAssertTrue(FileManager.default.fileExists(atPath: user + "/Night 2.json"))
         try reread.delete(name: "Night 2")
@@ -118,10 +119,10 @@ final class PresetTests: XCTestCase {
     }
 
     func testNamesAreNeverPaths() {
-        for bad in ["", "../x", "/tmp/x", "a/b", ".hidden", " lead", "-x", String(repeating: "a", count: 65), "a\u{0}b", "é"] {
+        for bad in ["", "../x", "/tmp/x", "a/b", ".hidden", " lead", "-x", String(repeating: "a", count: 65), "a\u{0}b", "\u{301}e", "a.b", "a\u{200B}b", "a\tb"] {
             XCTAssertNotNil(PresetStore.problem(withName: bad), bad)
         }
-        for good in ["a", "Warm 2", "x-y_z", "9", String(repeating: "a", count: 64)] {
+        for good in ["a", "Warm 2", "x-y_z", "9", String(repeating: "a", count: 64), "é", "Café Hall", "Зал 2", "大ホール", "हॉल"] {
             XCTAssertNil(PresetStore.problem(withName: good), good)
         }
     }

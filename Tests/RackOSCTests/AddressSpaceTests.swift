@@ -15,6 +15,7 @@ final class AddressSpaceTests: XCTestCase {
         "/rack/preset": ([], "expects a preset name or index and an optional ramp time"),
         "/rack/preset/save": ([.int(1)], "expects one string: the preset name"),
         "/rack/preset/delete": ([], "expects one string: the preset name"),
+        "/rack/preset/list": ([.string("all")], "expects an optional page number"),
         "/rack/subscribe": ([.string("x")], "port must be an integer 1…65535"),
         "/rack/unsubscribe": ([.int(1), .int(2)], "expects an optional integer port"),
         "/rack/meter": ([.int(70_000)], "port must be an integer 1…65535"),

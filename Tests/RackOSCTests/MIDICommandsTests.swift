@@ -71,6 +71,19 @@ final class MIDICommandsTests: XCTestCase {
         XCTAssertEqual(lines[limit + 1], "MIDI program change 120: unknown preset 120")
     }
 
+    /// Issue 20 #8: without a home (`HOME=""`) there is no map file: a change holds in memory
+    /// and is refused a save with one line, instead of writing `/.config/rack/midi.json`.
+    func testWithoutAHomeTheMapIsNotSavedAndSaysSo() throws {
+        XCTAssertNil(MIDIMapFile.defaultPath(environment: ["HOME": ""]))
+        XCTAssertEqual(MIDIMapFile.defaultPath(environment: ["HOME": "/h"]), "/h/.config/rack/midi.json")
+        let rig = Rig()
+        let midi = MIDIControl(link: MIDILink(map: .defaults, channelFilter: 0), path: nil)
+        rig.controller.midi = midi
+        rig.send("/rack/midi/unmap", [.int(74)])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/midi/unmap", MIDIMapFile.noFileReason)])
+        XCTAssertFalse(midi.link.map.bindings.contains { $0.controller == 74 }, "the change holds until rack stops")
+    }
+
     func testLearnMapUnmapAndTheFile() throws {
         let (rig, midi) = rig()
         rig.send("/rack/midi/learn", [.string("mix")])
@@ -84,7 +97,7 @@ final class MIDICommandsTests: XCTestCase {
         rig.send("/rack/midi/map")
         let expected: [(Int32, Int32, String)] = [(0, 7, "gain"), (5, 20, "mix"), (0, 74, "cutoff"), (0, 91, "mix")]
         XCTAssertEqual(rig.replies(), expected.map { OSCMessage("/rack/midi/map", [.int($0.0), .int($0.1), .string($0.2)]) })
-        let saved = try MIDIMapFile.load(path: midi.path)
+        let saved = try MIDIMapFile.load(path: try XCTUnwrap(midi.path))
         XCTAssertEqual(saved, midi.link.map)
         XCTAssertEqual(saved.bindings.map(\.controller), [7, 20, 74, 91])
         rig.send("/rack/midi/unmap", [.int(71)])

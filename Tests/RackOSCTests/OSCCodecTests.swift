@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackPathText
 @testable import RackOSC
 import RackWire
 
@@ -11,6 +12,17 @@ final class OSCCodecTests: XCTestCase {
         let back = try bytes.withUnsafeBytes { try OSCPacket.decode($0) }
         XCTAssertEqual(back.map(\.0), [m])
         XCTAssertTrue(back[0].1.isImmediate)
+    }
+
+    /// Issue 20 #9: an OSC string is bytes; one that is not UTF-8 (a file name) decodes to the
+    /// `PathText` of its bytes, not to U+FFFD, and encodes back to the very same bytes.
+    func testStringsThatAreNotUTF8KeepTheirBytes() throws {
+        var raw = Array("/rack/player/load\0\0\0,s\0\0".utf8)
+        raw += [0x2F, 0xFF, 0xFE, 0x2D, 0x78, 0x00, 0x00, 0x00]   // "/\xff\xfe-x"
+        let decoded = try raw.withUnsafeBytes { try OSCPacket.decode($0) }
+        let path = try XCTUnwrap(decoded.first?.0.arguments.first?.string)
+        XCTAssertEqual(PathText.bytes(path), [0x2F, 0xFF, 0xFE, 0x2D, 0x78])
+        XCTAssertEqual(decoded.first?.0.encoded(), raw)
     }
 
     func testBundlesCarryTheirTimeTag() throws {

@@ -26,7 +26,7 @@ final class PresetCommandTests: XCTestCase {
             XCTAssertEqual(reply.first?.arguments.first, .string("/rack/preset/save"), bad)
             XCTAssertEqual(reply.first?.arguments.last?.string?.hasPrefix("preset name "), true, "no 'rack: ' prefix: \(reply)")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir), ["Night Set.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }, ["Night Set.json"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: rig.userDir + "/../x.json"))
         rig.send("/rack/preset/list")
         let list = try XCTUnwrap(rig.replies().first)
@@ -79,13 +79,13 @@ final class PresetCommandTests: XCTestCase {
         let refusal = rig.replies()
         XCTAssertEqual(refusal.map(\.address), ["/rack/error"])
         XCTAssertEqual(refusal.first?.arguments.last?.string?.hasPrefix("preset quota reached: at most 3 user presets"), true, "\(refusal)")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["A.json", "B.json", "C.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }.sorted(), ["A.json", "B.json", "C.json"])
         rig.send("/rack/preset/save", [.string("B")])
         XCTAssertEqual(rig.replies(), [], "overwriting is within the quota")
         rig.send("/rack/preset/delete", [.string("A")])
         rig.send("/rack/preset/save", [.string("D")])
         XCTAssertEqual(rig.replies(), [])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).sorted(), ["B.json", "C.json", "D.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }.sorted(), ["B.json", "C.json", "D.json"])
     }
 
     func testRecallByIndexAndItsRefusals() throws {
@@ -96,9 +96,9 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Bright")?.state)
         XCTAssertEqual(rig.replies(), [])
         let cases: [([OSCValue], String)] = [
-            ([.int(-1)], "unknown preset i:-1"),
-            ([.int(Int32(names.count))], "unknown preset i:\(names.count)"),
-            ([.string("No Such Preset")], "unknown preset s:No Such Preset"),
+            ([.int(-1)], rig.controller.presets.unknownNameReason("-1")),
+            ([.int(Int32(names.count))], rig.controller.presets.unknownNameReason("\(names.count)")),
+            ([.string("No Such Preset")], rig.controller.presets.unknownNameReason("No Such Preset")),
             ([.float(1.5)], "expects a preset name or index"),
             ([.float(.nan)], "expects a preset name or index"),
             ([.bool(true)], "expects a preset name or index"),
@@ -154,5 +154,56 @@ final class PresetCommandTests: XCTestCase {
         let dump = rig.replies()
         XCTAssertEqual(dump.first, OSCMessage("/rack/cutoff", [.float(384)]))
         XCTAssertEqual(dump.last, OSCMessage("/rack/preset", [.string("Warm")]))
+    }
+
+    /// Issue 21 #7: room and preset names match ignoring case over OSC (exact first).
+    func testNamesMatchIgnoringCaseOverOSC() throws {
+        let rig = Rig()
+        rig.send("/rack/preset", [.string("warm")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Warm")?.state)
+        rig.send("/rack/room", [.string("MEDIUMHALL")])
+        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.controller.targets.room, .mediumHall)
+        rig.send("/rack/preset/save", [.string("Café Hall")])
+        XCTAssertEqual(rig.replies(), [], "letters of any script")
+        rig.send("/rack/preset", [.string("café hall")])
+        rig.send("/rack/dump")
+        XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("Café Hall")]))
+    }
+
+    /// Issue 20 #6: with the quota's 1,000 presets of 64 characters the one-message list (70 KB)
+    /// never arrived. It comes as pages of at most 2 KiB that together are the list, and each
+    /// page can be asked for.
+    func testAListBeyondOneDatagramComesAsPages() throws {
+        let rig = Rig()
+        try FileManager.default.createDirectory(atPath: rig.userDir, withIntermediateDirectories: true)
+        let template = String(decoding: try XCTUnwrap(FileManager.default.contents(atPath: rig.controller.presets.factory[0].path!)), as: UTF8.self)
+        let factoryName = JSON.quoted(rig.controller.presets.factory[0].name)
+        for i in 0..<PresetStore.defaultMaximumUserPresets {
+            let name = String(format: "Preset %04d ", i) + String(repeating: "x", count: 52)
+            try template.replacingOccurrences(of: factoryName, with: JSON.quoted(name))
+                .write(toFile: rig.userDir + "/" + name + ".json", atomically: false, encoding: .utf8)
+        }
+        rig.controller.presets.reload()
+        let names = rig.controller.presets.all.map(\.name)
+        XCTAssertEqual(names.count, PresetStore.defaultMaximumUserPresets + rig.controller.presets.factory.count)
+        rig.send("/rack/preset/list")
+        let pages = rig.replies()
+        XCTAssertGreaterThan(pages.count, 30)
+        for (i, page) in pages.enumerated() {
+            XCTAssertEqual(page.address, "/rack/preset/list/page")
+            XCTAssertEqual(Array(page.arguments.prefix(2)), [.int(Int32(i)), .int(Int32(pages.count))])
+            XCTAssertLessThanOrEqual(page.encoded().count, PresetListPages.pageBytes)
+        }
+        XCTAssertEqual(pages.flatMap { $0.arguments.dropFirst(2).compactMap(\.string) }, names, "together the pages are the list")
+        rig.send("/rack/preset/list", [.int(3)])
+        XCTAssertEqual(rig.replies(), [pages[3]])
+        rig.send("/rack/preset/list", [.int(Int32(pages.count))])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/preset/list", "no page \(pages.count): pages 0…\(pages.count - 1)")])
+        // A short list is still one /rack/preset/list message, and page 0 of it is the same names.
+        let small = Rig()
+        small.send("/rack/preset/list", [.int(0)])
+        XCTAssertEqual(small.replies().first?.arguments.dropFirst(2).compactMap(\.string), small.controller.presets.all.map(\.name))
     }
 }

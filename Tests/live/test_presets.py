@@ -73,7 +73,8 @@ def test_save_list_delete(osc, xdg):
         assert close_to(data[k], v), (k, data)
     assert data["room"] == "plate"
     assert "My Test" in _list(osc)
-    assert not [f for f in _files(presets) if f != "My Test.json"], _files(presets)
+    assert not [f for f in _files(presets) if f not in ("My Test.json", ".numbers.json")], _files(presets)
+    assert json.loads((presets / ".numbers.json").read_text()) == {"-1": "My Test"}
 
     osc.send("/rack/preset", "Warm")
     assert close_to(osc.get("cutoff"), 384)
@@ -137,3 +138,68 @@ def test_recall_by_index(osc):
     assert close_to(osc.get("cutoff"), 384)
     assert osc.expect_error("/rack/preset", len(names)) is not None
     assert osc.expect_error("/rack/preset", -1) is not None
+
+
+def _write_preset(directory: Path, name: str, cutoff: float = 1000):
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{name}.json").write_text(json.dumps(
+        {"name": name, "cutoff": cutoff, "resonance": 0, "mix": 50, "gain": 0, "room": "plate"}))
+
+
+def test_names_ignore_case_and_take_any_script(osc, xdg):
+    """Issue 21 #7: /rack/preset s warm and /rack/room s PLATE were refused (case); Café Hall
+    was refused as "only letters…"."""
+    osc.send("/rack/preset", "warm")
+    assert close_to(osc.get("cutoff"), 384)
+    osc.send("/rack/room", "MEDIUMHALL")
+    reply = osc.request("/rack/get", "room", reply="/rack/room")
+    assert reply is not None and reply.args == ["mediumHall"], reply
+    osc.send("/rack/cutoff", 777.0)
+    osc.send("/rack/preset/save", "Café Hall")
+    path = xdg / "rack" / "presets" / "Café Hall.json"
+    assert _wait(path.exists), _files(xdg)
+    osc.send("/rack/preset", "Warm")
+    assert close_to(osc.get("cutoff"), 384)
+    osc.send("/rack/preset", "CAFÉ HALL")
+    assert close_to(osc.get("cutoff"), 777)
+    err = osc.expect_error("/rack/preset", "Nope")
+    assert err is not None and "one of 'Big Hall'" in err.args[1] and "'Café Hall'" in err.args[1], err
+
+
+def test_user_numbers_stay_put(rack_factory, osc_factory, xdg):
+    """Issue 21 #3: saving "Alpha" renumbered every user preset. An old directory keeps the
+    numbers it had (name order); a new save takes the next free number; a restart keeps them."""
+    presets = xdg / "rack" / "presets"
+    for i, name in enumerate(["Beta", "Gamma"]):
+        _write_preset(presets, name, cutoff=1000 + i)
+    rack = rack_factory()
+    osc = osc_factory(rack.osc_port)
+    osc.send("/rack/cutoff", 2000.0)
+    osc.send("/rack/preset/save", "Alpha")
+    assert _wait(lambda: (presets / "Alpha.json").exists())
+    for number, cutoff in [(-1, 1000), (-2, 1001), (-3, 2000)]:
+        osc.send("/rack/preset", number)
+        assert close_to(osc.get("cutoff"), cutoff), number
+    assert rack.stop() == 0
+    again = osc_factory(rack_factory().osc_port)
+    again.send("/rack/preset", -3)
+    assert close_to(again.get("cutoff"), 2000)
+
+
+def test_a_list_beyond_one_datagram_comes_in_pages(rack_factory, osc_factory, xdg):
+    """Issue 20 #6: beyond ~910 presets /rack/preset/list got no reply at all (a 62 KB
+    datagram). With the quota's 1,000 presets of 64 characters the list comes as pages."""
+    presets = xdg / "rack" / "presets"
+    names = [f"Preset {i:04d} " + "x" * 52 for i in range(1000)]
+    for name in names:
+        _write_preset(presets, name)
+    osc = osc_factory(rack_factory().osc_port)
+    pages = osc.request_all("/rack/preset/list", timeout=5.0)
+    assert pages and all(m.address == "/rack/preset/list/page" for m in pages), [m.address for m in pages[:3]]
+    count = pages[0].args[1]
+    print(f"1,000 presets of 64 characters: {count} pages, largest {max(len(m.args) for m in pages) - 2} names")
+    assert len(pages) == count and [m.args[0] for m in pages] == list(range(count))
+    listed = [n for m in pages for n in m.args[2:]]
+    assert listed == FACTORY + sorted(names), (len(listed), listed[:12])
+    page3 = osc.request("/rack/preset/list", 3, reply="/rack/preset/list/page")
+    assert page3 is not None and page3.args == pages[3].args

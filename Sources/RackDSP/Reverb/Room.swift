@@ -9,9 +9,11 @@ extension Room {
     /// Target broadband RT60 in seconds (the contract's table).
     public var targetDecaySeconds: Double { definition.targetDecaySeconds }
 
-    /// Looks a room up by its name (exact, case-sensitive).
+    /// Looks a room up by its name: exact first, then ignoring case (`NameMatch`), so
+    /// "MediumHall" and "PLATE" are rooms too.
     public init?(name: String) {
-        guard let room = Room.allCases.first(where: { $0.name == name }) else { return nil }
+        guard let match = NameMatch.find(name, in: Room.allCases.lazy.map(\.name)),
+              let room = Room.allCases.first(where: { $0.name == match }) else { return nil }
         self = room
     }
 
