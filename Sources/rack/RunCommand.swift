@@ -38,7 +38,7 @@ struct RunCommand: ParsableCommand {
     var allow: [String] = []
     @Option(help: "Audio file to play (wav, flac, ogg; resampled to the JACK rate).")
     var file: String?
-    @Option(parsing: .unconditional, help: "Preset to start with (name or number; user presets are negative).")
+    @Option(parsing: .unconditional, help: "Preset to start with (name or number; user presets are negative).", completion: Completions.presets)
     var preset: String?
     @Flag(help: "Connect outputs to the physical playback ports and inputs from capture.")
     var connect = false
@@ -200,6 +200,7 @@ struct RunCommand: ParsableCommand {
             bridge.drain(into: c)
             bridge.publishPeriodic(now: now, controller: c, driver: driver)
         })
+        c.endRecording()
         advertiser?.stop()
         http.stop()
         c.shutDown()
