@@ -22,17 +22,19 @@ public enum OfflineRenderer {
             throw RackError(.usage, "--block must be 1…\(EngineFormat.maximumFrames) frames")
         }
         let reader = try ResamplingReader(path: request.inputPath, targetRate: rate)
-        let inputFrames = reader.framesAtTargetRate
-        let totalFrames = inputFrames + Int64((request.tailSeconds * rate).rounded())
+        let block = request.blockFrames
+        var playback = try OfflinePlayback(reader: reader, automation: request.automation, rate: rate,
+                                           ringFrames: OfflineTuning.ringFrames + block)
+        let totalFrames = playback.playFrames + Int64((request.tailSeconds * rate).rounded())
         let format = request.format
             ?? SampleFormat.renderDefault(input: inputInfo.sampleFormat, container: AudioContainer(path: request.outputPath)).format
         let writer = try AudioFileWriter(path: request.outputPath, sampleRate: rate, format: format)
         // Stopped by a signal, the render takes its temporary file with it.
         writer.removeOnStopSignals()
 
-        let block = request.blockFrames
-        let engine = Engine(sampleRate: rate, maxFrames: block, state: request.initialState)
-        let ring = StereoRing(minimumCapacity: OfflineTuning.ringFrames + block)
+        let start = request.automation?.startingState(from: request.initialState, presets: presets) ?? request.initialState
+        let engine = Engine(sampleRate: rate, maxFrames: block, state: start)
+        let ring = playback.ring
         // The reader decodes ahead on its own thread, like the live player's reader; offline
         // the render waits for it instead of counting an underrun.
         let feeder = RingFeeder(reader: reader, ring: ring)
@@ -44,7 +46,8 @@ public enum OfflineRenderer {
         }
         engine.attachPlayer(ring, playing: true)
 
-        let events = request.automation?.engineEvents(sampleRate: rate, presets: presets, lengthFrames: totalFrames) ?? []
+        let events = (request.automation?.engineEvents(sampleRate: rate, presets: presets, lengthFrames: totalFrames) ?? [])
+            + (playback.endEvent.map { [$0] } ?? [])
         var nextEvent = 0
         let outL = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let outR = UnsafeMutablePointer<Float>.allocate(capacity: block)
@@ -55,7 +58,7 @@ public enum OfflineRenderer {
         do {
             feeder.start()
             while rendered < totalFrames {
-                let n = Int(min(Int64(block), totalFrames - rendered))
+                let n = playback.nextBlock(at: rendered, frames: Int(min(Int64(block), totalFrames - rendered)))
                 try feeder.waitFor(frames: n)
                 // Every event that can touch this block's control segments is scheduled.
                 let horizon = rendered + Int64(n) + Int64(engine.lookaheadFrames)
