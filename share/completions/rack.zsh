@@ -82,7 +82,7 @@ _rack_run() {
         '--osc-host[Address to bind OSC to. Anything but loopback exposes the rack to the network.]:osc-host:'
         '*--allow[Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).]:ADDR:'
         '--file[Audio file to play (wav, flac, ogg; resampled to the JACK rate).]:file:'
-        '--preset[Preset to start with (name or number; user presets are negative).]:preset:'
+        '--preset[Preset to start with (name or number; user presets are negative).]:preset:{__rack_custom_complete ---completion run -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--connect[Connect outputs to the physical playback ports and inputs from capture.]'
         '--record[Write every applied change to this automation file.]:record:'
         '--no-midi[Leave out the MIDI ports (midi_in, midi_out).]'
@@ -101,16 +101,17 @@ _rack_run() {
 
 _rack_render() {
     local -i ret=1
+    local -ar ___format=('16' '24' 'float')
     local -ar arg_specs=(
         ':input:'
         ':output:'
-        '--preset[Start from this preset (name or number; user presets are negative).]:preset:'
-        '*--set[Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.]:PARAM=VALUE:'
+        '--preset[Start from this preset (name or number; user presets are negative).]:preset:{__rack_custom_complete ---completion render -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
+        '*--set[Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.]:PARAM=VALUE:{__rack_custom_complete ---completion render -- --set "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--automation[Automation file to play during the render.]:automation:'
         '--tail[Seconds of reverb tail added after the input ends.]:tail:'
         '--rate[Render sample rate in Hz (default\: the input'\''s).]:rate:'
         '--block[Frames per render call (offline the engine renders in large blocks; the result does not depend on it).]:block:'
-        '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:'
+        '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:{__rack_complete "${___format[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -168,8 +169,8 @@ _rack_plot() {
         '--response[Draw the low-pass filter'\''s magnitude response instead of a timeline.]'
         '--length[Length of the input in seconds\: marks its end; flags events and ramps past it.]:length:'
         '--rate[Sample rate in Hz that events and ramps are placed on.]:rate:'
-        '*--preset[Timeline\: start from this preset. Response\: a curve for this preset (repeatable).]:preset:'
-        '*--set[Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.]:PARAM=VALUE:'
+        '*--preset[Timeline\: start from this preset. Response\: a curve for this preset (repeatable).]:preset:{__rack_custom_complete ---completion plot -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
+        '*--set[Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.]:PARAM=VALUE:{__rack_custom_complete ---completion plot -- --set "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
