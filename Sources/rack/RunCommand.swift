@@ -42,7 +42,7 @@ struct RunCommand: ParsableCommand {
     var preset: String?
     @Flag(help: "Connect outputs to the physical playback ports and inputs from capture.")
     var connect = false
-    @Option(help: "Write every applied change to this automation file.")
+    @Option(help: "Write the state at the start and every applied change to this automation file (rack render FILE OUT --automation IT replays the session).")
     var record: String?
     @Flag(name: .customLong("no-midi"), help: "Leave out the MIDI ports (midi_in, midi_out).")
     var noMIDI = false

@@ -84,7 +84,7 @@ _rack_run() {
         '--file[Audio file to play (wav, flac, ogg; resampled to the JACK rate).]:file:'
         '--preset[Preset to start with (name or number; user presets are negative).]:preset:{__rack_custom_complete ---completion run -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--connect[Connect outputs to the physical playback ports and inputs from capture.]'
-        '--record[Write every applied change to this automation file.]:record:'
+        '--record[Write the state at the start and every applied change to this automation file (rack render FILE OUT --automation IT replays the session).]:record:'
         '--no-midi[Leave out the MIDI ports (midi_in, midi_out).]'
         '--midi-channel[Obey MIDI on this channel only (1…16; omni by default).]:midi-channel:'
         '--http-port[TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0\: the system chooses; the URL is printed).]:http-port:'
