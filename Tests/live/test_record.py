@@ -379,7 +379,8 @@ def _align_best(capture, reference, candidates=8):
 def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                          tmp_path):
     """Issue 21 #2: `rack run --file F --preset Warm --record R` with a 2.5 s file that loops,
-    changes over OSC (most of them after the file's first end), then `rack render F out.wav
+    changes over OSC (most of them after the file's first end, the last one turning the loop
+    off: the player stops at the end of that pass), then `rack render F out.wav
     --automation R` with no other flag: the recording starts with the whole state at time 0
     (every parameter of the table, the preset, the loop flag, the position), the render loops
     as the live player did and lasts the session, and after alignment it matches a JACK
@@ -417,6 +418,7 @@ def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_facto
     osc.send("/rack/preset", "Bright", 0.5)
     at(6.0)
     osc.send("/rack/cutoff", 600.0, 1.0)
+    osc.send("/rack/player/loop", 0)               # stops at the end of the pass being heard
     at(7.5)
     assert osc.ping()
     out, err = recorder.communicate(timeout=seconds + 20)
@@ -438,6 +440,7 @@ def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_facto
     assert find(events, "/rack/mix", "90") > 2.0, text
     assert "89.9999" not in text, text
     assert events[-1][1] == "/rack/player/stop" and events[-1][0] > 7.5, text
+    assert find(events, "/rack/player/loop", "0") > find(events, "/rack/cutoff", "600") - 0.1, text
 
     check = _check(rack_binary, rec, "--length", "2.5")
     assert check.returncode == 0 and "past the end" not in check.stderr, f"{check.stderr}\n{text}"
