@@ -20,6 +20,12 @@ public enum AutomationAction: Sendable, Equatable {
     case preset(name: String, rampSeconds: Double?)
     case play
     case stop
+    /// The player loops its file (true) or stops at the end of the pass being heard (false),
+    /// from this time on.
+    case loop(Bool)
+    /// The player goes to this position in its file, in seconds. `rack render` starts from the
+    /// position a seek at time 0 gives; it does not replay later seeks (`rack send` sends them).
+    case seek(seconds: Double)
 }
 
 /// One event of an automation file.
@@ -107,18 +113,86 @@ public struct Automation: Sendable {
         return setAt
     }
 
+    /// True for a line of the starting state: a parameter change or preset recall at time 0
+    /// without a ramp. Before the first sample nothing has been heard to ramp from, so these
+    /// set the state a render starts from (a recording begins with them: the state it was
+    /// made from) instead of ramping to it.
+    public static func isStartingState(_ e: AutomationEvent) -> Bool {
+        guard e.time == 0 else { return false }
+        switch e.action {
+        case .set(_, _, nil), .preset(_, nil): return true
+        default: return false
+        }
+    }
+
+    /// `base` with the starting-state lines applied in file order (`isStartingState`);
+    /// `presetState` resolves a recalled preset.
+    public func startingState(from base: RackState, presetState: (String) -> RackState?) -> RackState {
+        var state = base
+        var setAtStart = Set<ParameterID>()
+        for e in events where Self.isStartingState(e) {
+            if case let .set(id, _, _) = e.action { setAtStart.insert(id) }
+        }
+        for e in events where Self.isStartingState(e) {
+            switch e.action {
+            case let .set(id, value, _):
+                state[id] = value
+                // The room rule: the starting lines are one group.
+                if id == .room, let room = Room.at(index: Int(value)) {
+                    for (implied, v) in RoomRule.implied(by: room, setAlso: setAtStart) { state[implied] = v }
+                }
+            case let .preset(name, _): if let recalled = presetState(name) { state = recalled }
+            default: break
+            }
+        }
+        return state
+    }
+
+    /// `base` with the starting-state lines applied, presets from `presets`.
+    public func startingState(from base: RackState, presets: PresetStore) -> RackState {
+        startingState(from: base, presetState: { presets.preset(named: $0)?.state })
+    }
+
+    /// Where the player starts in its file, in seconds: the last seek at time 0 (0 without one).
+    public var startSeconds: Double {
+        var start = 0.0
+        for e in events where e.time == 0 { if case let .seek(seconds) = e.action { start = seconds } }
+        return start
+    }
+
+    /// The loop flag's changes, in order: (time in seconds, on).
+    public var loopChanges: [(time: Double, on: Bool)] {
+        events.compactMap { e in
+            if case let .loop(on) = e.action { return (e.time, on) }
+            return nil
+        }
+    }
+
+    /// True when the file turns looping on at some time: the input then plays on past its end.
+    public var loops: Bool { loopChanges.contains { $0.on } }
+
+    /// When the last event's change is complete, in seconds: its time plus its explicit ramp.
+    public var endSeconds: Double {
+        events.map { e in
+            switch e.action {
+            case let .set(_, _, ramp?), let .preset(_, ramp?): return e.time + ramp
+            default: return e.time
+            }
+        }.max() ?? 0
+    }
+
     /// The engine events of this automation at `sampleRate`: a preset recall becomes a ramp of
     /// every parameter; a room change brings its own values of the controls that follow the
     /// room except those set by a line at the same time (the room rule: the lines at one time
-    /// are one group, as a recording writes them). Events at or after `lengthFrames` (when
-    /// given) are left out.
+    /// are one group, as a recording writes them). The starting state is not among them
+    /// (`startingState`); neither are the player's loop and seek, which act on the reader.
+    /// Events at or after `lengthFrames` (when given) are left out.
     public func engineEvents(sampleRate: Double, presets: PresetStore, lengthFrames: Int64? = nil) -> [EngineEvent] {
         var out: [EngineEvent] = []
         func ramp(_ s: Double?) -> RampLength { RampLength(frames: s.map { Int64(($0 * sampleRate).rounded()) } ?? 0) }
-        func sample(_ e: AutomationEvent) -> Int64 { Int64((e.time * sampleRate).rounded()) }
         let setAt = parametersSet(sampleRate: sampleRate)
-        for e in events {
-            let t = sample(e)
+        for e in events where !Self.isStartingState(e) {
+            let t = Int64((e.time * sampleRate).rounded())
             if let lengthFrames, t >= lengthFrames { continue }
             switch e.action {
             case let .set(id, value, seconds):
@@ -133,6 +207,7 @@ public struct Automation: Sendable {
                 out += p.state.events(at: t, ramp: ramp(seconds))
             case .play: out.append(EngineEvent(sampleTime: t, .play))
             case .stop: out.append(EngineEvent(sampleTime: t, .stop))
+            case .loop, .seek: continue
             }
         }
         return out
@@ -164,15 +239,53 @@ public enum AutomationWriter {
         if let change = e.action.parameterChange {
             let spec = Parameters[change.parameter]
             let ramp = change.ramp.givenFrames.map { " " + String(format: "%.6f", Double($0) / sampleRate) } ?? ""
-            // The shortest text that reads back as the same Double: the replay is exact.
-            let value = spec.taper == .choice ? spec.format(change.value) : formatNumber(change.value)
-            return "\(t) \(spec.address) \(value)\(ramp)"
+            return "\(t) \(spec.address) \(value(change.value, of: spec))\(ramp)"
         }
         switch e.action {
         case .play: return "\(t) /rack/player/play"
         case .stop: return "\(t) /rack/player/stop"
         default: return nil
         }
+    }
+
+    /// A parameter's value as a file writes it: a room by name, a number as the shortest text
+    /// that reads back as the same 32-bit float, the precision OSC carries values with (so
+    /// `/rack/mix/norm 0.9`, applied as 89.99999761581421 %, is written 90). What a replay
+    /// changes by that is below a part in 10^7 of the value.
+    public static func value(_ v: Double, of spec: ParameterSpec) -> String {
+        if spec.taper == .choice { return spec.format(v) }
+        let single = Float(v)
+        if single == single.rounded(), abs(single) < 1e15 { return String(Int64(single)) }
+        return "\(single)"
+    }
+
+    /// The lines a recording starts with: the state it was made from, at time 0 and without
+    /// ramps, so that they set the state a replay starts from (`Automation.isStartingState`):
+    /// the preset last recalled (when there is one), every parameter of the table, the loop
+    /// flag and the player's position.
+    public static func startingLines(state: RackState, preset: String, loop: Bool, positionSeconds: Double) -> [String] {
+        let t = time(seconds: 0)
+        var lines = preset.isEmpty ? [] : ["\(t) /rack/preset \(Automation.quote(preset))"]
+        lines += Parameters.all.map { "\(t) \($0.address) \(value(state[$0.id], of: $0))" }
+        lines.append("\(t) \(playerAddress(.loop)) \(loop ? 1 : 0)")
+        lines.append("\(t) \(playerAddress(.seek)) \(formatNumber((positionSeconds * 1e6).rounded() / 1e6))")
+        return lines
+    }
+
+    /// The line for a change of the loop flag at `seconds` in the file.
+    public static func loopLine(_ on: Bool, atSeconds seconds: Double) -> String {
+        "\(time(seconds: seconds)) \(playerAddress(.loop)) \(on ? 1 : 0)"
+    }
+
+    /// The line that ends a recording at `seconds`: the rack stopped there (a replay that
+    /// loops lasts until then).
+    public static func endLine(atSeconds seconds: Double) -> String {
+        "\(time(seconds: seconds)) \(playerAddress(.stop)) # the recording ends"
+    }
+
+    /// The address the address space declares for an automation role.
+    static func playerAddress(_ role: OSCCommandDeclaration.AutomationRole) -> String {
+        OSCAddressSpace.commands.first { $0.automation == role }!.address
     }
 
     /// The line for a preset recall that took effect at `sampleTime`.

@@ -19,6 +19,9 @@ struct AutomationParser {
     private var busyLine = [Int](repeating: 0, count: ParameterID.allCases.count)
     /// The line being parsed.
     private var lineNumber = 0
+    /// True once a line turned looping on: the input then plays on past its end, and events
+    /// there apply.
+    private var looping = false
 
     init(presetNames: Set<String>, presetAtIndex: @escaping (Int) -> String?, length: Double?) {
         self.presetNames = presetNames
@@ -41,7 +44,8 @@ struct AutomationParser {
             action = commandAction(address, args: args, time: time)
         }
         guard let action else { return }
-        if let length, time >= length {
+        if case let .loop(on) = action { looping = looping || on }
+        if let length, time >= length, !looping {
             warning("event at \(formatNumber(time)) s is past the end of the input (\(formatNumber(length)) s) and is ignored")
         }
         events.append(AutomationEvent(line: lineNumber, time: time, address: address, action: action, arguments: args))
@@ -102,6 +106,15 @@ struct AutomationParser {
         case .play, .stop:
             guard args.isEmpty else { error("\(address) takes no arguments"); return nil }
             return role == .play ? .play : .stop
+        case .loop:
+            guard args.count == 1, let v = Double(args[0]), v == 0 || v == 1 else { error("\(address) takes 0 or 1"); return nil }
+            return .loop(v == 1)
+        case .seek:
+            guard args.count == 1 else { error("\(address) takes a position in seconds"); return nil }
+            guard let seconds = number(args[0], what: "position") else { return nil }
+            guard seconds >= 0 else { error("position \(args[0]) is negative"); return nil }
+            if time > 0 { warning("rack render starts from a seek at time 0 only; it does not replay this one (rack send sends it)") }
+            return .seek(seconds: seconds)
         case nil:
             if address.hasPrefix("/rack/") || address.hasPrefix("/") {
                 error("unknown or non-automatable address '\(address)'")
@@ -141,7 +154,7 @@ struct AutomationParser {
             }
             busyUntil[id.rawValue] = explicit == nil ? -.infinity : time + r
             busyLine[id.rawValue] = lineNumber
-            if let length, time < length, time + r > length {
+            if let length, !looping, time < length, time + r > length {
                 warning("ramp of \(spec.name) runs past the end of the input (\(formatNumber(length)) s)")
             }
         }

@@ -27,10 +27,10 @@ public enum OSCAddressSpace {
         .init("/rack/player/play", .none, "start (5 ms fade)", automation: .play, query: .init()),
         .init("/rack/player/stop", .none, "stop (5 ms fade)", automation: .stop, query: .init()),
         .init("/rack/player/loop", .arguments([.required(.number)], else: "expects 0 or 1"),
-              "loop the file: 1 on (default), 0 off",
+              "loop the file: 1 on (default), 0 off", automation: .loop,
               query: .init(type: "i", range: .minimumMaximum(0, 1), clipMode: ["none"])),
         .init("/rack/player/seek", .arguments([.required(.number)], else: "expects seconds"),
-              "jump to a position in the file, crossfading",
+              "jump to a position in the file, crossfading", automation: .seek,
               query: .init(type: "f", range: .minimum(0), unit: ["time.second"], clipMode: ["both"])),
 
         .init("/rack/get", .arguments([.required(.string)], else: "expects one string: a parameter name"),
@@ -88,7 +88,7 @@ public enum OSCAddressSpace {
 public struct OSCCommandDeclaration: Sendable {
     /// What an automation file's line at this address does (nil: an automation file may not
     /// say it).
-    public enum AutomationRole: Sendable { case presetRecall, play, stop }
+    public enum AutomationRole: Sendable, Equatable { case presetRecall, play, stop, loop, seek }
 
     public let address: String
     public let signature: OSCSignature

@@ -12,91 +12,6 @@ public enum OfflineRenderer {
     public static func render(_ request: RenderRequest, presets: PresetStore,
                               progress: ((Double) -> Void)? = nil) throws -> RenderReport {
         let started = DispatchTime.now()
-        let source = try RenderSource(request)
-        let rate = source.sampleRate
-        let writer = try AudioFileWriter(path: request.outputPath, sampleRate: rate, format: source.format)
-        // Stopped by a signal, the render takes its temporary file with it.
-        writer.removeOnStopSignals()
-
-        let block = request.blockFrames
-        let engine = Engine(sampleRate: rate, maxFrames: block, state: request.initialState)
-        let ring = StereoRing(minimumCapacity: OfflineTuning.ringFrames + block)
-        // The reader decodes ahead on its own thread, like the live player's reader; offline
-        // the render waits for it instead of counting an underrun.
-        let feeder = RingFeeder(reader: source.reader, ring: ring)
-        let drain = ChunkWriter(writer: writer, chunkFrames: OfflineTuning.writeChunkFrames)
-        defer {
-            feeder.stop()
-            engine.attachPlayer(nil, playing: false)
-            ring.deallocate()
-        }
-        engine.attachPlayer(ring, playing: true)
-
-        let events = request.automation?.engineEvents(sampleRate: rate, presets: presets, lengthFrames: source.totalFrames) ?? []
-        let rendered: Int64
-        do {
-            feeder.start()
-            rendered = try renderBlocks(engine: engine, feeder: feeder, drain: drain, events: events,
-                                        totalFrames: source.totalFrames, blockFrames: block, progress: progress)
-            try drain.finish()
-            // Atomic (temp + rename) but not fsynced: a render is reproducible, speed matters.
-            try writer.commit(durable: false)
-        } catch {
-            drain.cancel()
-            writer.abort()
-            throw error
-        }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        return RenderReport(frames: rendered, sampleRate: rate, format: source.format, seconds: seconds)
-    }
-
-    /// The render loop: block after block, every event that can touch a block scheduled before
-    /// it, the output handed to `drain`. Returns the frames rendered (`totalFrames`).
-    static func renderBlocks(engine: Engine, feeder: RingFeeder, drain: ChunkWriter, events: [EngineEvent],
-                             totalFrames: Int64, blockFrames block: Int,
-                             progress: ((Double) -> Void)?) throws -> Int64 {
-        var nextEvent = 0
-        let outL = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        let outR = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer { outL.deallocate(); outR.deallocate() }
-
-        var rendered: Int64 = 0
-        var lastProgress = -1.0
-        while rendered < totalFrames {
-            let n = Int(min(Int64(block), totalFrames - rendered))
-            try feeder.waitFor(frames: n)
-            // Every event that can touch this block's control segments is scheduled.
-            let horizon = rendered + Int64(n) + Int64(engine.lookaheadFrames)
-            while nextEvent < events.count && events[nextEvent].sampleTime < horizon {
-                engine.schedule(events[nextEvent])
-                nextEvent += 1
-            }
-            let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: outL, outputRight: outR)
-            guard status == .success || status == .insufficientDataFromInputNode else {
-                throw RackError(.ioError, "render failed at frame \(rendered)")
-            }
-            feeder.consumed()
-            try drain.append(left: outL, right: outR, frames: n)
-            rendered += Int64(n)
-            if let progress {
-                let p = Double(rendered) / Double(max(totalFrames, 1))
-                if p - lastProgress >= 0.01 || rendered == totalFrames { progress(p); lastProgress = p }
-            }
-        }
-        return rendered
-    }
-}
-
-/// The input side of a render, checked before anything is created: the rate it runs at, the
-/// reader (resampling to that rate), the frames to render (input plus tail) and the output's
-/// sample format.
-struct RenderSource {
-    let sampleRate: Double
-    let reader: ResamplingReader
-    let totalFrames: Int64
-    let format: SampleFormat
-
-    init(_ request: RenderRequest) throws {
         let probe = try AudioFileReader(path: request.inputPath)
         let inputInfo = probe.info
         probe.close()
@@ -106,11 +21,73 @@ struct RenderSource {
         guard request.blockFrames >= 1 && request.blockFrames <= EngineFormat.maximumFrames else {
             throw RackError(.usage, "--block must be 1…\(EngineFormat.maximumFrames) frames")
         }
-        reader = try ResamplingReader(path: request.inputPath, targetRate: rate)
-        sampleRate = rate
-        totalFrames = reader.framesAtTargetRate + Int64((request.tailSeconds * rate).rounded())
-        format = request.format
+        let reader = try ResamplingReader(path: request.inputPath, targetRate: rate)
+        let block = request.blockFrames
+        var playback = try OfflinePlayback(reader: reader, automation: request.automation, rate: rate,
+                                           ringFrames: OfflineTuning.ringFrames + block)
+        let totalFrames = playback.playFrames + Int64((request.tailSeconds * rate).rounded())
+        let format = request.format
             ?? SampleFormat.renderDefault(input: inputInfo.sampleFormat, container: AudioContainer(path: request.outputPath)).format
+        let writer = try AudioFileWriter(path: request.outputPath, sampleRate: rate, format: format)
+        // Stopped by a signal, the render takes its temporary file with it.
+        writer.removeOnStopSignals()
+
+        let start = request.automation?.startingState(from: request.initialState, presets: presets) ?? request.initialState
+        let engine = Engine(sampleRate: rate, maxFrames: block, state: start)
+        let ring = playback.ring
+        // The reader decodes ahead on its own thread, like the live player's reader; offline
+        // the render waits for it instead of counting an underrun.
+        let feeder = RingFeeder(reader: reader, ring: ring)
+        let drain = ChunkWriter(writer: writer, chunkFrames: OfflineTuning.writeChunkFrames)
+        defer {
+            feeder.stop()
+            engine.attachPlayer(nil, playing: false)
+            ring.deallocate()
+        }
+        engine.attachPlayer(ring, playing: true)
+
+        let events = (request.automation?.engineEvents(sampleRate: rate, presets: presets, lengthFrames: totalFrames) ?? [])
+            + (playback.endEvent.map { [$0] } ?? [])
+        var nextEvent = 0
+        let outL = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        let outR = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer { outL.deallocate(); outR.deallocate() }
+
+        var rendered: Int64 = 0
+        var lastProgress = -1.0
+        do {
+            feeder.start()
+            while rendered < totalFrames {
+                let n = playback.nextBlock(at: rendered, frames: Int(min(Int64(block), totalFrames - rendered)))
+                try feeder.waitFor(frames: n)
+                // Every event that can touch this block's control segments is scheduled.
+                let horizon = rendered + Int64(n) + Int64(engine.lookaheadFrames)
+                while nextEvent < events.count && events[nextEvent].sampleTime < horizon {
+                    engine.schedule(events[nextEvent])
+                    nextEvent += 1
+                }
+                let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: outL, outputRight: outR)
+                guard status == .success || status == .insufficientDataFromInputNode else {
+                    throw RackError(.ioError, "render failed at frame \(rendered)")
+                }
+                feeder.consumed()
+                try drain.append(left: outL, right: outR, frames: n)
+                rendered += Int64(n)
+                if let progress {
+                    let p = Double(rendered) / Double(max(totalFrames, 1))
+                    if p - lastProgress >= 0.01 || rendered == totalFrames { progress(p); lastProgress = p }
+                }
+            }
+            try drain.finish()
+            // Atomic (temp + rename) but not fsynced: a render is reproducible, speed matters.
+            try writer.commit(durable: false)
+        } catch {
+            drain.cancel()
+            writer.abort()
+            throw error
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return RenderReport(frames: rendered, sampleRate: rate, format: format, seconds: seconds)
     }
 }
 

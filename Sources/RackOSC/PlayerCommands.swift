@@ -27,6 +27,7 @@ extension RackController {
     func playerLoop(_ r: Request) throws(Reason) {
         guard let v = r.arguments[0].number, v == 0 || v == 1 else { throw Reason("expects 0 or 1") }
         player.loop = v == 1
+        recorder.recordLoop(v == 1, engine: engine)
     }
 
     /// `/rack/player/seek SECONDS`: reloads the file from there (a time outside the file is
@@ -94,7 +95,12 @@ extension RackController {
     }
 
     /// Takes over a stream the driver attached to the engine before it started.
-    public func adoptPlayer(_ s: PlayerStream) { player.adopt(s) }
+    /// The first stream, attached before the engine ran: the recording starts from it and
+    /// the state of the moment.
+    public func adoptPlayer(_ s: PlayerStream) {
+        player.adopt(s)
+        recorder.recordStart(state: targets, preset: lastPreset, file: s.path, loop: player.loop, positionSeconds: s.startSeconds)
+    }
 
     /// Whether the player loops (`/rack/player/loop`).
     public var loop: Bool { player.loop }

@@ -65,7 +65,7 @@ public final class RackController {
 
     let player = PlayerSlot()
     let feedback: Feedback
-    private let recorder: SessionRecorder
+    let recorder: SessionRecorder
     private var errorBudget = ErrorBudget()
     private var replyBudget = ReplyBudget()
     private var lastMeterTime = 0.0
@@ -151,6 +151,9 @@ public final class RackController {
 
     /// Stops the player threads (at exit).
     public func shutDown() { player.stopAll() }
+
+    /// Ends the recording where the rack has got to (at exit, before the last flush).
+    public func endRecording() { recorder.recordEnd(engine: engine) }
 
     /// Writes and syncs the recording so far (an append-only journal of whole lines). A problem
     /// is logged and kept in `recordingFailure`.

@@ -60,7 +60,14 @@ public final class SessionRecorder {
     private static func open(_ path: String) throws(RackError) -> Int32 {
         let fd = PathText.withCPath(path) { Foundation.open($0, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644) }
         guard fd >= 0 else {
-            throw RackError(.cannotCreate, "cannot create the recording '\(PathText.display(path))': \(String(cString: strerror(errno)))")
+            let reason = errno
+            let directory = (path as NSString).deletingLastPathComponent
+            var isDirectory: ObjCBool = false
+            if reason == ENOENT, !directory.isEmpty,
+               !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                throw RackError(.cannotCreate, "cannot create the recording '\(PathText.display(path))': there is no directory '\(PathText.display(directory))'")
+            }
+            throw RackError(.cannotCreate, "cannot create the recording '\(PathText.display(path))': \(String(cString: strerror(reason)))")
         }
         return fd
     }
@@ -73,6 +80,38 @@ public final class SessionRecorder {
         let seconds = fileSeconds(e.sampleTime, engine: engine)
         guard let line = AutomationWriter.line(for: e, atSeconds: seconds, sampleRate: engine.sampleRate) else { return }
         append(line + "\n")
+    }
+
+    /// Appends the state the recording starts from, at time 0 (`AutomationWriter.startingLines`),
+    /// with the file playing named in a comment (`rack render FILE OUT --automation RECORDING`
+    /// replays it).
+    func recordStart(state: RackState, preset: String, file: String?, loop: Bool, positionSeconds: Double) {
+        guard path != nil else { return }
+        var text = file.map { "# file: \(Automation.quote($0)) (replay: rack render FILE OUT.wav --automation THIS)\n" } ?? ""
+        text += "# the state at the start:\n"
+        for line in AutomationWriter.startingLines(state: state, preset: preset, loop: loop, positionSeconds: positionSeconds) {
+            text += line + "\n"
+        }
+        append(text)
+    }
+
+    /// Appends a change of the loop flag, at the sample `engine` has rendered up to (the flag
+    /// acts at the next end of the file the player reaches).
+    func recordLoop(_ on: Bool, engine: Engine?) {
+        guard path != nil else { return }
+        observe(engine)
+        let t = max(reachedSeconds, lastLineSeconds)
+        lastLineSeconds = t
+        append(AutomationWriter.loopLine(on, atSeconds: t) + "\n")
+    }
+
+    /// Appends the line that ends the recording where the rack stopped (at exit).
+    func recordEnd(engine: Engine?) {
+        guard path != nil else { return }
+        observe(engine)
+        let t = max(reachedSeconds, lastLineSeconds)
+        lastLineSeconds = t
+        append(AutomationWriter.endLine(atSeconds: t) + "\n")
     }
 
     /// Appends a preset recall that took effect at `e.sampleTime` in `engine`.

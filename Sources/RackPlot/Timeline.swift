@@ -117,6 +117,7 @@ public struct Timeline: Sendable {
                             length: Double? = nil, initialState: RackState = RackState(),
                             startDescription: String = "parameter table defaults") -> Timeline {
         let rate = sampleRate
+        let initialState = automation.startingState(from: initialState, presetState: presetState)
         let lengthFrames = length.map { Int64(($0 * rate).rounded()) }
         let scheduled = schedule(automation, sampleRate: rate, presetState: presetState, lengthFrames: lengthFrames)
         let problems = placeProblems(automation.diagnostics, text: text)
@@ -196,7 +197,7 @@ public struct Timeline: Sendable {
         func ramp(_ s: Double?) -> RampLength { RampLength(frames: s.map { Int64(($0 * rate).rounded()) } ?? 0) }
         var out: [Scheduled] = []
         let setAt = automation.parametersSet(sampleRate: rate)
-        for e in automation.events {
+        for e in automation.events where !Automation.isStartingState(e) {
             let t = Int64((e.time * rate).rounded())
             if let lengthFrames, t >= lengthFrames { continue }
             switch e.action {
@@ -210,7 +211,7 @@ public struct Timeline: Sendable {
             case let .preset(name, seconds):
                 guard let state = presetState(name) else { continue }
                 out += state.events(at: t, ramp: ramp(seconds)).compactMap { Scheduled(line: e.line, event: $0) }
-            case .play, .stop:
+            case .play, .stop, .loop, .seek:
                 continue
             }
         }

@@ -49,9 +49,9 @@ struct PlotCommand: ParsableCommand {
     var length: Double?
     @Option(help: "Sample rate in Hz that events and ramps are placed on.")
     var rate: Double = 48_000
-    @Option(parsing: .unconditionalSingleValue, help: "Timeline: start from this preset. Response, decay: a curve for this preset (repeatable).")
+    @Option(parsing: .unconditionalSingleValue, help: "Timeline: start from this preset. Response, decay: a curve for this preset (repeatable).", completion: Completions.presets)
     var preset: [String] = []
-    @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.", valueName: "PARAM=VALUE"))
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.", valueName: "PARAM=VALUE"), completion: Completions.settings)
     var sets: [String] = []
 
     func validate() throws {

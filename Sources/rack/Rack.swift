@@ -14,7 +14,7 @@ struct Rack: ParsableCommand {
             return hangingIndent("  \(spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(spec.summary); \(range)", indent: 13)
         }.joined(separator: "\n") + "\n  (room default: \(Parameters[.room].format(Parameters[.room].defaultValue)))",
         version: RackVersion.line,
-        subcommands: [RunCommand.self, RenderCommand.self, PresetsCommand.self, CheckCommand.self, SendCommand.self, PlotCommand.self, DemoLoopCommand.self, LV2Command.self])
+        subcommands: [RunCommand.self, RenderCommand.self, PresetsCommand.self, CheckCommand.self, SendCommand.self, PlotCommand.self, DemoLoopCommand.self, LV2Command.self, ManualSectionsCommand.self])
 }
 
 extension Rack {

@@ -13,9 +13,9 @@ struct RenderCommand: ParsableCommand {
     var input: String
     @Argument(help: "Output audio file (.wav, .flac or .ogg).")
     var output: String
-    @Option(parsing: .unconditional, help: "Start from this preset (name or number; user presets are negative).")
+    @Option(parsing: .unconditional, help: "Start from this preset (name or number; user presets are negative).", completion: Completions.presets)
     var preset: String?
-    @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.", valueName: "PARAM=VALUE"))
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.", valueName: "PARAM=VALUE"), completion: Completions.settings)
     var sets: [String] = []
     @Option(help: "Automation file to play during the render.")
     var automation: String?
@@ -25,7 +25,7 @@ struct RenderCommand: ParsableCommand {
     var rate: Double?
     @Option(help: "Frames per render call (offline the engine renders in large blocks; the result does not depend on it).")
     var block: Int = 16_384
-    @Option(help: "Output sample format: 16, 24 or float (default: the input's).")
+    @Option(help: "Output sample format: 16, 24 or float (default: the input's).", completion: Completions.formats)
     var format: String?
 
     func validate() throws {

@@ -38,11 +38,11 @@ struct RunCommand: ParsableCommand {
     var allow: [String] = []
     @Option(help: "Audio file to play (wav, flac, ogg; resampled to the JACK rate).")
     var file: String?
-    @Option(parsing: .unconditional, help: "Preset to start with (name or number; user presets are negative).")
+    @Option(parsing: .unconditional, help: "Preset to start with (name or number; user presets are negative).", completion: Completions.presets)
     var preset: String?
     @Flag(help: "Connect outputs to the physical playback ports and inputs from capture.")
     var connect = false
-    @Option(help: "Write every applied change to this automation file.")
+    @Option(help: "Write the state at the start and every applied change to this automation file (rack render FILE OUT --automation IT replays the session).")
     var record: String?
     @Flag(name: .customLong("no-midi"), help: "Leave out the MIDI ports (midi_in, midi_out).")
     var noMIDI = false
@@ -211,6 +211,7 @@ struct RunCommand: ParsableCommand {
             bridge.drain(into: c)
             bridge.publishPeriodic(now: now, controller: c, driver: driver)
         })
+        c.endRecording()
         advertiser?.stop()
         http.stop()
         c.shutDown()

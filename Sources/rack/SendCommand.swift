@@ -69,6 +69,10 @@ struct SendCommand: ParsableCommand {
             return [first] + seconds(ramp)
         case .play, .stop:
             return []
+        case let .loop(on):
+            return [.int(on ? 1 : 0)]
+        case let .seek(seconds):
+            return [.double(seconds)]
         }
     }
 }

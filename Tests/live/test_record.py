@@ -11,7 +11,10 @@ import livelib
 from livelib import build_bundle, build_message, close_to
 
 
-def parse_record(path):
+def parse_record(path, starting_state=False):
+    """The events of a recording: (time, address, args, line). Without `starting_state`, the
+    state the recording starts from (its first lines, at time 0, up to the player's position)
+    is left out: the changes made during the session."""
     events = []
     for n, line in enumerate(path.read_text().splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -22,6 +25,10 @@ def parse_record(path):
         events.append((float(fields[0]), fields[1], fields[2:], n))
     times = [e[0] for e in events]
     assert times == sorted(times), f"times go backwards in {path}"
+    if not starting_state:
+        seek = next((i for i, e in enumerate(events) if e[1] == "/rack/player/seek"), None)
+        if seek is not None and all(e[0] == 0 for e in events[:seek + 1]):
+            events = events[seek + 1:]
     return events
 
 
@@ -230,7 +237,7 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     assert find(events, "/rack/cutoff", "300") >= 0 and find(events, "/rack/preset", "Warm") >= 0, text
     assert find(events, "/rack/room", "smallRoom") >= 0 and find(events, "/rack/gain", "-6") >= 0, text
     assert sum(1 for e in events if e[1] == "/rack/cutoff") >= 60, text
-    bundle = [e[0] for e in events if (e[1], _num(e[2][0])) in (("/rack/gain", -6.0), ("/rack/resonance", 6.0),
+    bundle = [e[0] for e in events if e[2] and (e[1], _num(e[2][0])) in (("/rack/gain", -6.0), ("/rack/resonance", 6.0),
                                                                 ("/rack/room", "plate"))]
     # The bundle was sent 0.23 s after the fader's last move and is due 0.3 s after sending: at
     # its time it lands ~0.53 s after that move; applied at once it would land ~0.23 s after.
@@ -361,3 +368,113 @@ def test_rack_send_recalls_a_user_preset_named_like_a_number(rack, osc_factory, 
     preset = recalled()
     assert preset == ["1"], f"rack send recalled {preset} (dump: {dump})"
     assert close_to(osc.get("cutoff"), 555)
+
+
+def _align_best(capture, reference, candidates=8):
+    """Offset of capture inside reference where they differ least: the strongest peaks of the
+    cross-correlation of the left channels are tried (a looping input correlates at every
+    pass), and the one with the smallest peak difference wins."""
+    import numpy as np
+
+    a, b = capture[:, 0], reference[:, 0]
+    n = 1 << int(math.ceil(math.log2(len(a) + len(b))))
+    corr = np.fft.irfft(np.fft.rfft(b, n) * np.conj(np.fft.rfft(a, n)), n)[:len(b) - len(a) + 1]
+    best = None
+    for offset in np.argsort(corr)[::-1][:candidates]:
+        offset = int(offset)
+        peak = float(np.max(np.abs(capture - reference[offset:offset + len(capture)])))
+        if best is None or peak < best[1]:
+            best = (offset, peak)
+    return best[0]
+
+
+def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_factory, helpers, jack, rack_binary,
+                                                         tmp_path):
+    """Issue 21 #2: `rack run --file F --preset Warm --record R` with a 2.5 s file that loops,
+    changes over OSC (most of them after the file's first end, the last one turning the loop
+    off: the player stops at the end of that pass), then `rack render F out.wav
+    --automation R` with no other flag: the recording starts with the whole state at time 0
+    (every parameter of the table, the preset, the loop flag, the position), the render loops
+    as the live player did and lasts the session, and after alignment it matches a JACK
+    capture of rack's output within -90 dBFS. Values are written as the parameter resolves
+    them (/norm 0.9 is mix 90, not 89.99999761581421)."""
+    import numpy as np
+
+    source = tmp_path / "short.wav"
+    subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "floating-point", str(source),
+                    "synth", "2.5", "pinknoise", "gain", "-10"], check=True, timeout=60)
+    rec = tmp_path / "session.txt"
+    rack = rack_factory("--file", str(source), "--preset", "Warm", "--record", str(rec))
+    osc = osc_factory(rack.osc_port)
+    capture_path = tmp_path / "live.f32"
+    seconds = 8.0
+    recorder = subprocess.Popen([str(helpers["jackrec"]), str(capture_path), str(seconds),
+                                 f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=jack.env())
+    xruns_before = osc.status().args[2]
+    time.sleep(0.5)
+    t0 = time.monotonic()
+
+    def at(t):
+        time.sleep(max(0.0, t0 + t - time.monotonic()))
+
+    osc.send("/rack/cutoff", 1500.0, 1.0)
+    at(1.5)
+    osc.send("/rack/room", "plate", 0.2)
+    at(2.5)
+    osc.send("/rack/mix/norm", 0.9)
+    at(3.5)
+    osc.send("/rack/resonance", 8.0, 0.5)
+    osc.send("/rack/gain", -4.0)
+    at(5.0)
+    osc.send("/rack/preset", "Bright", 0.5)
+    at(6.0)
+    osc.send("/rack/cutoff", 600.0, 1.0)
+    osc.send("/rack/player/loop", 0)               # stops at the end of the pass being heard
+    at(7.5)
+    assert osc.ping()
+    out, err = recorder.communicate(timeout=seconds + 20)
+    assert recorder.returncode == 0, f"jackrec: {err}"
+    xruns = osc.status().args[2] - xruns_before
+    table = [m.args[0] for m in osc.request_all("/rack/params") if m.address == "/rack/params"]
+    assert len(table) >= 5, table
+    assert rack.stop() == 0, rack.describe()
+    captured = np.fromfile(capture_path, dtype=np.float32).reshape(-1, 2).astype(np.float64)
+
+    text = rec.read_text()
+    events = parse_record(rec)
+    start = [(addr, args) for t, addr, args, n in parse_record(rec, starting_state=True) if t == 0]
+    assert ("/rack/preset", ["Warm"]) in start, text
+    for name in table:
+        assert any(addr == f"/rack/{name}" for addr, _ in start), f"{name} not in the starting state\n{text}"
+    assert ("/rack/player/loop", ["1"]) in start and ("/rack/player/seek", ["0"]) in start, text
+    assert f'# file: {source}' in text, text
+    assert find(events, "/rack/mix", "90") > 2.0, text
+    assert "89.9999" not in text, text
+    assert events[-1][1] == "/rack/player/stop" and events[-1][0] > 7.5, text
+    assert find(events, "/rack/player/loop", "0") > find(events, "/rack/cutoff", "600") - 0.1, text
+
+    check = _check(rack_binary, rec, "--length", "2.5")
+    assert check.returncode == 0 and "past the end" not in check.stderr, f"{check.stderr}\n{text}"
+
+    rendered_path = tmp_path / "replay.wav"
+    render = subprocess.run([str(rack_binary), "render", str(source), str(rendered_path), "--automation", str(rec)],
+                            capture_output=True, text=True, timeout=120,
+                            env=jack.env(XDG_CONFIG_HOME=str(tmp_path / "xdg2")))
+    assert render.returncode == 0, render.stderr
+    assert "past the end" not in render.stderr, render.stderr
+    rendered = _read_float_wav(rendered_path)
+    assert len(rendered) >= int(events[-1][0] * 48000) - 1, (len(rendered), events[-1][0])
+
+    offset = _align_best(captured, rendered)
+    diff = captured - rendered[offset:offset + len(captured)]
+    peak = float(np.max(np.abs(diff)))
+    db = lambda x: 20 * math.log10(x) if x > 0 else -math.inf   # noqa: E731
+    level = db(float(np.sqrt(np.mean(captured ** 2))))
+    print(f"looping record -> re-render: {len(captured)} frames captured from render frame {offset} "
+          f"({(offset + len(captured)) / 48000:.2f} s of a 2.5 s file), output RMS {level:.1f} dBFS; "
+          f"difference peak {db(peak):.1f} dBFS; xruns {xruns}")
+    assert level > -40 and (offset + len(captured)) / 48000 > 5.0, (offset, level)
+    assert db(peak) < -90, (f"live and re-rendered differ by {db(peak):.1f} dBFS peak; xruns during the capture: "
+                            f"{xruns} (a dummy server without realtime scheduling may skip cycles)")
+

@@ -12,6 +12,7 @@ import numpy as np
 import livelib
 from livelib import wait_until
 from livelib import Osc, RackProcess, build_bundle, build_message, close_to
+from test_record import parse_record
 
 HORIZON_SECONDS = 3600  # ControllerTuning.scheduleHorizonSeconds
 
@@ -92,10 +93,9 @@ def test_a_bundle_lands_on_one_sample(rack_factory, osc_factory, tmp_path):
     assert close_to(osc.get("cutoff"), 1039)
     assert rack.stop() == 0, rack.describe()
     times: dict[str, list[str]] = {}
-    for line in rec.read_text().splitlines():
-        fields = line.split("#", 1)[0].split()
-        if len(fields) >= 3 and fields[1] in ("/rack/cutoff", "/rack/resonance", "/rack/mix", "/rack/gain"):
-            times.setdefault(fields[1], []).append(fields[0])
+    for t, address, args, n in parse_record(rec):   # the changes, not the starting state
+        if address in ("/rack/cutoff", "/rack/resonance", "/rack/mix", "/rack/gain"):
+            times.setdefault(address, []).append(t)
     assert [len(v) for v in times.values()] == [40, 40, 40, 40], times
     split = [i for i in range(40) if len({times[a][i] for a in times}) != 1]
     print(f"bundles of 4 split across samples: {len(split)} of 40")

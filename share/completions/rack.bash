@@ -209,6 +209,7 @@ _rack_run() {
         return
         ;;
     '--preset')
+        __rack_add_completions -W "$(__rack_custom_complete ---completion run -- --preset "${COMP_CWORD}" "$(__rack_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -239,9 +240,11 @@ _rack_render() {
     # Offer option value completions
     case "${prev}" in
     '--preset')
+        __rack_add_completions -W "$(__rack_custom_complete ---completion render -- --preset "${COMP_CWORD}" "$(__rack_cursor_index_in_current_word)")"
         return
         ;;
     '--set')
+        __rack_add_completions -W "$(__rack_custom_complete ---completion render -- --set "${COMP_CWORD}" "$(__rack_cursor_index_in_current_word)")"
         return
         ;;
     '--automation')
@@ -257,6 +260,7 @@ _rack_render() {
         return
         ;;
     '--format')
+        __rack_add_completions -W '16'$'\n''24'$'\n''float'
         return
         ;;
     esac
@@ -322,9 +326,11 @@ _rack_plot() {
         return
         ;;
     '--preset')
+        __rack_add_completions -W "$(__rack_custom_complete ---completion plot -- --preset "${COMP_CWORD}" "$(__rack_cursor_index_in_current_word)")"
         return
         ;;
     '--set')
+        __rack_add_completions -W "$(__rack_custom_complete ---completion plot -- --set "${COMP_CWORD}" "$(__rack_cursor_index_in_current_word)")"
         return
         ;;
     esac

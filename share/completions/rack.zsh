@@ -55,7 +55,7 @@ _rack() {
             'presets:List factory and user presets, or show one as JSON.'
             'check:Validate an automation file; every problem is reported with its line number.'
             'send:Play an automation file live to a running rack, as OSC bundles with timetags.'
-            'plot:Draw an automation file'\''s parameters over time, the filter'\''s response or the reverb'\''s decay, as SVG or PNG.'
+            'plot:Draw an automation file'\''s parameters over time, or the filter'\''s response, as SVG or PNG.'
             'demo-loop:Write the synthesised demo loop that `rack run` plays without --file.'
             'lv2-ttl:Write the LV2 plugin'\''s .ttl files (manifest, ports, factory presets) into a directory.'
             'help:Show subcommand help information.'
@@ -82,9 +82,9 @@ _rack_run() {
         '--osc-host[Address to bind OSC to. Anything but loopback exposes the rack to the network.]:osc-host:'
         '*--allow[Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).]:ADDR:'
         '--file[Audio file to play (wav, flac, ogg; resampled to the JACK rate).]:file:'
-        '--preset[Preset to start with (name or number; user presets are negative).]:preset:'
+        '--preset[Preset to start with (name or number; user presets are negative).]:preset:{__rack_custom_complete ---completion run -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--connect[Connect outputs to the physical playback ports and inputs from capture.]'
-        '--record[Write every applied change to this automation file.]:record:'
+        '--record[Write the state at the start and every applied change to this automation file (rack render FILE OUT --automation IT replays the session).]:record:'
         '--no-midi[Leave out the MIDI ports (midi_in, midi_out).]'
         '--midi-channel[Obey MIDI on this channel only (1…16; omni by default).]:midi-channel:'
         '--http-port[TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0\: the system chooses; the URL is printed).]:http-port:'
@@ -101,16 +101,17 @@ _rack_run() {
 
 _rack_render() {
     local -i ret=1
+    local -ar ___format=('16' '24' 'float')
     local -ar arg_specs=(
         ':input:'
         ':output:'
-        '--preset[Start from this preset (name or number; user presets are negative).]:preset:'
-        '*--set[Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.]:PARAM=VALUE:'
+        '--preset[Start from this preset (name or number; user presets are negative).]:preset:{__rack_custom_complete ---completion render -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
+        '*--set[Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.]:PARAM=VALUE:{__rack_custom_complete ---completion render -- --set "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--automation[Automation file to play during the render.]:automation:'
         '--tail[Seconds of reverb tail added after the input ends.]:tail:'
         '--rate[Render sample rate in Hz (default\: the input'\''s).]:rate:'
         '--block[Frames per render call (offline the engine renders in large blocks; the result does not depend on it).]:block:'
-        '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:'
+        '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:{__rack_complete "${___format[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -166,11 +167,10 @@ _rack_plot() {
         ':file:'
         '(--output -o)'{--output,-o}'[Picture to write\: .svg, or .png (needs rsvg-convert).]:OUT:'
         '--response[Draw the low-pass filter'\''s magnitude response instead of a timeline.]'
-        '--decay[Draw the reverb'\''s decay time per octave band instead of a timeline.]'
         '--length[Length of the input in seconds\: marks its end; flags events and ramps past it.]:length:'
         '--rate[Sample rate in Hz that events and ramps are placed on.]:rate:'
-        '*--preset[Timeline\: start from this preset. Response, decay\: a curve for this preset (repeatable).]:preset:'
-        '*--set[Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.]:PARAM=VALUE:'
+        '*--preset[Timeline\: start from this preset. Response\: a curve for this preset (repeatable).]:preset:{__rack_custom_complete ---completion plot -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
+        '*--set[Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.]:PARAM=VALUE:{__rack_custom_complete ---completion plot -- --set "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
