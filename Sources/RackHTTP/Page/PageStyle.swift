@@ -4,6 +4,7 @@ let pageStyle = #"""
 :root { color-scheme: dark; --bg: #11151c; --panel: #1c2330; --text: #e6edf3; --dim: #8b98a9; --accent: #6fc3ff;
         --ok: #7ddc8a; --error: #ffb86b; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; background: var(--bg); color: var(--text); font: 16px/1.4 system-ui, sans-serif; }
 header { display: flex; align-items: baseline; justify-content: space-between; gap: 1em; padding: 0.75em 1em 0;
          max-width: 1400px; margin: 0 auto; }
