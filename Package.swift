@@ -63,7 +63,7 @@ let package = Package(
         // OSCQuery over HTTP, its WebSocket and the web control surface; reaches the rest of rack
         // only through the `RackHTTPHost` protocol.
         .target(name: "RackHTTP", dependencies: [
-            "RackWire", "RackEngine", "RackDSP",
+            "RackWire", "RackEngine", "RackDSP", "RackPlot",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -32,6 +32,13 @@ public enum OSCAddressSpace {
         .init("/rack/player/seek", .arguments([.required(.number)], else: "expects seconds"),
               "jump to a position in the file, crossfading", automation: .seek,
               query: .init(type: "f", range: .minimum(0), unit: ["time.second"], clipMode: ["both"])),
+        .init("/rack/player/state", .none,
+              "replies /rack/player/state s:file i:playing i:loop (the file loaded, empty if none; 1 while the "
+                + "transport plays; 1 while it loops); LISTEN for each change", isQuery: true,
+              query: .init(type: "sii", access: 1)),
+        .init("/rack/player/media", .none,
+              "replies /rack/player/media s… (the audio files under --media-dir, which any sender may load; "
+                + "none without it)", isQuery: true, query: .init()),
 
         .init("/rack/get", .arguments([.required(.string)], else: "expects one string: a parameter name"),
               "replies /rack/<param> with the target value", isQuery: true, query: .init(type: "s", range: .parameterNames)),

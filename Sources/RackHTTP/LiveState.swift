@@ -75,8 +75,17 @@ public final class LiveState: Sendable {
     }
 
     /// Records the value of the node at `address` and pushes it, as an OSC message, to every
-    /// WebSocket client listening to it.
+    /// WebSocket client listening to it. A continuous parameter's value also gives its 0…1
+    /// control position at `/rack/<param>/norm` (through the table's taper), so a fader can
+    /// follow it with no copy of the taper maths.
     public func publish(_ address: String, _ values: [LiveValue]) {
+        record(address, values)
+        if let normalized = ParameterAddress(parsing: address + "/norm"), case let .float(v)? = values.first {
+            record(normalized.path, [.float(normalized.spec.normalized(v))])
+        }
+    }
+
+    private func record(_ address: String, _ values: [LiveValue]) {
         let queues = inner.withLock { s -> [AsyncStream<Outgoing>.Continuation] in
             s.snapshot.values[address] = values
             return s.listeners.values.filter { $0.paths.contains(address) }.map(\.queue)
@@ -91,9 +100,11 @@ public final class LiveState: Sendable {
         publish(spec.address, [Self.value(spec, value)])
     }
 
-    /// The preset names, factory first (after a save or delete too).
+    /// The preset names, factory first (after a save or delete too): `/rack/preset`'s `VALS`,
+    /// and pushed as `/rack/preset/list s…` (the reply's form) to its listeners.
     public func setPresetNames(_ names: [String]) {
         inner.withLock { $0.snapshot.presetNames = names }
+        record("/rack/preset/list", names.map(LiveValue.string))
     }
 
     func snapshot() -> Snapshot { inner.withLock { $0.snapshot } }

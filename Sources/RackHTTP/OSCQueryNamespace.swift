@@ -70,9 +70,16 @@ enum OSCQueryNamespace {
 
     /// A parameter: its value, range, unit and clipping from the table; its taper as a tag
     /// (`logarithmic`, `linear`, `choice`), so a client can lay out a fader the way rack maps
-    /// `/rack/<param>/norm`. (The `/norm` addresses are not listed: a node is either a method or
-    /// a container here, as OSC 1.0 and strict OSCQuery clients have it.)
+    /// `/rack/<param>/norm`; its section of the signal chain as `GROUP`. (The `/norm` addresses
+    /// are not listed: a node is either a method or a container here, as OSC 1.0 and strict
+    /// OSCQuery clients have it; a WebSocket may still LISTEN to one, `WebSocketSession`.)
     static func parameter(_ spec: ParameterSpec) -> OSCQueryNode {
+        var node = parameterNode(spec)
+        node.group = spec.group.rawValue
+        return node
+    }
+
+    private static func parameterNode(_ spec: ParameterSpec) -> OSCQueryNode {
         let ramp = "optional second argument: ramp seconds (default \(formatNumber(spec.defaultRampSeconds * 1000)) ms)"
         if spec.taper == .choice {
             return OSCQueryNode(name: spec.name, path: spec.address, type: "s", access: 3,

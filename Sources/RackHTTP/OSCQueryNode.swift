@@ -20,6 +20,9 @@ struct OSCQueryNode: Sendable {
     var clipMode: [String]?
     /// `TAGS` (rack tags a parameter with its taper).
     var tags: [String]? = nil
+    /// `GROUP`, an attribute of rack's own: the section of the signal chain a parameter
+    /// belongs to (`filter`, `reverb`, `output`), so a control surface can lay them out.
+    var group: String? = nil
     /// `DESCRIPTION`.
     var description: String
     /// `CONTENTS`, in order.
@@ -27,7 +30,7 @@ struct OSCQueryNode: Sendable {
 
     /// The attributes the proposal defines, as `?ATTRIBUTE` queries take them.
     static let attributes: Set<String> = [
-        "FULL_PATH", "CONTENTS", "TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "TAGS", "DESCRIPTION",
+        "FULL_PATH", "CONTENTS", "TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "TAGS", "DESCRIPTION", "GROUP",
     ]
 
     /// True when the node has a value a client may read.
@@ -48,7 +51,7 @@ struct OSCQueryNode: Sendable {
     /// The node as JSON, with its whole subtree, values taken from `values`.
     func json(values: [String: [LiveValue]]) -> JSON {
         var m: [(String, JSON)] = [("FULL_PATH", .string(path))]
-        for key in ["TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "TAGS", "DESCRIPTION"] {
+        for key in ["TYPE", "ACCESS", "VALUE", "RANGE", "UNIT", "CLIPMODE", "TAGS", "GROUP", "DESCRIPTION"] {
             if let v = attribute(key, values: values) { m.append((key, v)) }
         }
         if !children.isEmpty { m.append(("CONTENTS", .object(children.map { ($0.name, $0.json(values: values)) }))) }
@@ -68,6 +71,7 @@ struct OSCQueryNode: Sendable {
         case "UNIT": return unit.map { .array($0.map(JSON.string)) }
         case "CLIPMODE": return clipMode.map { .array($0.map(JSON.string)) }
         case "TAGS": return tags.map { .array($0.map(JSON.string)) }
+        case "GROUP": return group.map(JSON.string)
         case "DESCRIPTION": return .string(description)
         case "CONTENTS":
             return children.isEmpty ? nil : .object(children.map { ($0.name, $0.json(values: values)) })

@@ -43,6 +43,14 @@ struct OSCQueryResponder: HTTPResponder {
         if let asset = PageAssets.asset(at: path) {
             return Self.page(asset, authority: authority ?? "")
         }
+        if let picture = PagePictures.picture(at: path) {
+            let svg = PagePictures.svg(picture, snapshot: state.snapshot())
+            return Self.page(PageAssets.Asset(contentType: "image/svg+xml", text: svg), authority: authority ?? "")
+        }
+        if path == PageAssets.basePath + "pictures.json" {
+            return Self.page(PageAssets.Asset(contentType: "application/json", text: PagePictures.manifest.text),
+                             authority: authority ?? "")
+        }
         if path == "/ui" { return Response(status: .movedPermanently, headers: [.location: "/ui/"]) }
         return namespaceAnswer(path: path, query: request.uri.query, authority: authority ?? "")
     }

@@ -53,19 +53,26 @@ struct WebSocketSession: Sendable {
     func command(_ text: String, id: Int, queue: AsyncStream<Outgoing>.Continuation) {
         guard let parsed = Self.parse(text) else { return }
         let snapshot = state.snapshot()
-        guard let node = OSCQueryNamespace.root(presetNames: snapshot.presetNames).find(parsed.path),
-              node.path == parsed.path else { return }
+        guard let path = Self.listenable(parsed.path, presetNames: snapshot.presetNames) else { return }
         switch parsed.command {
         case "LISTEN":
-            state.setListening(id, path: node.path, true)
-            if let v = snapshot.values[node.path] {
-                queue.yield(.binary(OSCMessage(node.path, v.map(\.osc)).encoded()))
+            state.setListening(id, path: path, true)
+            if let v = snapshot.values[path] {
+                queue.yield(.binary(OSCMessage(path, v.map(\.osc)).encoded()))
             }
         case "IGNORE":
-            state.setListening(id, path: node.path, false)
+            state.setListening(id, path: path, false)
         default:
             break
         }
+    }
+
+    /// `path` when a client may LISTEN to it: a node of the namespace, or a continuous
+    /// parameter's `/norm` address (its 0…1 control position, published beside its value).
+    static func listenable(_ path: String, presetNames: [String]) -> String? {
+        if let address = ParameterAddress(parsing: path), address.isNormalized { return address.path }
+        guard let node = OSCQueryNamespace.root(presetNames: presetNames).find(path), node.path == path else { return nil }
+        return node.path
     }
 
     /// The command and path of a JSON command, nil when it is not one.

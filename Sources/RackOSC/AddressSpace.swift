@@ -73,6 +73,8 @@ extension RackController {
         "/rack/player/stop": { c, r throws(Reason) in try c.playerTransport(r, playing: false) },
         "/rack/player/loop": { c, r throws(Reason) in try c.playerLoop(r) },
         "/rack/player/seek": { c, r throws(Reason) in try c.playerSeek(r) },
+        "/rack/player/state": { c, r in c.playerState(r) },
+        "/rack/player/media": { c, r in c.listMedia(r) },
 
         "/rack/midi/learn": { c, r throws(Reason) in try c.midiLearn(r) },
         "/rack/midi/map": { c, r throws(Reason) in try c.midiMap(r) },

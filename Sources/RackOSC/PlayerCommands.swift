@@ -45,6 +45,21 @@ extension RackController {
         loadPlayer(path: path, startSeconds: min(max(s, 0), duration), from: r.from, address: r.address)
     }
 
+    /// `/rack/player/state`: the file, the transport and the loop flag.
+    func playerState(_ r: Request) { reply(playerStateMessage, to: r.from) }
+
+    /// `/rack/player/state s:file i:playing i:loop`: the file asked for last (empty when none),
+    /// whether the transport plays and whether it loops (the reply, and what the web page is
+    /// pushed when it changes).
+    public var playerStateMessage: OSCMessage {
+        OSCMessage("/rack/player/state", [.string(player.newestPath ?? ""), .int(player.playing ? 1 : 0), .int(player.loop ? 1 : 0)])
+    }
+
+    /// `/rack/player/media`: the files any sender may load, in one message.
+    func listMedia(_ r: Request) {
+        reply(OSCMessage("/rack/player/media", policy.mediaFiles().map { .string($0) }), to: r.from)
+    }
+
     /// Opens `path` (the previous file keeps playing if this fails) and hands its ring to the
     /// engine, which crossfades to it. Failures go to `from` as `/rack/error address …`, or to
     /// the log when `from` is nil.

@@ -30,6 +30,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     /// Where replies to a WebSocket's sender go, while it is open.
     private var routes: [OSCEndpoint: @Sendable ([UInt8]) -> Void] = [:]
     private var presetNames: [String] = []
+    private var playerState: [LiveValue] = []
     private var lastPeriodic = 0.0
 
     init(socket: UDPSocket, state: LiveState) {
@@ -91,8 +92,9 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
         state.publish(m.address, m.arguments.compactMap(Self.liveValue))
     }
 
-    /// The values that are not changes: the status, and the preset list (after a save or
-    /// delete from anywhere), `statusHz` times a second.
+    /// The values that are not changes: the status, the preset list (after a save or delete
+    /// from anywhere) and the player's state (file, transport, loop), `statusHz` times a
+    /// second; the last two are pushed only when they changed.
     func publishPeriodic(now: Double, controller: RackController, driver: JackDriverStatus) {
         guard now - lastPeriodic >= 1 / Self.statusHz else { return }
         lastPeriodic = now
@@ -101,6 +103,12 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
             .float(driver.dspLoadPercent), .float(controller.playerSeconds), .string(driver.stateName),
             .int(driver.engine?.monitor.get(.replacedInputSamples) ?? 0), .string(controller.playerFailure),
         ])
+        let player = controller.playerStateMessage
+        let playerValues = player.arguments.compactMap(Self.liveValue)
+        if playerValues != playerState {
+            playerState = playerValues
+            state.publish(player.address, playerValues)
+        }
         let names = controller.presets.all.map(\.name)
         if names != presetNames {
             presetNames = names

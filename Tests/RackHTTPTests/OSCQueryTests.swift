@@ -38,6 +38,48 @@ final class OSCQueryTests: XCTestCase {
         XCTAssertNil(root.find("/rack/dump")?.attribute("VALUE", values: values), "a method without a value has none")
     }
 
+    func testEveryParameterCarriesItsGroup() throws {
+        let root = OSCQueryNamespace.root(presetNames: [])
+        for spec in Parameters.all {
+            let node = try XCTUnwrap(root.find(spec.address))
+            XCTAssertEqual(node.attribute("GROUP", values: [:]), .string(spec.group.rawValue), spec.name)
+        }
+        XCTAssertNil(root.find("/rack/dump")?.group, "a command has no group")
+        XCTAssertTrue(OSCQueryNode.attributes.contains("GROUP"))
+    }
+
+    func testAParameterValueAlsoPublishesItsControlPosition() {
+        let state = LiveState()
+        state.publish("/rack/cutoff", [.float(Parameters[.cutoff].value(normalized: 0.25))])
+        guard case let .float(position)? = state.snapshot().values["/rack/cutoff/norm"]?.first else {
+            return XCTFail("no /norm value")
+        }
+        XCTAssertEqual(position, 0.25, accuracy: 1e-12)
+        state.publish("/rack/room", [.string("plate")])
+        XCTAssertNil(state.snapshot().values["/rack/room/norm"], "a choice has no control position")
+        XCTAssertEqual(WebSocketSession.listenable("/rack/cutoff/norm", presetNames: []), "/rack/cutoff/norm")
+        XCTAssertNil(WebSocketSession.listenable("/rack/room/norm", presetNames: []))
+        XCTAssertNil(WebSocketSession.listenable("/rack/nothing", presetNames: []))
+        state.setPresetNames(["Warm", "Mine"])
+        XCTAssertEqual(state.snapshot().values["/rack/preset/list"], [.string("Warm"), .string("Mine")])
+    }
+
+    func testPicturesAreDrawnFromTheLiveValues() throws {
+        let state = LiveState()
+        state.publish(Parameters[.cutoff], value: 800)
+        state.publish(Parameters[.resonance], value: 12)
+        let picture = try XCTUnwrap(PagePictures.picture(at: "/ui/picture/response.svg"))
+        let svg = PagePictures.svg(picture, snapshot: state.snapshot())
+        XCTAssertTrue(svg.contains("data-cutoff=\"800\"") && svg.contains("data-resonance=\"12\""))
+        XCTAssertNil(PagePictures.picture(at: "/ui/picture/../response.svg"))
+        XCTAssertNil(PagePictures.picture(at: "/ui/picture/response"))
+        for p in PagePictures.all {
+            XCTAssertFalse(p.parameters.isEmpty, p.name)
+        }
+        let manifest = PagePictures.manifest.text
+        XCTAssertTrue(manifest.contains("\"/ui/picture/response.svg\"") && manifest.contains("\"/rack/cutoff\""), manifest)
+    }
+
     func testHostAndOriginRules() {
         let rules = ExposureRules(machineNames: ["studio", "studio.local"])
         for ok in ["127.0.0.1:8001", "localhost:8001", "[::1]:8001", "192.168.1.20", "studio.local:8001", "STUDIO:8001"] {

@@ -24,6 +24,8 @@ final class AddressSpaceTests: XCTestCase {
         "/rack/player/stop": ([.string("now")], "takes no arguments"),
         "/rack/player/loop": ([.int(2)], "expects 0 or 1"),
         "/rack/player/seek": ([.string("x")], "expects seconds"),
+        "/rack/player/state": ([.int(1)], "takes no arguments"),
+        "/rack/player/media": ([.string("x")], "takes no arguments"),
         "/rack/midi/learn": ([.int(1)], "expects an optional string: a parameter name"),
         "/rack/midi/map": ([.int(1)], "takes no arguments"),
         "/rack/midi/unmap": ([.string("x")], "expects one controller number 0…127"),

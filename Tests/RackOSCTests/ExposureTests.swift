@@ -83,4 +83,24 @@ final class ExposureTests: XCTestCase {
         rig.send("/rack/player/load", [.string(media + "/missing.wav")])
         XCTAssertNotEqual(rig.replies(), [rig.error("/rack/player/load", ExposurePolicy.refusedLoad)], "127.0.0.1 learns why")
     }
+
+    func testTheMediaListShowsWhatARemoteSenderMayLoadAndNothingElse() throws {
+        let rig0 = Rig()
+        let media = rig0.temporaryDirectory()
+        let outside = rig0.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: media + "/sub", withIntermediateDirectories: true)
+        for file in ["b.wav", "sub/a.flac", "notes.txt", ".hidden.wav"] {
+            FileManager.default.createFile(atPath: media + "/" + file, contents: Data([0]))
+        }
+        FileManager.default.createFile(atPath: outside + "/secret.wav", contents: Data([0]))
+        try FileManager.default.createSymbolicLink(atPath: media + "/link.wav", withDestinationPath: outside + "/secret.wav")
+        let rig = Rig(policy: ExposurePolicy(mediaDirectories: [media]))
+        rig.send("/rack/player/media", from: remote)
+        let real = try XCTUnwrap(ExposurePolicy.realPath(media))
+        XCTAssertEqual(rig.outbox.take(for: remote), [OSCMessage("/rack/player/media", [.string(real + "/b.wav"), .string(real + "/sub/a.flac")])],
+                       "audio files inside, by real path; no text file, no hidden file, no link leading outside")
+        let none = Rig()
+        none.send("/rack/player/media")
+        XCTAssertEqual(none.replies(), [OSCMessage("/rack/player/media", [])], "no --media-dir: an empty list")
+    }
 }

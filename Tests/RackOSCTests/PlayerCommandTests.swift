@@ -42,6 +42,20 @@ final class PlayerCommandTests: XCTestCase {
         rig.controller.shutDown()
     }
 
+    func testStateTellsTheFileTheTransportAndTheLoop() throws {
+        let rig = Rig()
+        rig.send("/rack/player/state")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/player/state", [.string(""), .int(1), .int(1)])])
+        let tone = try rig.writeTone(seconds: 1)
+        rig.send("/rack/player/load", [.string(tone)])
+        rig.send("/rack/player/stop")
+        rig.send("/rack/player/loop", [.int(0)])
+        rig.send("/rack/player/state")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/player/state", [.string(tone), .int(0), .int(0)])])
+        XCTAssertEqual(rig.controller.playerStateMessage, OSCMessage("/rack/player/state", [.string(tone), .int(0), .int(0)]))
+        rig.controller.shutDown()
+    }
+
     func testLoop() throws {
         let rig = Rig()
         XCTAssertTrue(rig.controller.loop)

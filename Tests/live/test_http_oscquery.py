@@ -62,7 +62,7 @@ def test_parameters_come_from_the_table(rack):
     vals = room["RANGE"][0]["VALS"]
     assert room["TYPE"] == "s" and len(vals) == 13 and set(vals) == ROOMS and room["VALUE"] == ["mediumHall"]
     assert set(rack_node["preset"]["RANGE"][0]["VALS"]) >= {"Warm", "Bright", "Prominent"}
-    assert set(rack_node["player"]["CONTENTS"]) == {"load", "play", "stop", "loop", "seek"}
+    assert set(rack_node["player"]["CONTENTS"]) == {"load", "play", "stop", "loop", "seek", "state", "media"}
 
 
 def test_value_follows_osc(rack, osc):

@@ -15,6 +15,8 @@ enum PageAssets {
         case "/ui/", "/ui/index.html": Asset(contentType: "text/html; charset=utf-8", text: pageHTML)
         case "/ui/app.js": Asset(contentType: "text/javascript; charset=utf-8", text: pageScript)
         case "/ui/osc.js": Asset(contentType: "text/javascript; charset=utf-8", text: pageOSCScript)
+        case "/ui/controls.js": Asset(contentType: "text/javascript; charset=utf-8", text: pageControlsScript)
+        case "/ui/panels.js": Asset(contentType: "text/javascript; charset=utf-8", text: pagePanelsScript)
         case "/ui/style.css": Asset(contentType: "text/css; charset=utf-8", text: pageStyle)
         case "/ui/icon.svg": Asset(contentType: "image/svg+xml", text: pageIcon)
         default: nil

@@ -1,185 +1,135 @@
-/// The page's behaviour: builds the faders from the OSCQuery namespace, sends every move as OSC
-/// over the WebSocket, and follows the values rack pushes (changes made anywhere).
+/// The page's core: the WebSocket to rack (reconnecting with backoff, the page greyed out and
+/// its controls disabled while rack cannot be reached, everything reloaded when it is back),
+/// messages from rack routed to whoever shows them, and actions whose outcome is told beside
+/// the control that caused them.
 let pageScript = #"""
 "use strict";
 const $ = id => document.getElementById(id);
-/** Steps of a fader: the 0…1 control position in thousandths. */
-const STEPS = 1000;
-/** After the user moves a fader, pushes for it are not applied for this long (ms), so the
-    echo of an older value never pulls the knob back under the finger. */
-const HOLD_MS = 400;
-const faders = {};
+/** Reconnection delays (ms): doubled after each failed try, up to the last. */
+const RETRY_MS = { first: 500, longest: 5000 };
 let socket = null;
-let namespace = null;
+let retryMs = RETRY_MS.first;
+let retryTimer = null;
+/** Handlers of pushed messages by address (controls.js, panels.js add theirs). */
+const handlers = {};
+/** Called with the namespace's /rack node after every (re)load (controls.js, panels.js). */
+const builders = [];
+/** Addresses listened to on every connection (beyond what builders ask for). */
+const listened = new Set();
+/** Actions waiting for their outcome, oldest first: rack answers each in order. */
+const pending = [];
 
 function send(address, ...args) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(OSC.encode(address, args));
 }
 
 function listen(path) {
-  socket.send(JSON.stringify({ COMMAND: "LISTEN", DATA: path }));
+  listened.add(path);
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ COMMAND: "LISTEN", DATA: path }));
 }
 
-/** Numbers the way rack prints them: short, with the unit. */
-function format(value, unit) {
-  let text;
-  if (unit === "Hz" && value >= 1000) text = (value / 1000).toFixed(value >= 10000 ? 1 : 2) + " kHz";
-  else text = (Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(1)) + " " + unit;
-  return text.replace("-", "−");
+/** Shows `text` in a note element: "ok" (a confirmation), "error", or plain. */
+function note(element, text, kind) {
+  if (!element) element = $("message");
+  element.textContent = text;
+  element.className = element.className.replace(/\b(ok|error)\b/g, "").trim() + (kind ? " " + kind : "");
 }
 
-/** A fader's 0…1 position for a value, and back, through the parameter's taper (rack tags
-    each parameter with it: a logarithmic cutoff moves by equal ratios per step). */
-function position(f, value) {
-  const t = f.log ? Math.log(value / f.min) / Math.log(f.max / f.min) : (value - f.min) / (f.max - f.min);
-  return Math.min(1, Math.max(0, t));
-}
-function valueAt(f, t) {
-  return f.log ? f.min * Math.pow(f.max / f.min, t) : f.min + (f.max - f.min) * t;
-}
-
-/** One fader per numeric parameter of the namespace: range, unit and taper from rack. */
-function buildFaders(rack) {
-  const box = $("faders");
-  box.textContent = "";
-  for (const [name, node] of Object.entries(rack.CONTENTS)) {
-    if (node.TYPE !== "f" || node.ACCESS !== 3 || !node.RANGE) continue;
-    const unit = (node.UNIT && node.UNIT[0] || "").replace("time.hz", "Hz").replace("gain.db", "dB");
-    const row = document.createElement("div");
-    row.className = "fader";
-    const label = document.createElement("label");
-    label.htmlFor = "fader-" + name;
-    label.textContent = name;
-    const input = document.createElement("input");
-    input.type = "range";
-    input.id = "fader-" + name;
-    input.min = 0; input.max = STEPS; input.step = 1;
-    input.setAttribute("aria-label", name + " (" + unit + ")");
-    const out = document.createElement("output");
-    out.htmlFor = input.id;
-    out.id = "value-" + name;
-    row.append(label, input, out);
-    box.append(row);
-    const f = { name, unit, input, out, heldUntil: 0, pending: null, min: node.RANGE[0].MIN, max: node.RANGE[0].MAX,
-                log: (node.TAGS || []).includes("logarithmic") };
-    faders[name] = f;
-    input.addEventListener("input", () => {
-      f.heldUntil = performance.now() + HOLD_MS;
-      f.pending = valueAt(f, input.value / STEPS);
-      showValue(name, f.pending, true);
-      requestAnimationFrame(() => {
-        if (f.pending === null) return;
-        send(node.FULL_PATH, ["f", f.pending]);
-        f.pending = null;
-      });
-    });
-    if (node.VALUE) showValue(name, node.VALUE[0]);
-  }
+/** Sends a command and tells its outcome in `noteElement`: rack's error for it, or `okText`
+    once rack has answered the /ping sent after it (replies come back in order). */
+function act(address, args, noteElement, okText) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) { note(noteElement, "not connected to rack", "error"); return; }
+  const entry = { address, noteElement, okText, failed: false };
+  pending.push(entry);
+  note(noteElement, "…");
+  send(address, ...args);
+  send("/ping");
+  return entry;
 }
 
-/** Shows a parameter's value; moves the knob too unless the user is holding it. */
-function showValue(name, value, fromUser) {
-  const f = faders[name];
-  if (!f || typeof value !== "number") return;
-  f.out.value = format(value, f.unit);
-  f.input.setAttribute("aria-valuetext", f.out.value);
-  if (!fromUser && performance.now() >= f.heldUntil) f.input.value = Math.round(position(f, value) * STEPS);
+/** `/rack/error s:address s:reason`: beside the control of the action it answers, else beside
+    a control registered for the address, else at the top of the page. */
+function showError(address, reason) {
+  const entry = pending.find(e => e.address === address && !e.failed);
+  if (entry) { entry.failed = true; note(entry.noteElement, reason, "error"); return; }
+  const element = document.querySelector(`[data-note-for="${CSS.escape(address)}"]`);
+  note(element, (element ? "" : address + ": ") + reason, "error");
 }
 
-function fillSelect(select, values, current) {
-  const keep = current ?? select.value;
-  select.textContent = "";
-  for (const v of values) {
-    const o = document.createElement("option");
-    o.value = o.textContent = v;
-    select.append(o);
-  }
-  if (values.includes(keep)) select.value = keep;
-}
-
-async function loadPresets() {
-  const r = await fetch("/rack/preset", { cache: "no-store" });
-  if (!r.ok) return;
-  const node = await r.json();
-  fillSelect($("preset"), node.RANGE[0].VALS);
-}
-
-function showMeter(id, db) {
-  $(id).value = Math.max(-60, db);
-  $(id + "-text").value = db <= -120 ? "−∞" : db.toFixed(1).replace("-", "−");
-}
-
-/** A message from rack: a pushed value, or a reply to something this page sent. */
 function received(message) {
   const { address, args } = message;
-  const parts = address.split("/");
-  if (parts.length === 3 && parts[1] === "rack" && faders[parts[2]]) {
-    showValue(parts[2], args[0]);
+  if (address === "/pong") {
+    const entry = pending.shift();
+    if (!entry || entry.failed) return;
+    note(entry.noteElement, entry.okText || "", entry.okText ? "ok" : "");
+    if (entry.onDone) entry.onDone();
     return;
   }
-  switch (address) {
-    case "/rack/room": $("room").value = args[0]; break;
-    case "/rack/preset": if (args[0]) $("preset").value = args[0]; break;
-    case "/rack/meter":
-      showMeter("peak-l", args[0]); showMeter("peak-r", args[1]);
-      showMeter("rms-l", args[2]); showMeter("rms-r", args[3]);
-      $("dsp").value = args[4].toFixed(1) + " %";
-      $("xruns").value = String(args[5]);
-      break;
-    case "/rack/status":
-      $("position").value = args[4].toFixed(1) + " s";
-      $("jack").value = "JACK " + args[5] + " · " + args[0] + " Hz · " + args[1] + " frames";
-      if (args[7]) $("message").textContent = "/rack/player: " + args[7];
-      break;
-    case "/rack/error": $("message").textContent = (args[0] ? args[0] + ": " : "") + args[1]; break;
+  if (address === "/rack/error") { showError(args[0], args[1]); return; }
+  const handler = handlers[address];
+  if (handler) handler(args, address);
+}
+
+/** Online: controls enabled, the page in colour. Offline: greyed out, controls disabled, and
+    the reason said at the top. */
+function setOnline(online, text) {
+  document.body.classList.toggle("offline", !online);
+  for (const control of $("surface").querySelectorAll("input, select, button")) control.disabled = !online;
+  $("connection").textContent = text;
+  $("connection").className = online ? "live" : "";
+  if (online) note($("message"), "");
+}
+
+/** Loads the namespace and the pictures, rebuilds the page from them, then opens the socket. */
+async function session() {
+  retryTimer = null;
+  try {
+    const namespace = await (await fetch("/", { cache: "no-store" })).json();
+    const info = await (await fetch("/?HOST_INFO", { cache: "no-store" })).json();
+    const pictures = await (await fetch("/ui/pictures.json", { cache: "no-store" })).json();
+    $("title").textContent = document.title = info.NAME || "rack";
+    listened.clear();
+    for (const build of builders) build(namespace.CONTENTS.rack, pictures);
+    openSocket();
+  } catch (e) {
+    offline("rack is not reachable");
   }
 }
 
-function connect() {
+function openSocket() {
   socket = new WebSocket("ws://" + location.host + "/");
   socket.binaryType = "arraybuffer";
   socket.addEventListener("open", () => {
-    $("connection").textContent = "connected";
-    $("connection").className = "live";
-    for (const name of Object.keys(faders)) listen("/rack/" + name);
-    for (const path of ["/rack/room", "/rack/preset", "/rack/meter", "/rack/status"]) listen(path);
+    retryMs = RETRY_MS.first;
+    pending.length = 0;
+    for (const path of listened) socket.send(JSON.stringify({ COMMAND: "LISTEN", DATA: path }));
+    setOnline(true, "connected");
+    for (const hook of connectedHooks) hook();
   });
   socket.addEventListener("message", event => {
     if (typeof event.data === "string") return;
     const m = OSC.decode(event.data);
     if (m) received(m);
   });
-  socket.addEventListener("close", () => {
-    $("connection").textContent = "disconnected, retrying…";
-    $("connection").className = "";
-    setTimeout(connect, 1000);
-  });
+  socket.addEventListener("close", () => offline("disconnected from rack"));
 }
 
-async function start() {
-  const r = await fetch("/", { cache: "no-store" });
-  namespace = await r.json();
-  const rack = namespace.CONTENTS.rack;
-  const info = await (await fetch("/?HOST_INFO", { cache: "no-store" })).json();
-  $("title").textContent = info.NAME || "rack";
-  document.title = info.NAME || "rack";
-  buildFaders(rack);
-  fillSelect($("room"), rack.CONTENTS.room.RANGE[0].VALS, rack.CONTENTS.room.VALUE[0]);
-  fillSelect($("preset"), rack.CONTENTS.preset.RANGE[0].VALS);
-  $("room").addEventListener("change", () => send("/rack/room", ["s", $("room").value]));
-  $("recall").addEventListener("click", () => { if ($("preset").value) send("/rack/preset", ["s", $("preset").value]); });
-  $("save").addEventListener("click", () => {
-    const name = $("preset-name").value.trim();
-    if (!name) { $("message").textContent = "give the preset a name first"; return; }
-    $("message").textContent = "";
-    send("/rack/preset/save", ["s", name]);
-    setTimeout(loadPresets, 300);
-  });
-  $("play").addEventListener("click", () => send("/rack/player/play"));
-  $("stop").addEventListener("click", () => send("/rack/player/stop"));
-  $("loop").addEventListener("change", () => send("/rack/player/loop", ["i", $("loop").checked ? 1 : 0]));
-  connect();
+/** Called once the socket is open (after the LISTENs): queries that are answered, not pushed. */
+const connectedHooks = [];
+
+/** Greys the page out and tries again after the current delay, doubling it. */
+function offline(why) {
+  socket = null;
+  for (const e of pending.splice(0)) note(e.noteElement, "no answer: " + why, "error");
+  if (retryTimer) return;
+  setOnline(false, why + " — retrying in " + (retryMs / 1000).toFixed(1) + " s");
+  $("jack").value = "rack not reachable";
+  retryTimer = setTimeout(session, retryMs);
+  retryMs = Math.min(retryMs * 2, RETRY_MS.longest);
 }
 
-start().catch(e => { $("message").textContent = "cannot load the namespace: " + e; });
+document.addEventListener("DOMContentLoaded", () => {
+  setOnline(false, "connecting…");
+  session();
+});
 """#

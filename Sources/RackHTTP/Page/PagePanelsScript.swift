@@ -1,0 +1,97 @@
+/// The fixed panels: presets (recall, save, delete with a confirmation), the player (transport,
+/// loop, the file, loading from `--media-dir`), meters and status. Each shows what rack pushes
+/// (the preset list, `/rack/player/state`, `/rack/status`), never what it asked for.
+let pagePanelsScript = #"""
+"use strict";
+function fillSelect(select, values, current) {
+  const keep = current ?? select.value;
+  select.textContent = "";
+  for (const v of values) select.append(element("option", { value: v, textContent: v }));
+  if (values.includes(keep)) select.value = keep;
+}
+
+/** The last part of a path: what a user calls the file. */
+function baseName(path) { return path.split("/").pop(); }
+
+function showMeter(id, db) {
+  $(id).value = Math.max(-60, db);
+  $(id + "-text").value = db <= -120 ? "−∞" : db.toFixed(1).replace("-", "−");
+}
+
+handlers["/rack/preset"] = args => { if (args[0]) $("preset").value = args[0]; };
+handlers["/rack/preset/list"] = args => fillSelect($("preset"), args.filter(a => typeof a === "string"));
+handlers["/rack/meter"] = args => {
+  showMeter("peak-l", args[0]); showMeter("peak-r", args[1]);
+  showMeter("rms-l", args[2]); showMeter("rms-r", args[3]);
+  $("dsp").value = args[4].toFixed(1) + " %";
+  $("xruns").value = String(args[5]);
+};
+handlers["/rack/status"] = args => {
+  $("position").value = args[4].toFixed(1) + " s";
+  $("jack").value = "JACK " + args[5] + " · " + args[0] + " Hz · " + args[1] + " frames";
+  $("jack").className = args[5] === "running" ? "" : "warn";
+  if (args[7]) note($("note-player"), args[7], "error");
+};
+handlers["/rack/player/state"] = args => {
+  const [file, playing, looping] = args;
+  $("loop").checked = looping === 1;
+  $("transport").value = (playing ? "▶ playing " : "■ stopped ") + (file ? baseName(file) : "(no file)");
+  $("play").setAttribute("aria-pressed", String(playing === 1));
+  $("stop").setAttribute("aria-pressed", String(playing !== 1));
+};
+handlers["/rack/player/media"] = args => {
+  const files = args.filter(a => typeof a === "string");
+  const select = $("media");
+  select.textContent = "";
+  for (const f of files) select.append(element("option", { value: f, textContent: baseName(f), title: f }));
+  select.disabled = $("load").disabled = files.length === 0;
+  if (files.length === 0) note($("note-player"), "start rack with --media-dir DIR to load files from here");
+};
+
+function buildPanels(rack) {
+  fillSelect($("preset"), rack.CONTENTS.preset.RANGE[0].VALS);
+  for (const path of ["/rack/preset", "/rack/preset/list", "/rack/meter", "/rack/status", "/rack/player/state"]) listen(path);
+}
+builders.push(buildPanels);
+connectedHooks.push(() => send("/rack/player/media"));
+
+function savePreset() {
+  const name = $("preset-name").value.trim();
+  if (!name) { note($("note-save"), "give the preset a name first", "error"); return; }
+  const entry = act("/rack/preset/save", [["s", name]], $("note-save"), "saved “" + name + "”");
+  if (entry) entry.onDone = () => { $("preset").value = name; };
+}
+
+function askDelete() {
+  const name = $("preset").value;
+  if (!name) return;
+  $("delete-question").textContent = "Delete the preset “" + name + "”?";
+  $("delete-confirm").hidden = false;
+  $("delete-yes").focus();
+}
+
+function confirmDelete() {
+  $("delete-confirm").hidden = true;
+  const name = $("preset").value;
+  act("/rack/preset/delete", [["s", name]], $("note-preset"), "deleted “" + name + "”");
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("recall").addEventListener("click", () => {
+    const name = $("preset").value;
+    if (name) act("/rack/preset", [["s", name]], $("note-preset"), "recalled “" + name + "”");
+  });
+  $("save").addEventListener("click", savePreset);
+  $("preset-name").addEventListener("keydown", e => { if (e.key === "Enter") savePreset(); });
+  $("delete").addEventListener("click", askDelete);
+  $("delete-yes").addEventListener("click", confirmDelete);
+  $("delete-no").addEventListener("click", () => { $("delete-confirm").hidden = true; });
+  $("play").addEventListener("click", () => act("/rack/player/play", [], $("note-player")));
+  $("stop").addEventListener("click", () => act("/rack/player/stop", [], $("note-player")));
+  $("loop").addEventListener("change", () => act("/rack/player/loop", [["i", $("loop").checked ? 1 : 0]], $("note-player")));
+  $("load").addEventListener("click", () => {
+    const path = $("media").value;
+    if (path) act("/rack/player/load", [["s", path]], $("note-player"), "loading " + baseName(path));
+  });
+});
+"""#
