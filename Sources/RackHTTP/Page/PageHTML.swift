@@ -11,6 +11,7 @@ let pageHTML = #"""
 <link rel="stylesheet" href="/ui/style.css">
 <script src="/ui/osc.js" defer></script>
 <script src="/ui/app.js" defer></script>
+<script src="/ui/racks.js" defer></script>
 </head>
 <body>
 <header>
@@ -57,6 +58,11 @@ let pageHTML = #"""
       <label for="rms-r">RMS R</label><meter id="rms-r" min="-60" max="0" low="-18" high="-6" optimum="-30" value="-60" aria-label="RMS right, dBFS"></meter><output id="rms-r-text" for="rms-r">−∞</output>
     </div>
     <p class="stats">DSP load <output id="dsp" aria-label="DSP load">0 %</output> · xruns <output id="xruns" aria-label="xruns">0</output> · <output id="jack" aria-label="JACK state">—</output></p>
+  </section>
+  <section aria-labelledby="h-studio">
+    <h2 id="h-studio">Racks in this studio</h2>
+    <ul id="racks" aria-live="polite"></ul>
+    <p id="racks-note" class="stats">looking…</p>
   </section>
   <p id="message" role="alert" aria-live="assertive"></p>
 </main>

@@ -27,6 +27,10 @@ button:focus-visible, select:focus-visible, input:focus-visible { outline: 2px s
 meter { width: 100%; height: 1.1em; }
 .stats { margin: 0.6em 0 0; color: var(--dim); }
 .stats output { color: var(--text); font-variant-numeric: tabular-nums; }
+#racks { list-style: none; margin: 0; padding: 0; }
+#racks li { padding: 0.35em 0; }
+#racks a { color: var(--accent); font-weight: 600; }
+.rack-host { color: var(--dim); font-size: 0.9em; }
 #message { min-height: 1.4em; margin: 0; color: #ffb86b; }
 @media (max-width: 420px) {
   .fader { grid-template-columns: 1fr 6em; }
