@@ -63,7 +63,9 @@ final class StudioRosterTests: XCTestCase {
     }
 
     func testAFloodIsCappedAndTheCapFreesAsRacksGo() {
-        var roster = StudioRoster(capacity: 64)
+        XCTAssertEqual(StudioRoster.defaultCapacity, 64, "the README's figure")
+        XCTAssertEqual(StudioBrowser.maximumResolving, 16, "the README's figure")
+        var roster = StudioRoster()
         for i in 0..<5000 {
             roster.apply(.found(interface: 2, rack: rack("r\(i)", port: 1000 + i), local: false))
         }
