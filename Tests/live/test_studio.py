@@ -1,7 +1,7 @@
 """One studio view (issue 23 #5): two racks on two hosts (network namespaces joined by a veth
 pair, each with its own avahi-daemon and system bus); Chromium on the first rack's page sees the
 second appear under "Racks in this studio", follows its link to that rack's own page, and sees
-it vanish when that rack stops. Both racks join one JACK server (the namespaces share /dev/shm,
+it vanish when that rack stops; a rack run with --no-browse answers an empty list that says so. Both racks join one JACK server (the namespaces share /dev/shm,
 where JACK's sockets live).
 
 Chromium and its driver run inside the first host's namespace: every Selenium call is made on
@@ -68,12 +68,12 @@ def studio(tmp_path):
         hosts.stop()
 
 
-def _rack(hosts, ns, address, avahi, rack_binary, xdg, name):
+def _rack(hosts, ns, address, avahi, rack_binary, xdg, name, *extra):
     env = livelib.jack_env(hosts.master_server, XDG_CONFIG_HOME=str(xdg),
                            DBUS_SYSTEM_BUS_ADDRESS=avahi.env["DBUS_SYSTEM_BUS_ADDRESS"])
     return livelib.RackProcess(
         hosts.command_in(ns, str(rack_binary), "run", "--name", name, "--osc-host", address, "--osc-port", "0",
-                         "--http-host", address, "--http-port", "0", "--allow", MASTER_ADDRESS, "--no-midi")[1:],
+                         "--http-host", address, "--http-port", "0", "--allow", MASTER_ADDRESS, "--no-midi", *extra)[1:],
         env, binary=netjacklib.nsenter(), subcommand=None).wait_ready(20)
 
 
@@ -125,13 +125,21 @@ def test_a_page_lists_the_other_rack_follows_its_link_and_sees_it_go(studio, rac
         assert wait_until(lambda: run(lambda: driver.find_element(By.ID, "connection").text) == "connected", 10)
         assert run(lambda: driver.find_element(By.ID, "title").text) == "back"
         assert wait_until(lambda: "front" in run(_listed, driver), 20, step=0.2), run(_listed, driver)
+        # --no-browse: the list is empty and says rack does not browse (the second rack is there).
+        quiet = _rack(hosts, hosts.master_ns, MASTER_ADDRESS, avahi_a, rack_binary, tmp_path, "quiet", "--no-browse")
+        try:
+            quiet_json = run(lambda: json.load(urllib.request.urlopen(f"http://{MASTER_ADDRESS}:{quiet.http_port}/studio", timeout=5)))
+            assert quiet_json == {"browsing": False, "capacity": 64, "racks": []}, quiet_json
+        finally:
+            assert quiet.stop() == 0, quiet.describe()
         # Back on the first page: the second rack stops, and goes from the list.
         run(driver.get, page)
         assert wait_until(lambda: "back" in run(_listed, driver), 20, step=0.2)
         assert second.stop() == 0, second.describe()
         second = None
         assert wait_until(lambda: "back" not in run(_listed, driver), 15, step=0.2), run(_listed, driver)
-        assert run(lambda: driver.find_element(By.ID, "racks-note").text) == "no other rack found on the network yet"
+        note = lambda: run(lambda: driver.find_element(By.ID, "racks-note").text)   # noqa: E731
+        assert wait_until(lambda: note() == "no other rack found on the network yet", 10, step=0.2), note()
     finally:
         if driver is not None:
             run(driver.quit)
