@@ -7,6 +7,7 @@
 #include <avahi-common/alternative.h>
 #include <avahi-common/error.h>
 #include <avahi-common/malloc.h>
+#include <avahi-common/strlst.h>
 #include <avahi-common/thread-watch.h>
 #include <avahi-common/timeval.h>
 
@@ -23,6 +24,7 @@ struct rack_avahi {
     int retry_seconds;        /* the wait before the next attempt */
     char *name;               /* the service name in use (changes on a collision) */
     int http_port, http_interface;
+    AvahiStringList *http_txt; /* the HTTP service's TXT record (NULL: none) */
     int osc_port, osc_interface;
     rack_avahi_event event;
     void *context;
@@ -83,7 +85,7 @@ static void register_services(struct rack_avahi *a, AvahiClient *client) {
         int r = 0;
         if (a->http_port >= 0)
             r = avahi_entry_group_add_service_strlst(a->group, interface_index(a->http_interface), AVAHI_PROTO_INET, 0,
-                                                     a->name, "_oscjson._tcp", NULL, NULL, (uint16_t)a->http_port, NULL);
+                                                     a->name, "_oscjson._tcp", NULL, NULL, (uint16_t)a->http_port, a->http_txt);
         if (r == 0 && a->osc_port >= 0)
             r = avahi_entry_group_add_service_strlst(a->group, interface_index(a->osc_interface), AVAHI_PROTO_INET, 0,
                                                      a->name, "_osc._udp", NULL, NULL, (uint16_t)a->osc_port, NULL);
@@ -150,8 +152,8 @@ static void client_changed(AvahiClient *client, AvahiClientState state, void *us
     }
 }
 
-rack_avahi *rack_avahi_start(const char *name, int http_port, int http_interface, int osc_port,
-                             int osc_interface, rack_avahi_event event, void *context, int *error) {
+rack_avahi *rack_avahi_start(const char *name, int http_port, int http_interface, const char *http_txt,
+                             int osc_port, int osc_interface, rack_avahi_event event, void *context, int *error) {
     *error = 0;
     struct rack_avahi *a = calloc(1, sizeof *a);
     if (!a) {
@@ -164,7 +166,8 @@ rack_avahi *rack_avahi_start(const char *name, int http_port, int http_interface
     a->osc_interface = osc_interface;
     a->event = event;
     a->context = context;
-    if (!(a->name = avahi_strdup(name)) || !(a->poll = avahi_threaded_poll_new())) {
+    if (!(a->name = avahi_strdup(name)) || (http_txt && !(a->http_txt = avahi_string_list_new(http_txt, NULL)))
+        || !(a->poll = avahi_threaded_poll_new())) {
         *error = AVAHI_ERR_NO_MEMORY;
         rack_avahi_stop(a);
         return NULL;
@@ -195,6 +198,7 @@ void rack_avahi_stop(rack_avahi *a) {
     if (a->reconnect) avahi_threaded_poll_get(a->poll)->timeout_free(a->reconnect);
     if (a->poll) avahi_threaded_poll_free(a->poll);
     avahi_free(a->name);
+    avahi_string_list_free(a->http_txt);
     free(a);
 }
 

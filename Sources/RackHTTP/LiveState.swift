@@ -57,6 +57,8 @@ public final class LiveState: Sendable {
     }
 
     private let inner: Mutex<Inner>
+    /// The other racks on the network (`GET /studio`, and pushed to WebSockets that listen).
+    public let studio = StudioDirectory()
 
     /// Starts from the parameter table's defaults; the control side publishes the real values
     /// before the server accepts connections.

@@ -52,6 +52,7 @@ struct OSCQueryResponder: HTTPResponder {
                              authority: authority ?? "")
         }
         if path == "/ui" { return Response(status: .movedPermanently, headers: [.location: "/ui/"]) }
+        if path == StudioDirectory.path { return Self.json(state.studio.json) }
         return namespaceAnswer(path: path, query: request.uri.query, authority: authority ?? "")
     }
 

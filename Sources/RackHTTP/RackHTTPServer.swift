@@ -41,6 +41,9 @@ public final class RackHTTPServer: Sendable {
         public let description: String
     }
 
+    /// Where the web page lives (what rack's DNS-SD TXT string names, for other racks' lists).
+    public static let pagePath = PageAssets.basePath
+
     public let state: LiveState
     private let configuration: Configuration
     private let host: any RackHTTPHost

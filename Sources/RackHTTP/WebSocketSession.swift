@@ -21,6 +21,7 @@ struct WebSocketSession: Sendable {
         let id = state.addListener(queue)
         defer {
             state.removeListener(id)
+            state.studio.removeListener(id)
             queue.finish()
             host.disconnected(peer)
         }
@@ -52,6 +53,10 @@ struct WebSocketSession: Sendable {
     /// `LISTEN`. Anything else is ignored (as the proposal asks of unknown commands).
     func command(_ text: String, id: Int, queue: AsyncStream<Outgoing>.Continuation) {
         guard let parsed = Self.parse(text) else { return }
+        if parsed.path == StudioDirectory.path, ["LISTEN", "IGNORE"].contains(parsed.command) {
+            state.studio.setListening(id, queue: queue, parsed.command == "LISTEN")
+            return
+        }
         let snapshot = state.snapshot()
         guard let path = Self.listenable(parsed.path, presetNames: snapshot.presetNames) else { return }
         switch parsed.command {

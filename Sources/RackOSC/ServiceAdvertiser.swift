@@ -4,8 +4,9 @@ import RackWire
 
 /// Advertises the rack on the local network over DNS-SD (multicast DNS) through the Avahi
 /// daemon: OSCQuery as `_oscjson._tcp` on the HTTP port and OSC as `_osc._udp` on the OSC port,
-/// both under one service name (the JACK client name), IPv4 only, with no TXT records (an
-/// OSCQuery client reads the rest from `?HOST_INFO`).
+/// both under one service name (the JACK client name), IPv4 only. `_oscjson._tcp` carries one
+/// TXT string, `rack-page=/ui/` (`StudioRack.pageKey` and the page's path), by which other racks
+/// recognise it (`StudioBrowser`); an OSCQuery client reads the rest from `?HOST_INFO`.
 ///
 /// A socket bound to loopback (127/8) is not advertised: other machines would be sent to a port
 /// they cannot reach. One bound to a single address is advertised on the interface holding that
@@ -38,10 +39,12 @@ public final class ServiceAdvertiser {
     private var handle: OpaquePointer?
     private let sink: Unmanaged<Sink>
 
-    /// Starts advertising `http` as `_oscjson._tcp` and `osc` as `_osc._udp` (each the address
-    /// it is bound to and its port; nil leaves it out). Nil when there is nothing to advertise
-    /// (both loopback or absent) or Avahi's thread cannot be started.
-    public init?(name: String, http: OSCEndpoint?, osc: OSCEndpoint?, report: @escaping @Sendable (Event) -> Void) {
+    /// Starts advertising `http` as `_oscjson._tcp` (with `pagePath`, the web page's path, as its
+    /// `rack-page` TXT string unless nil) and `osc` as `_osc._udp` (each the address it is bound
+    /// to and its port; nil leaves it out). Nil when there is nothing to advertise (both
+    /// loopback or absent) or Avahi's thread cannot be started.
+    public init?(name: String, http: OSCEndpoint?, pagePath: String? = nil, osc: OSCEndpoint?,
+                 report: @escaping @Sendable (Event) -> Void) {
         let http = http.flatMap(Self.advertised)
         let osc = osc.flatMap(Self.advertised)
         guard http != nil || osc != nil else { return nil }
@@ -49,7 +52,8 @@ public final class ServiceAdvertiser {
             .compactMap { $0 }.joined(separator: ", ")
         let sink = Unmanaged.passRetained(Sink(services: services, report: report))
         var error: Int32 = 0
-        let started = rack_avahi_start(name, http?.port ?? -1, http?.interface ?? -1, osc?.port ?? -1, osc?.interface ?? -1, { context, event, text in
+        let txt = pagePath.map { "\(StudioRack.pageKey)=\($0)" }
+        let started = rack_avahi_start(name, http?.port ?? -1, http?.interface ?? -1, txt, osc?.port ?? -1, osc?.interface ?? -1, { context, event, text in
             guard let context else { return }
             let text = text.map { String(cString: $0) } ?? ""
             let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()

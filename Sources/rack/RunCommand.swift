@@ -25,7 +25,8 @@ struct RunCommand: ParsableCommand {
             otherwise: binding another address lets anyone who can reach it control the rack; \
             use --allow to restrict senders. When an Avahi daemon runs, OSCQuery and OSC are \
             advertised over DNS-SD under the JACK client name unless bound to loopback \
-            (--no-advertise: never). Stop with Ctrl-C.
+            (--no-advertise: never), and the web page lists the other racks DNS-SD shows \
+            (--no-browse: it does not). Stop with Ctrl-C.
             """)
 
     @Option(help: "JACK client name (JACK renames it if taken; the real name is printed).")
@@ -54,6 +55,8 @@ struct RunCommand: ParsableCommand {
     var httpHost = OSCDefaults.host
     @Flag(name: .customLong("no-advertise"), help: "Do not advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over DNS-SD through Avahi (advertised by default when an Avahi daemon runs and the socket is not bound to loopback).")
     var noAdvertise = false
+    @Flag(name: .customLong("no-browse"), help: "Do not browse DNS-SD for the other racks on the network (the web page's \"Racks in this studio\"; browsed by default when an Avahi daemon runs).")
+    var noBrowse = false
     @Option(name: .customLong("media-dir"), help: ArgumentHelp("Senders other than 127.0.0.1 may load files from this directory only (repeatable).", valueName: "DIR"))
     var mediaDirs: [String] = []
     @Option(name: .customLong("subscription-lease"), help: .hidden)
@@ -204,7 +207,8 @@ struct RunCommand: ParsableCommand {
         if oscHost != "127.0.0.1" && allow.isEmpty {
             warn("rack: warning: OSC is reachable from \(oscHost); anyone who can send to it controls the rack (see --allow)")
         }
-        let advertiser = noAdvertise ? nil : advertise(name: driver.clientName, httpPort: http.port, osc: socket.local)
+        let studio = browseStudio(into: bridge.state.studio, ownName: advertisesHTTP ? driver.clientName : nil)
+        let advertiser = noAdvertise ? nil : advertise(name: driver.clientName, httpPort: http.port, osc: socket.local, studio: studio)
         c.serve(from: socket, shouldStop: { rack_signals_stop_requested() != 0 }, housekeeping: { now in
             driver.poll(now: now)
             c.pollMIDI()
@@ -213,6 +217,7 @@ struct RunCommand: ParsableCommand {
         })
         c.endRecording()
         advertiser?.stop()
+        studio?.stop()
         http.stop()
         c.shutDown()
         driver.close()

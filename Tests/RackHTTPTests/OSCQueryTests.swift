@@ -170,3 +170,32 @@ final class OSCQueryAddressSpaceTests: XCTestCase {
         XCTAssertNil(root.find("/rack/midi"), "MIDI learn is not published")
     }
 }
+
+/// `GET /studio` and its WebSocket push: the racks DNS-SD shows, as the page reads them.
+final class StudioDirectoryTests: XCTestCase {
+    func testTheListAsJSONAndAsAPushOnListenAndOnEveryChange() async throws {
+        let directory = StudioDirectory()
+        XCTAssertEqual(directory.json.text, #"{"browsing":false,"capacity":64,"racks":[]}"#)
+        let (pushes, queue) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        directory.setListening(7, queue: queue, true)
+        directory.setBrowsing(true)
+        let fx = try XCTUnwrap(StudioRack(name: "fx \"b\"", host: "b.local", address: "10.79.23.2", port: 8001, pagePath: "/ui/"))
+        directory.publish([fx])
+        XCTAssertEqual(directory.json.text,
+                       #"{"browsing":true,"capacity":64,"racks":[{"name":"fx \"b\"","host":"b.local","address":"10.79.23.2","port":8001,"url":"http://10.79.23.2:8001/ui/"}]}"#)
+        directory.setListening(7, queue: queue, false)
+        directory.publish([])
+        queue.finish()
+        var texts: [String] = []
+        for await case let .text(t) in pushes { texts.append(t) }
+        XCTAssertEqual(texts.count, 3, "at LISTEN, browsing on, one rack; nothing after IGNORE")
+        XCTAssertTrue(texts[0].hasPrefix(#"{"COMMAND":"RACKS","DATA":{"browsing":false"#), texts[0])
+        XCTAssertTrue(texts[2].contains(#""url":"http://10.79.23.2:8001/ui/""#), texts[2])
+    }
+
+    func testTheEndpointAnswersAndThePageLoadsItsScript() {
+        XCTAssertNotNil(PageAssets.asset(at: "/ui/racks.js"))
+        XCTAssertTrue(pageHTML.contains(#"<script src="/ui/racks.js" defer></script>"#))
+        XCTAssertTrue(pageRacksScript.contains(StudioDirectory.path))
+    }
+}

@@ -186,7 +186,7 @@ _rack() {
 
 _rack_run() {
     repeating_flags=()
-    non_repeating_flags=(--connect --no-midi --no-advertise --version -h --help)
+    non_repeating_flags=(--connect --no-midi --no-advertise --no-browse --version -h --help)
     repeating_options=(--allow --media-dir)
     non_repeating_options=(--name --osc-port --osc-host --file --preset --record --midi-channel --http-port --http-host)
     __rack_offer_flags_options 0

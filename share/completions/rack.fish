@@ -23,7 +23,7 @@ function __rack_parse_tokens -S
         __rack_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'run'
-            __rack_parse_subcommand 0 'name=' 'osc-port=' 'osc-host=' 'allow=+' 'file=' 'preset=' 'connect' 'record=' 'no-midi' 'midi-channel=' 'http-port=' 'http-host=' 'no-advertise' 'media-dir=+' 'version' 'h/help'
+            __rack_parse_subcommand 0 'name=' 'osc-port=' 'osc-host=' 'allow=+' 'file=' 'preset=' 'connect' 'record=' 'no-midi' 'midi-channel=' 'http-port=' 'http-host=' 'no-advertise' 'no-browse' 'media-dir=+' 'version' 'h/help'
         case 'render'
             __rack_parse_subcommand 2 'preset=' 'set=+' 'automation=' 'tail=' 'rate=' 'block=' 'format=' 'version' 'h/help'
         case 'presets'
@@ -117,6 +117,7 @@ complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rac
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" http-port' -l 'http-port' -d 'TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0: the system chooses; the URL is printed).' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" http-host' -l 'http-host' -d 'Address to bind HTTP to. Anything but loopback exposes the rack to the network.' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" no-advertise' -l 'no-advertise' -d 'Do not advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over DNS-SD through Avahi (advertised by default when an Avahi daemon runs and the socket is not bound to loopback).'
+complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" no-browse' -l 'no-browse' -d 'Do not browse DNS-SD for the other racks on the network (the web page\'s "Racks in this studio"; browsed by default when an Avahi daemon runs).'
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run"' -l 'media-dir' -d 'Senders other than 127.0.0.1 may load files from this directory only (repeatable).' -rfka ''
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" version' -l 'version' -d 'Show the version.'
 complete -c 'rack' -n '__rack_should_offer_completions_for_flags_or_options "rack run" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -90,6 +90,7 @@ _rack_run() {
         '--http-port[TCP port for OSCQuery, its WebSocket and the web page at /ui/ (default 8001, or one the system chooses if 8001 is taken; 0\: the system chooses; the URL is printed).]:http-port:'
         '--http-host[Address to bind HTTP to. Anything but loopback exposes the rack to the network.]:http-host:'
         '--no-advertise[Do not advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over DNS-SD through Avahi (advertised by default when an Avahi daemon runs and the socket is not bound to loopback).]'
+        '--no-browse[Do not browse DNS-SD for the other racks on the network (the web page'\''s "Racks in this studio"; browsed by default when an Avahi daemon runs).]'
         '*--media-dir[Senders other than 127.0.0.1 may load files from this directory only (repeatable).]:DIR:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'

@@ -19,18 +19,59 @@ typedef void (*rack_avahi_event)(void *context, int event, const char *text);
 
 typedef struct rack_avahi rack_avahi;
 
-/* Starts advertising `_oscjson._tcp` on `http_port` and `_osc._udp` on `osc_port` (a negative
+/* Starts advertising `_oscjson._tcp` on `http_port` (with the one TXT string `http_txt`,
+ * "key=value", unless NULL) and `_osc._udp` on `osc_port` (a negative
  * port leaves that service out) under `name`, IPv4 only, each on the interface with that index
  * (-1: every interface). Returns at once: Avahi's thread connects to the daemon. With no
  * daemon it waits silently for one to appear (with no system bus, it tries again after 2 s,
  * 4 s, … up to every 64 s); after a daemon restart it registers again; a name taken on the
  * network becomes "NAME #2" and so on. NULL (and *error, an Avahi error code) only when the
  * thread cannot be started. */
-rack_avahi *rack_avahi_start(const char *name, int http_port, int http_interface, int osc_port,
-                             int osc_interface, rack_avahi_event event, void *context, int *error);
+rack_avahi *rack_avahi_start(const char *name, int http_port, int http_interface, const char *http_txt,
+                             int osc_port, int osc_interface, rack_avahi_event event, void *context, int *error);
 
 /* Withdraws the services, stops Avahi's thread and frees everything (NULL: nothing). */
 void rack_avahi_stop(rack_avahi *advertiser);
+
+/* --- Browsing: the services of one type on the network, resolved to an IPv4 address --- */
+
+/* What a browser saw. */
+enum {
+    /* A service was resolved (announced, or announced again). */
+    RACK_AVAHI_FOUND = 0,
+    /* The service `interface`/`name` was withdrawn. */
+    RACK_AVAHI_LOST = 1,
+    /* The daemon is gone (or refused): every service seen so far is to be forgotten. */
+    RACK_AVAHI_ALL_LOST = 2,
+};
+
+/* One service; the strings are valid during the call only. For RACK_AVAHI_LOST only
+ * `interface` and `name` are set. */
+typedef struct {
+    int interface;           /* the interface index it was seen on */
+    const char *name;        /* the service name */
+    const char *host;        /* the host name it runs on ("studio-b.local") */
+    const char *address;     /* that host's IPv4 address, dotted */
+    int port;
+    const char *txt_value;   /* the value of the TXT key asked for; NULL when it has none */
+    int local;               /* announced by this machine */
+} rack_avahi_service;
+
+/* Called on Avahi's thread; `service` is NULL for RACK_AVAHI_ALL_LOST. */
+typedef void (*rack_avahi_browse_event)(void *context, int event, const rack_avahi_service *service);
+
+typedef struct rack_avahi_browser rack_avahi_browser;
+
+/* Starts browsing `type` ("_oscjson._tcp") over IPv4 on every interface, resolving each new
+ * service once, at most `max_resolving` at a time (more announcements meanwhile are not
+ * resolved: a flood cannot make the browser hold unbounded state). Returns at once, as
+ * rack_avahi_start does, and like it waits for a daemon and reconnects after a restart. NULL
+ * (and *error) only when the thread cannot be started. */
+rack_avahi_browser *rack_avahi_browse_start(const char *type, const char *txt_key, int max_resolving,
+                                            rack_avahi_browse_event event, void *context, int *error);
+
+/* Stops Avahi's thread (no event comes after it returns) and frees everything (NULL: nothing). */
+void rack_avahi_browse_stop(rack_avahi_browser *browser);
 
 /* Avahi's text for an error code. */
 const char *rack_avahi_strerror(int error);

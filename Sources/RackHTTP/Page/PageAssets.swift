@@ -14,6 +14,7 @@ enum PageAssets {
         switch path {
         case "/ui/", "/ui/index.html": Asset(contentType: "text/html; charset=utf-8", text: pageHTML)
         case "/ui/app.js": Asset(contentType: "text/javascript; charset=utf-8", text: pageScript)
+        case "/ui/racks.js": Asset(contentType: "text/javascript; charset=utf-8", text: pageRacksScript)
         case "/ui/osc.js": Asset(contentType: "text/javascript; charset=utf-8", text: pageOSCScript)
         case "/ui/controls.js": Asset(contentType: "text/javascript; charset=utf-8", text: pageControlsScript)
         case "/ui/panels.js": Asset(contentType: "text/javascript; charset=utf-8", text: pagePanelsScript)

@@ -14,6 +14,7 @@ let pageHTML = #"""
 <script src="/ui/app.js" defer></script>
 <script src="/ui/controls.js" defer></script>
 <script src="/ui/panels.js" defer></script>
+<script src="/ui/racks.js" defer></script>
 </head>
 <body class="offline">
 <header>
@@ -70,7 +71,11 @@ let pageHTML = #"""
     </div>
     <p class="stats">DSP load <output id="dsp" aria-label="DSP load">0 %</output> · xruns <output id="xruns" aria-label="xruns">0</output> · <output id="jack" aria-label="JACK state">—</output></p>
   </section>
-  <!-- Other racks in the studio: their section goes here. -->
+  <section aria-labelledby="h-studio">
+    <h2 id="h-studio">Racks in this studio</h2>
+    <ul id="racks" aria-live="polite"></ul>
+    <p id="racks-note" class="stats">looking…</p>
+  </section>
 </main>
 </body>
 </html>

@@ -49,6 +49,10 @@ meter { width: 100%; height: 1.1em; }
 .stats output.warn { color: var(--error); font-weight: bold; }
 #message { max-width: 1400px; margin: 0 auto; padding: 0 1em; color: var(--error); }
 #message:empty { display: none; }
+#racks { list-style: none; margin: 0; padding: 0; }
+#racks li { padding: 0.35em 0; }
+#racks a { color: var(--accent); font-weight: 600; }
+.rack-host { color: var(--dim); font-size: 0.9em; }
 @media (max-width: 420px) {
   .control { grid-template-columns: 1fr 6em; }
   .control input[type=range] { grid-column: 1 / -1; grid-row: 2; }

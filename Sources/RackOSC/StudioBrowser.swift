@@ -1,0 +1,96 @@
+import CAvahi
+import RackWire
+import Synchronization
+
+/// Browses DNS-SD (through the Avahi daemon) for the other racks on the network: every
+/// `_oscjson._tcp` service that carries rack's TXT string (`StudioRack.pageKey`), resolved to
+/// an IPv4 address, kept in a bounded `StudioRoster`. Each change of the list is handed to
+/// `changed`.
+///
+/// Everything runs on Avahi's own thread (libavahi-client's threaded poll): nothing here waits
+/// for the daemon, and the render thread never comes near it. With no daemon the list stays
+/// empty until one appears; when the daemon goes away, the list empties.
+public final class StudioBrowser: Sendable {
+    /// Services resolved at once at most; announcements beyond it meanwhile are not resolved.
+    public static let maximumResolving: Int32 = 16
+
+    /// The roster and the reporting closure, kept alive for the C side while browsing.
+    private final class Sink: Sendable {
+        let roster: Mutex<StudioRoster>
+        let changed: @Sendable ([StudioRack]) -> Void
+        init(roster: StudioRoster, changed: @escaping @Sendable ([StudioRack]) -> Void) {
+            self.roster = Mutex(roster)
+            self.changed = changed
+        }
+
+        /// Applies `event`; reports the list when what it shows changed.
+        func apply(_ event: StudioRoster.Event) {
+            let after = roster.withLock { r -> [StudioRack]? in
+                let before = r.racks
+                r.apply(event)
+                let now = r.racks
+                return now == before ? nil : now
+            }
+            if let after { changed(after) }
+        }
+
+        func rename(_ name: String) {
+            let now = roster.withLock { r -> [StudioRack] in
+                r.ownName = name
+                return r.racks
+            }
+            changed(now)
+        }
+    }
+
+    private let handle: Mutex<OpaquePointer?>
+    private let sink: Unmanaged<Sink>
+
+    /// Starts browsing; `ownName` is the name rack advertises itself under (left out of the
+    /// list). Nil when Avahi's thread cannot be started.
+    public init?(ownName: String?, capacity: Int = StudioRoster.defaultCapacity,
+                 changed: @escaping @Sendable ([StudioRack]) -> Void) {
+        let sink = Unmanaged.passRetained(Sink(roster: StudioRoster(capacity: capacity, ownName: ownName), changed: changed))
+        var error: Int32 = 0
+        let started = rack_avahi_browse_start("_oscjson._tcp", StudioRack.pageKey, Self.maximumResolving, { context, event, service in
+            guard let context, let event = StudioBrowser.event(event, service) else { return }
+            Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().apply(event)
+        }, sink.toOpaque(), &error)
+        guard let started else {
+            sink.release()
+            return nil
+        }
+        self.handle = Mutex(started)
+        self.sink = sink
+    }
+
+    /// rack's own service is now advertised under `name` (after a collision, "NAME #2").
+    public func setOwnName(_ name: String) { sink.takeUnretainedValue().rename(name) }
+
+    /// The racks listed now.
+    public var racks: [StudioRack] { sink.takeUnretainedValue().roster.withLock { $0.racks } }
+
+    /// Stops browsing (no report comes after it returns).
+    public func stop() {
+        guard let h = handle.withLock({ h -> OpaquePointer? in defer { h = nil }; return h }) else { return }
+        rack_avahi_browse_stop(h)
+    }
+
+    deinit {
+        stop()
+        sink.release()
+    }
+
+    /// A C event as a roster event; nil for a service that is not a usable rack.
+    static func event(_ kind: Int32, _ service: UnsafePointer<rack_avahi_service>?) -> StudioRoster.Event? {
+        if kind == Int32(RACK_AVAHI_ALL_LOST) { return .allLost }
+        guard let s = service?.pointee, let name = s.name.map({ String(cString: $0) }) else { return nil }
+        let interface = Int(s.interface)
+        if kind == Int32(RACK_AVAHI_LOST) { return .lost(interface: interface, name: name) }
+        guard let host = s.host, let address = s.address,
+              let rack = StudioRack(name: name, host: String(cString: host), address: String(cString: address),
+                                    port: Int(s.port), pagePath: s.txt_value.map { String(cString: $0) })
+        else { return nil }
+        return .found(interface: interface, rack: rack, local: s.local != 0)
+    }
+}
