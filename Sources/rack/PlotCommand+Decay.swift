@@ -12,21 +12,14 @@ extension PlotCommand {
             var state = RackState()
             for assignment in sets { try applySetting(assignment, to: &state) }
             curves.append(DecayCurveSpec(name: sets.isEmpty ? "defaults" : "settings", room: state.room,
-                                         shape: reverbShape(of: state)))
+                                         shape: state.reverbShape))
         }
         for name in preset {
             let p = try lookUpPreset(name, in: presets)
             var state = p.state
             for assignment in sets { try applySetting(assignment, to: &state) }
-            curves.append(DecayCurveSpec(name: p.name + setText, room: state.room, shape: reverbShape(of: state)))
+            curves.append(DecayCurveSpec(name: p.name + setText, room: state.room, shape: state.reverbShape))
         }
         try PlotWriter.write(svg: DecayPlot.svg(curves: curves, sampleRate: rate), to: output, format: format, converter: converter)
     }
-}
-
-/// The reverb shape a rack at `state` runs. Stands in for the engine's own mapping from a rack
-/// state to the kernel's shape (the shaping parameters are being added to the parameter table):
-/// until then, the room's own values.
-func reverbShape(of state: RackState) -> ReverbShape {
-    state.room.shape
 }
