@@ -141,7 +141,7 @@ public struct EngineCore {
         reverb.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.setRoom(state.room, crossfadeFrames: 0)
         shapeSent = state.reverbShape
-        if state.reverbShape != state.room.shape {
+        if !ReverbControls.isOwn(state.reverbShape, state.room.shape) {
             reverb.setShape(state.reverbShape)
             hasSentShape = true
         }

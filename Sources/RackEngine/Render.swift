@@ -236,7 +236,7 @@ extension EngineCore {
             freeze: ramp(.freeze).value(at: t))
         if hasSentShape {
             if ReverbControls.same(shapeSent, shape) { return }
-        } else if ReverbControls.same(shape, roomShapes[room.rawValue]) {
+        } else if ReverbControls.isOwn(shape, roomShapes[room.rawValue]) {
             return
         }
         shapeSent = shape

@@ -42,6 +42,26 @@ public enum ReverbControls {
             && a.lowcutHz == b.lowcutHz && a.highcutHz == b.highcutHz && a.width == b.width && a.freeze == b.freeze
     }
 
+    /// True when `shape` is a room's own values `own` as far as OSC can say: each field within
+    /// a 32-bit float's precision (relative 1e-6). A value that went through OSC, a preset
+    /// file or a recording as a float is still the room's own, so live and replayed sessions
+    /// leave the room's design alone alike.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func isOwn(_ shape: ReverbShape, _ own: ReverbShape) -> Bool {
+        close(shape.decaySeconds, own.decaySeconds) && close(shape.predelaySeconds, own.predelaySeconds)
+            && close(shape.dampingHz, own.dampingHz) && close(shape.lowcutHz, own.lowcutHz)
+            && close(shape.highcutHz, own.highcutHz) && close(shape.width, own.width) && shape.freeze == own.freeze
+    }
+
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func close(_ a: Double, _ b: Double) -> Bool {
+        let difference = a > b ? a - b : b - a
+        let size = (a < 0 ? -a : a) > (b < 0 ? -b : b) ? (a < 0 ? -a : a) : (b < 0 ? -b : b)
+        return difference <= 1e-6 * size
+    }
+
     /// The parameters' values (in their units) of `shape`: a room's own values (`Room.shape`).
     public static func values(of shape: ReverbShape) -> [ParameterID: Double] {
         [.decay: shape.decaySeconds, .predelay: shape.predelaySeconds * millisecondsPerSecond,
