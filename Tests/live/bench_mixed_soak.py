@@ -41,16 +41,6 @@ FD_MARGIN = 8
 RSS_MARGIN_MB = 16.0   # malloc keeps freed pages of its arenas; a leak per request would be far more
 
 
-def usage(pid: int) -> dict:
-    fields = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            fields[key] = value.strip()
-    return {"threads": int(fields["Threads"]), "rss_mb": int(fields["VmRSS"].split()[0]) / 1024,
-            "fds": len(os.listdir(f"/proc/{pid}/fd"))}
-
-
 class Load:
     """The five sources of traffic, each a thread counting what it did and what failed."""
 
@@ -188,7 +178,7 @@ def main() -> int:
             if rack.proc.poll() is not None:
                 problems.append(f"rack exited with {rack.proc.returncode}")
                 break
-            u = usage(rack.pid)
+            u = livelib.process_usage(rack.pid)
             samples.append((time.monotonic() - t0, u))
             print(f"{samples[-1][0]:6.0f} {u['threads']:8d} {u['fds']:5d} {u['rss_mb']:8.1f}", flush=True)
         load.stop.set()

@@ -109,6 +109,17 @@ def jack_connections(server: str) -> dict[str, list[str]]:
     return parse_connections(jack_ports(server, "-c"))
 
 
+def process_usage(pid: int) -> dict:
+    """A process's threads, resident memory (MB) and open descriptors, from /proc."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return {"threads": int(fields["Threads"]), "rss_mb": int(fields["VmRSS"].split()[0]) / 1024,
+            "fds": len(os.listdir(f"/proc/{pid}/fd"))}
+
+
 def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
     """The suite's one wait on a condition: polls `predicate` every `step` seconds until it holds
     or `timeout` seconds pass; its last answer (truthy when it held)."""

@@ -20,16 +20,6 @@ LOADS = 1_000
 RSS_MARGIN_MB = 8.0
 
 
-def usage(pid: int) -> dict:
-    fields = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            fields[key] = value.strip()
-    return {"threads": int(fields["Threads"]), "rss_mb": int(fields["VmRSS"].split()[0]) / 1024,
-            "fds": len(os.listdir(f"/proc/{pid}/fd"))}
-
-
 @pytest.fixture(scope="module")
 def fast_jack():
     """A private server with 64-frame periods (1.3 ms): a swap completes within a period or
@@ -113,18 +103,18 @@ def test_ten_thousand_seeks_and_a_thousand_loads_leave_nothing_behind(fast_jack,
         # The base once the warm-up's last old stream has retired: threads and files steady
         # over two reads 0.1 s apart (waited for, 3 s at most).
         def steady() -> bool:
-            before = usage(rack.pid)
+            before = livelib.process_usage(rack.pid)
             time.sleep(0.1)
-            after = usage(rack.pid)
+            after = livelib.process_usage(rack.pid)
             return (before["threads"], before["fds"]) == (after["threads"], after["fds"])
 
         livelib.wait_until(steady, 3.0, step=0.0)
-        base = usage(rack.pid)
+        base = livelib.process_usage(rack.pid)
         t0 = time.monotonic()
         seeks = loads = 0
 
         def check_running(where: str):
-            now = usage(rack.pid)
+            now = livelib.process_usage(rack.pid)
             # One swap in flight (two streams), and the threads of the last few retired streams
             # finishing the chunk they were reading; a leak grows by one per stream.
             assert now["threads"] <= base["threads"] + 8 and now["fds"] <= base["fds"] + 8, (
@@ -153,9 +143,9 @@ def test_ten_thousand_seeks_and_a_thousand_loads_leave_nothing_behind(fast_jack,
         elapsed = time.monotonic() - t0
         assert pace.streams >= SEEKS + LOADS
         # Retire period: the last swap's old stream ends its thread within a few polls.
-        livelib.wait_until(lambda: (lambda u: u["threads"] <= base["threads"] and u["fds"] <= base["fds"])(usage(rack.pid)),
+        livelib.wait_until(lambda: (lambda u: u["threads"] <= base["threads"] and u["fds"] <= base["fds"])(livelib.process_usage(rack.pid)),
                            3.0, step=0.05)
-        end = usage(rack.pid)
+        end = livelib.process_usage(rack.pid)
         print(f"\n{seeks} seeks + {loads} loads in {elapsed:.1f} s (phases end at {phases} s): threads {base['threads']} -> {end['threads']}, "
               f"fds {base['fds']} -> {end['fds']}, RSS {base['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB")
         # A leak is growth; the HTTP server's event loop may retire an idle thread meanwhile.
