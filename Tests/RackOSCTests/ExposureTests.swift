@@ -90,9 +90,9 @@ final class ExposureTests: XCTestCase {
         let outside = rig0.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: media + "/sub", withIntermediateDirectories: true)
         for file in ["b.wav", "sub/a.flac", "notes.txt", ".hidden.wav"] {
-            FileManager.default.createFile(atPath: media + "/" + file, contents: Data([0]))
+            _ = FileManager.default.createFile(atPath: media + "/" + file, contents: Data([0]))
         }
-        FileManager.default.createFile(atPath: outside + "/secret.wav", contents: Data([0]))
+        _ = FileManager.default.createFile(atPath: outside + "/secret.wav", contents: Data([0]))
         try FileManager.default.createSymbolicLink(atPath: media + "/link.wav", withDestinationPath: outside + "/secret.wav")
         let rig = Rig(policy: ExposurePolicy(mediaDirectories: [media]))
         rig.send("/rack/player/media", from: remote)
