@@ -48,36 +48,11 @@ public enum OfflineRenderer {
 
         let events = (request.automation?.engineEvents(sampleRate: rate, presets: presets, lengthFrames: totalFrames) ?? [])
             + (playback.endEvent.map { [$0] } ?? [])
-        var nextEvent = 0
-        let outL = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        let outR = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer { outL.deallocate(); outR.deallocate() }
-
-        var rendered: Int64 = 0
-        var lastProgress = -1.0
+        let rendered: Int64
         do {
             feeder.start()
-            while rendered < totalFrames {
-                let n = playback.nextBlock(at: rendered, frames: Int(min(Int64(block), totalFrames - rendered)))
-                try feeder.waitFor(frames: n)
-                // Every event that can touch this block's control segments is scheduled.
-                let horizon = rendered + Int64(n) + Int64(engine.lookaheadFrames)
-                while nextEvent < events.count && events[nextEvent].sampleTime < horizon {
-                    engine.schedule(events[nextEvent])
-                    nextEvent += 1
-                }
-                let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: outL, outputRight: outR)
-                guard status == .success || status == .insufficientDataFromInputNode else {
-                    throw RackError(.ioError, "render failed at frame \(rendered)")
-                }
-                feeder.consumed()
-                try drain.append(left: outL, right: outR, frames: n)
-                rendered += Int64(n)
-                if let progress {
-                    let p = Double(rendered) / Double(max(totalFrames, 1))
-                    if p - lastProgress >= 0.01 || rendered == totalFrames { progress(p); lastProgress = p }
-                }
-            }
+            rendered = try renderBlocks(engine: engine, playback: &playback, feeder: feeder, drain: drain, events: events,
+                                        totalFrames: totalFrames, blockFrames: block, progress: progress)
             try drain.finish()
             // Atomic (temp + rename) but not fsynced: a render is reproducible, speed matters.
             try writer.commit(durable: false)
@@ -88,6 +63,42 @@ public enum OfflineRenderer {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return RenderReport(frames: rendered, sampleRate: rate, format: format, seconds: seconds)
+    }
+
+    /// The render loop: block after block, each event scheduled once it can touch a block's
+    /// control segments, the reader waited for, the output handed to the writer thread.
+    /// Returns the frames rendered.
+    static func renderBlocks(engine: Engine, playback: inout OfflinePlayback, feeder: RingFeeder, drain: ChunkWriter,
+                             events: [EngineEvent], totalFrames: Int64, blockFrames block: Int,
+                             progress: ((Double) -> Void)?) throws -> Int64 {
+        var nextEvent = 0
+        let outL = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        let outR = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer { outL.deallocate(); outR.deallocate() }
+        var rendered: Int64 = 0
+        var lastProgress = -1.0
+        while rendered < totalFrames {
+            let n = playback.nextBlock(at: rendered, frames: Int(min(Int64(block), totalFrames - rendered)))
+            try feeder.waitFor(frames: n)
+            // Every event that can touch this block's control segments is scheduled.
+            let horizon = rendered + Int64(n) + Int64(engine.lookaheadFrames)
+            while nextEvent < events.count && events[nextEvent].sampleTime < horizon {
+                engine.schedule(events[nextEvent])
+                nextEvent += 1
+            }
+            let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: outL, outputRight: outR)
+            guard status == .success || status == .insufficientDataFromInputNode else {
+                throw RackError(.ioError, "render failed at frame \(rendered)")
+            }
+            feeder.consumed()
+            try drain.append(left: outL, right: outR, frames: n)
+            rendered += Int64(n)
+            if let progress {
+                let p = Double(rendered) / Double(max(totalFrames, 1))
+                if p - lastProgress >= 0.01 || rendered == totalFrames { progress(p); lastProgress = p }
+            }
+        }
+        return rendered
     }
 }
 
