@@ -120,6 +120,56 @@ def test_the_page_stays_reachable_while_256_malformed_sockets_are_held(rack):
             s.close()
 
 
+# --- the request bounds of the README's "HTTP requests" row, each at its edge -----------------
+
+REQUESTS_ROW = readme_row("HTTP requests")
+FIELD_KIB = readme_number(r"a header's name or value ≤ (\d+) KiB", REQUESTS_ROW)
+LIST_KIB = readme_number(r"all names and values together under (\d+) KiB", REQUESTS_ROW)
+FIELD_COUNT = readme_number(r"≤ (\d+) header lines", REQUESTS_ROW)
+TARGET_BYTES = readme_number(r"target ≤ ([\d,]+) bytes", REQUESTS_ROW)
+
+
+def request_status(port: int, extra: bytes = b"", target: bytes = b"/") -> int | None:
+    """The status rack answers a GET of `target` with the Host line and `extra` header lines."""
+    head = b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port + extra + b"Connection: close\r\n\r\n"
+    return answer_and_close(port, head)[0]
+
+
+def test_a_header_value_is_taken_up_to_the_readme_bound_and_no_further(rack):
+    port = rack.http_port
+    limit = FIELD_KIB * 1024
+    assert request_status(port, b"X-Long: " + b"a" * limit + b"\r\n") == 200
+    assert request_status(port, b"X-Long: " + b"a" * (limit + 1) + b"\r\n") == 431
+    assert request_status(port, b"X-" + b"n" * (limit - 2) + b": v\r\n") == 200
+    assert request_status(port, b"X-" + b"n" * (limit - 1) + b": v\r\n") == 431
+
+
+def test_all_headers_together_are_taken_under_the_readme_bound(rack):
+    """Names and values together, the Host and Connection lines included."""
+    port = rack.http_port
+    fixed = len(b"Host") + len(b"127.0.0.1:%d" % port) + len(b"Connection") + len(b"close") + 2 * len(b"X-A")
+    def two_values(total: int) -> bytes:
+        values = total - fixed
+        return b"X-A: " + b"a" * (values // 2) + b"\r\nX-B: " + b"b" * (values - values // 2) + b"\r\n"
+    assert request_status(port, two_values(LIST_KIB * 1024 - 1)) == 200
+    assert request_status(port, two_values(LIST_KIB * 1024)) == 431
+
+
+def test_header_lines_are_counted_up_to_the_readme_bound(rack):
+    """Host and Connection count: the rest fill the bound exactly, then one more."""
+    port = rack.http_port
+    def lines(n: int) -> bytes:
+        return b"".join(b"X-H%d: v\r\n" % i for i in range(n))
+    assert request_status(port, lines(FIELD_COUNT - 2)) == 200
+    assert request_status(port, lines(FIELD_COUNT - 1)) == 431
+
+
+def test_a_target_is_answered_up_to_the_readme_bound_then_414(rack):
+    port = rack.http_port
+    assert request_status(port, target=b"/" + b"a" * (TARGET_BYTES - 1)) == 404, "a long unknown path: 404"
+    assert request_status(port, target=b"/" + b"a" * TARGET_BYTES) == 414
+
+
 # --- issue 20 #12: HTTP leniency --------------------------------------------------------------
 
 def test_two_host_lines_are_refused(rack):
