@@ -54,9 +54,11 @@ final class RoomChangeCostTests: XCTestCase {
             print(String(format: "%d frames (period %.0f µs): worst render call %.1f µs with 200 room changes 1 ms apart, %.1f µs without",
                          block, period, busy, quiet))
             #if DEBUG
-            // Unoptimised builds run the kernels 20–50× slower and time nothing meaningful; the
-            // bound holds in the optimised build (scripts/test runs XCTest in release too).
-            XCTAssertTrue(busy.isFinite && quiet.isFinite)
+            // Unoptimised builds run the kernels 20–50× slower, so the period means nothing here;
+            // what they can time is the changes' cost against the same render without them (two
+            // networks and a crossfade: 2.9× measured at both sizes). A change that cleared a
+            // whole memory at once, or work that grew with the changes waiting, breaks this.
+            XCTAssertLessThan(busy, RoomChangeCost.debugRatioToQuiet * quiet, "\(block) frames: \(busy) µs against \(quiet) µs")
             #else
             XCTAssertLessThan(busy, RoomChangeCost.fractionOfPeriod * period, "\(block) frames: \(busy) µs")
             #endif
@@ -69,4 +71,7 @@ final class RoomChangeCostTests: XCTestCase {
 /// time per cycle (5 % of a 64-frame period); the rest belongs to JACK and other clients.
 enum RoomChangeCost {
     static let fractionOfPeriod = 0.05
+    /// The bound of the unoptimised build (debug `swift test`): the worst call with the changes
+    /// in flight against the worst call of the same render without them.
+    static let debugRatioToQuiet = 4.0
 }
