@@ -154,10 +154,13 @@ final class AddressSpaceTests: XCTestCase {
     }
 
     /// Bounded, seeded fuzz: random bytes, mutated valid packets, wrong types, huge strings.
-    /// The controller never crashes, the engine's output stays finite, and it still answers.
-    func testFuzzedPacketsNeverHurt() {
+    /// The controller never crashes, the engine's output stays finite while noise plays through
+    /// it (and is heard: finiteness of silence would prove nothing), and it still answers.
+    func testFuzzedPacketsNeverHurt() throws {
         let rig = Rig()
         var rng = SplitMix(seed: 20261122)
+        rig.input = (0..<256).map { _ in Float(Double(rng.next() >> 11) / Double(1 << 53) - 0.5) }
+        var loudest: Float = 0
         let valid: [[UInt8]] = [
             OSCMessage("/rack/cutoff", [.float(1000)]).encoded(),
             OSCMessage("/rack/preset", [.string("Warm"), .float(0.1)]).encoded(),
@@ -182,14 +185,22 @@ final class AddressSpaceTests: XCTestCase {
             }
             rig.send(p)
             XCTAssertTrue(rig.left.allSatisfy(\.isFinite) && rig.right.allSatisfy(\.isFinite), "packet \(i)")
+            loudest = max(loudest, rig.left.map(abs).max()!, rig.right.map(abs).max()!)
             if i % 100 == 0 { rig.now += 1 }
         }
+        XCTAssertGreaterThan(loudest, 0.05, "the noise was heard through the fuzzed settings")
         _ = rig.replies()
         rig.now += 1
         rig.send("/ping")
         XCTAssertEqual(rig.replies(), [OSCMessage("/pong")])
         // Nothing was written but valid preset names.
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: rig.userDir)) ?? []
+        // A valid save still works, and shows that the listing sees the files (a listing that
+        // fails fails the test).
+        rig.now += 1
+        rig.send("/rack/preset/save", [.string("After The Fuzz")])
+        XCTAssertEqual(rig.replies(), [])
+        let files = try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { $0 != ".numbers.json" }
+        XCTAssertTrue(files.contains("After The Fuzz.json"), "\(files)")
         for f in files { XCTAssertNil(PresetStore.problem(withName: String(f.dropLast(5))), f) }
     }
 }

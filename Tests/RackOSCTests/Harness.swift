@@ -66,6 +66,8 @@ final class Rig {
     /// The controller's clock, moved by the test.
     var now = 1000.0
     var left = [Float](repeating: 0, count: 256), right = [Float](repeating: 0, count: 256)
+    /// What both inputs hear in every block `render` renders (256 frames); silence when nil.
+    var input: [Float]?
 
     init(queueCapacity: Int = 4096, allow: [AddressRange] = [], recordPath: String? = nil,
          policy: ExposurePolicy = ExposurePolicy(), environment: [String: String]? = nil) {
@@ -95,7 +97,13 @@ final class Rig {
 
     func render(blocks: Int = 1) {
         for _ in 0..<blocks {
-            _ = engine.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &left, outputRight: &right)
+            if let input {
+                input.withUnsafeBufferPointer { x in
+                    _ = engine.render(frames: 256, inputLeft: x.baseAddress, inputRight: x.baseAddress, outputLeft: &left, outputRight: &right)
+                }
+            } else {
+                _ = engine.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &left, outputRight: &right)
+            }
         }
     }
 
