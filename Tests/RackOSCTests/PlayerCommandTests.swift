@@ -3,6 +3,7 @@ import XCTest
 import RackEngine
 import RackIO
 @testable import RackOSC
+import RackTestSupport
 import RackWire
 
 /// `/rack/player/...`, and the player slot behind them (one swap in flight at a time).
@@ -114,9 +115,40 @@ final class PlayerCommandTests: XCTestCase {
         rig.controller.shutDown()
     }
 
+    /// A load refused because the render thread's queue is full: the sender gets `busy`, the
+    /// file playing plays on, the refused stream (dropped at once, its reader thread maybe not
+    /// yet running) ends its thread, which closes its file, and the same load goes through once
+    /// the queue has room.
+    func testABusyQueueRefusesALoadAndTheOldFilePlaysOn() throws {
+        let rig = Rig(queueCapacity: 4)
+        let first = try rig.writeTone(seconds: 2, name: "first.wav"), second = try rig.writeTone(seconds: 2, name: "second.wav")
+        rig.send("/rack/player/load", [.string(first)])
+        rig.settle()
+        XCTAssertEqual(rig.controller.playerPath, first)
+        XCTAssertTrue(waitUntil(seconds: 5) { Self.descriptors(naming: first) == 1 }, "the first file is open")
+        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .marker(0))) {}
+        rig.controller.handle(OSCMessage("/rack/player/load", [.string(second)]), timeTag: .immediately, from: rig.client)
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/player/load", "busy: the render thread's queue is full")])
+        XCTAssertEqual(rig.controller.playerPath, first, "the file playing is kept")
+        XCTAssertTrue(waitUntil(seconds: 5) { Self.descriptors(naming: second) == 0 },
+                      "the refused stream's thread ended and closed its file")
+        XCTAssertEqual(Self.descriptors(naming: first), 1, "the first file is still open")
+        rig.settle(blocks: 4)
+        XCTAssertGreaterThan(rig.left.map(abs).max()!, 0.1, "the first file is heard")
+        rig.send("/rack/player/load", [.string(second)])
+        XCTAssertEqual(rig.replies(), [])
+        for _ in 0..<100 where rig.controller.playerPath != second { rig.settle(blocks: 1) }
+        XCTAssertEqual(rig.controller.playerPath, second, "the load goes through once the queue has room")
+        rig.controller.shutDown()
+    }
+
+    /// The open file descriptors of this process that name `path` (from /proc).
+    static func descriptors(naming path: String) -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
+    }
+
     func testABusyQueueRefusesTransport() {
-        // (A load refused as busy is not tested here: the stream it opened is dropped at once,
-        // before its reader thread has started, which the stream does not survive yet.)
         let rig = Rig(queueCapacity: 4)
         while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .marker(0))) {}
         rig.controller.handle(OSCMessage("/rack/player/stop"), timeTag: .immediately, from: rig.client)
