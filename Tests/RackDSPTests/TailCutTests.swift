@@ -3,10 +3,14 @@ import XCTest
 
 /// The README: "A third change while two rooms sound cuts the older tail over 20 ms". Measured
 /// on the slots: from the call that asks for the third room, the older tail is cut (its slot
-/// fades out) and is no longer sounding 20 ms later, to the 8-frame group the kernel works in.
+/// fades out) and is no longer sounding 20 ms later, to the 8-frame group the kernel works in;
+/// then its network is cleared in steps over about 10 ms (at least half of it, at most 10 ms
+/// and a group) and is clean.
 final class TailCutTests: XCTestCase {
     /// The README's figure (seconds), not the kernel's constant.
     let readmeCutSeconds = 0.020
+    /// The README: the cut network "is cleared in bounded steps (about 10 ms)".
+    let readmeClearSeconds = 0.010
 
     func testAThirdRoomCutsTheOlderTailWithin20ms() {
         for rate in [44_100.0, 48_000.0, 96_000.0] {
@@ -43,6 +47,14 @@ final class TailCutTests: XCTestCase {
                                      "\(rate) Hz: the older tail is cut over \(frames) frames, more than 20 ms")
             XCTAssertGreaterThanOrEqual(frames, Int((readmeCutSeconds * rate).rounded()) - group,
                                         "\(rate) Hz: the cut is a fade of 20 ms, not a jump (\(frames) frames)")
+            // Then the cut network is cleared in bounded steps over about 10 ms, and is clean.
+            func clearing() -> Int { (0..<reverb.slotCount).filter { reverb.slots![$0].isIn(.clearing) }.count }
+            var clearFrames = 0
+            while clearing() > 0 && clearFrames < Int(rate) { clearFrames += run(Double(group) / rate) }
+            let readmeClear = Int((readmeClearSeconds * rate).rounded())
+            XCTAssertLessThanOrEqual(clearFrames, readmeClear + group, "\(rate) Hz: clearing took \(clearFrames) frames")
+            XCTAssertGreaterThanOrEqual(clearFrames, readmeClear / 2, "\(rate) Hz: clearing took \(clearFrames) frames, not in steps")
+            XCTAssertEqual((0..<reverb.slotCount).filter { reverb.slots![$0].isIn(.clean) }.count, 1, "\(rate) Hz: the cut network is clean")
         }
     }
 }
