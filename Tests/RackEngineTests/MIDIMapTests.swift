@@ -19,6 +19,20 @@ final class MIDIMapTests: XCTestCase {
         XCTAssertNil(t.slots[1].parameter)
     }
 
+    /// The README: "a learned MIDI controller at 64 or above is on" (toggles).
+    func testALearnedToggleIsOnFrom64() {
+        for parameter in [ParameterID.freeze, .bypass] {
+            var map = MIDIMap.defaults
+            map.bind(.init(channel: 0, controller: 20, parameter: parameter))
+            let t = map.table(channelFilter: 0)
+            defer { t.deallocate() }
+            XCTAssertEqual(MIDITable.value(t.slots[20], position: 0), 0, "\(parameter)")
+            XCTAssertEqual(MIDITable.value(t.slots[20], position: 63 / 127), 0, "\(parameter) at 63")
+            XCTAssertEqual(MIDITable.value(t.slots[20], position: 64 / 127), 1, "\(parameter) at 64")
+            XCTAssertEqual(MIDITable.value(t.slots[20], position: 1), 1, "\(parameter) at 127")
+        }
+    }
+
     func testLSBPairing() {
         var map = MIDIMap.defaults
         map.bind(.init(channel: 0, controller: 1, parameter: .mix))

@@ -174,6 +174,13 @@ final class ParameterCommandTests: XCTestCase {
         XCTAssertEqual(rig.replies(), [rig.error("/rack/bypass", "clamped to 1")], "a toggle's value is 0 or 1")
         rig.send("/rack/bypass/norm", [.float(0.2)])
         XCTAssertEqual(rig.controller.targets[.bypass], 0)
+        // The README: 0.5 or more is on, reported as clamped.
+        rig.send("/rack/freeze", [.float(0.5)])
+        XCTAssertEqual(rig.controller.targets[.freeze], 1)
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/freeze", "clamped to 1")])
+        rig.send("/rack/freeze", [.float(0.4999)])
+        XCTAssertEqual(rig.controller.targets[.freeze], 0)
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/freeze", "clamped to 0")])
         rig.send("/rack/cutoff", [.bool(true)])
         XCTAssertEqual(rig.replies().map(\.address), ["/rack/error"], "T is not a number for a range")
         rig.send("/rack/decay", [.float(2.5), .float(0.5)])
