@@ -66,6 +66,29 @@ final class CLITests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
+    /// The README: `rack render` draws its progress bar "on a terminal only". Under a pseudo
+    /// terminal (util-linux `script`) stderr carries the bar up to 100 % and the summary line;
+    /// through a pipe, nothing.
+    func testTheProgressBarIsDrawnOnATerminalOnly() throws {
+        let piped = try rack(["render", dir + "/in.wav", dir + "/piped.wav"], environment: env)
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(piped.stderr, "", "no bar and no summary through a pipe")
+        let command = [rackBinary, "render", dir + "/in.wav", dir + "/tty.wav"].map { "'" + $0 + "'" }.joined(separator: " ")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qec", command, "/dev/null"]
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let seen = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, seen)
+        XCTAssertTrue(seen.contains("\rtty.wav [" + String(repeating: "#", count: 30) + "] 100%"), seen)
+        XCTAssertTrue(seen.contains("rack: wrote '" + dir + "/tty.wav'"), seen)
+    }
+
     func testRenderKeepsLengthFormatAndAddsTheTail() throws {
         try rack(["render", dir + "/in.wav", dir + "/out.wav", "--preset", "Warm"], environment: env).assertOK()
         let out = try readAll(dir + "/out.wav")
