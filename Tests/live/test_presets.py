@@ -8,19 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from livelib import close_to
+from livelib import close_to, wait_until
 
 FACTORY = ["Big Hall", "Bright", "Cathedral", "Dark Chamber", "Dry", "Prominent", "Small Room",
            "Vocal Plate", "Warm"]
-
-
-def _wait(predicate, timeout=2.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def _list(osc) -> list[str]:
@@ -66,7 +57,7 @@ def test_save_list_delete(osc, xdg):
     assert close_to(osc.get("gain"), -5)
     osc.send("/rack/preset/save", "My Test")
     path = presets / "My Test.json"
-    assert _wait(path.exists), f"{path} not written; XDG tree: {_files(xdg)}"
+    assert wait_until(path.exists), f"{path} not written; XDG tree: {_files(xdg)}"
     data = json.loads(path.read_text())
     assert data["name"] == "My Test"
     for k, v in {"cutoff": 1234, "resonance": 4, "mix": 20, "gain": -5}.items():
@@ -82,7 +73,7 @@ def test_save_list_delete(osc, xdg):
     assert close_to(osc.get("cutoff"), 1234) and close_to(osc.get("gain"), -5)
 
     osc.send("/rack/preset/delete", "My Test")
-    assert _wait(lambda: not path.exists()), "preset file not deleted"
+    assert wait_until(lambda: not path.exists()), "preset file not deleted"
     assert "My Test" not in _list(osc)
     assert osc.expect_error("/rack/preset", "My Test") is not None, "recall of a deleted preset"
 
@@ -122,7 +113,7 @@ def test_valid_edge_names(osc, xdg):
     presets = xdg / "rack" / "presets"
     for name in ["a", "9 lives_-x", "y" * 64]:
         osc.send("/rack/preset/save", name)
-        assert _wait((presets / f"{name}.json").exists), name
+        assert wait_until((presets / f"{name}.json").exists), name
     names = _list(osc)
     assert {"a", "9 lives_-x", "y" * 64} <= set(names)
 
@@ -157,7 +148,7 @@ def test_names_ignore_case_and_take_any_script(osc, xdg):
     osc.send("/rack/cutoff", 777.0)
     osc.send("/rack/preset/save", "Café Hall")
     path = xdg / "rack" / "presets" / "Café Hall.json"
-    assert _wait(path.exists), _files(xdg)
+    assert wait_until(path.exists), _files(xdg)
     osc.send("/rack/preset", "Warm")
     assert close_to(osc.get("cutoff"), 384)
     osc.send("/rack/preset", "CAFÉ HALL")
@@ -176,7 +167,7 @@ def test_user_numbers_stay_put(rack_factory, osc_factory, xdg):
     osc = osc_factory(rack.osc_port)
     osc.send("/rack/cutoff", 2000.0)
     osc.send("/rack/preset/save", "Alpha")
-    assert _wait(lambda: (presets / "Alpha.json").exists())
+    assert wait_until(lambda: (presets / "Alpha.json").exists())
     for number, cutoff in [(-1, 1000), (-2, 1001), (-3, 2000)]:
         osc.send("/rack/preset", number)
         assert close_to(osc.get("cutoff"), cutoff), number
@@ -203,3 +194,57 @@ def test_a_list_beyond_one_datagram_comes_in_pages(rack_factory, osc_factory, xd
     assert listed == FACTORY + sorted(names), (len(listed), listed[:12])
     page3 = osc.request("/rack/preset/list", 3, reply="/rack/preset/list/page")
     assert page3 is not None and page3.args == pages[3].args
+
+
+def test_a_save_is_a_temp_file_fsynced_renamed_and_its_directory_fsynced(rack_factory, osc_factory, xdg, tmp_path):
+    """The README: a save "is atomic (temp file, fsync, rename, fsync of the directory)". strace,
+    attached to every thread of the running rack, sees the control thread create the hidden temp
+    file, fsync it, rename it over NAME.json, then open the preset directory and fsync that, in
+    this order."""
+    import re
+    import signal
+    import subprocess
+
+    rack = rack_factory()
+    osc = osc_factory(rack.osc_port)
+    presets = xdg / "rack" / "presets"
+    log = tmp_path / "strace.log"
+    tasks = len(os.listdir(f"/proc/{rack.pid}/task"))
+    tracer = subprocess.Popen(["strace", "-f", "-qq", "-p", str(rack.pid), "-o", str(log),
+                               "-e", "trace=openat,fsync,rename,renameat,renameat2"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_until(lambda: _attached(tracer.pid, rack.pid) >= tasks, timeout=5), \
+            f"strace did not attach to rack's {tasks} threads: {tracer.poll()}"
+        osc.send("/rack/preset/save", "Traced")
+        assert osc.ping(), "no /pong after the save"
+        assert (presets / "Traced.json").exists()
+    finally:
+        tracer.send_signal(signal.SIGINT)
+        tracer.wait(timeout=10)
+    calls = log.read_text().splitlines()
+    temp = re.compile(r'^(\d+) +openat\(AT_FDCWD, "(.*/\.Traced\.json\.rack-tmp-\w{6})", [^)]*O_CREAT[^)]*\) = (\d+)')
+    made = [m for m in map(temp.match, calls) if m]
+    assert len(made) == 1, calls
+    thread, path, fd = made[0].group(1), made[0].group(2), made[0].group(3)
+    mine = [c for c in calls[calls.index(made[0].group(0)):] if c.startswith(thread + " ")]
+    steps = [re.sub(r"^\d+ +", "", c) for c in mine]
+    i_sync = next(i for i, c in enumerate(steps) if c.startswith(f"fsync({fd})"))
+    i_rename = next(i for i, c in enumerate(steps) if re.match(rf'rename(at2?)?\(.*"{re.escape(path)}".*"{re.escape(str(presets))}/Traced\.json"', c))
+    i_dir = next(i for i, c in enumerate(steps) if re.match(rf'openat\(AT_FDCWD, "{re.escape(str(presets))}", O_RDONLY', c))
+    dir_fd = re.search(r"= (\d+)$", steps[i_dir]).group(1)
+    i_dir_sync = next(i for i, c in enumerate(steps) if i > i_dir and c.startswith(f"fsync({dir_fd})"))
+    assert 0 < i_sync < i_rename < i_dir < i_dir_sync, steps[:12]
+    print("save: " + " -> ".join(steps[k].split("(")[0] for k in (0, i_sync, i_rename, i_dir, i_dir_sync)))
+
+
+def _attached(tracer: int, pid: int) -> int:
+    """Threads of process `pid` that `tracer` (strace) has attached, from /proc."""
+    count = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            status = open(f"/proc/{pid}/task/{task}/status").read()
+        except OSError:
+            continue
+        count += f"\nTracerPid:\t{tracer}\n" in status
+    return count
