@@ -72,14 +72,14 @@ final class MIDIMapTests: XCTestCase {
     private let rate = 48_000.0
 
     /// Renders `frames` of DC 0.5 through an engine, MIDI `events` (frame, bytes) fed at the start
-    /// of the render call holding their frame, in blocks of `block`. Returns the left output.
+    /// of the render call holding their frame, in blocks of `block`. Returns the left output
+    /// (`out`) and the right (`right`).
     private func render(events: [(Int, [UInt8])], frames: Int, block: Int, channel: Int = 0,
-                        map: MIDIMap = .defaults, state: RackState = RackState()) -> (out: [Float], link: MIDILink, engine: Engine) {
+                        map: MIDIMap = .defaults, state: RackState = RackState()) -> (out: [Float], right: [Float], link: MIDILink, engine: Engine) {
         let engine = Engine(sampleRate: rate, maxFrames: block, state: state)
         let link = MIDILink(map: map, channelFilter: channel)
-        var out = [Float](repeating: 0, count: frames)
+        var out = [Float](repeating: 0, count: frames), right = out
         let dc = [Float](repeating: 0.5, count: block)
-        var scratch = [Float](repeating: 0, count: block)
         var fb = [UInt8](repeating: 0, count: 3 * 64)
         var done = 0
         while done < frames {
@@ -88,13 +88,13 @@ final class MIDIMapTests: XCTestCase {
             for (f, bytes) in events where f >= done && f < done + n {
                 bytes.withUnsafeBufferPointer { link.router.pointee.receive($0.baseAddress!, count: bytes.count, frame: f - done, core: engine.core) }
             }
-            out.withUnsafeMutableBufferPointer { o in
+            out.withUnsafeMutableBufferPointer { o in right.withUnsafeMutableBufferPointer { r in
                 _ = engine.render(frames: n, inputLeft: dc, inputRight: dc, outputLeft: o.baseAddress! + done,
-                                  outputRight: &scratch)
-            }
+                                  outputRight: r.baseAddress! + done)
+            }}
             done += n
         }
-        return (out, link, engine)
+        return (out, right, link, engine)
     }
 
     private var dryState: RackState {
@@ -110,7 +110,8 @@ final class MIDIMapTests: XCTestCase {
         let events = [(1000, [UInt8]([0xB0, 7, 127]))]
         let a = render(events: events, frames: 4096, block: 64, state: dryState)
         let b = render(events: events, frames: 4096, block: 4096, state: dryState)
-        XCTAssertEqual(a.out, b.out, "the output does not depend on the block size")
+        XCTAssertEqual(a.out, b.out, "the output does not depend on the block size (left)")
+        XCTAssertEqual(a.right, b.right, "the output does not depend on the block size (right)")
         let quiet = a.out[999]
         XCTAssertEqual(a.out[1000], quiet)
         XCTAssertGreaterThan(a.out[1001], quiet * 1.001)
