@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from httplib import decode, osc as osc_bytes, wait_until
+from httplib import decode, osc as osc_bytes, readme_number, readme_row, wait_until
 from livelib import close_to
 
 ws_sync = pytest.importorskip("websockets.sync.client")
@@ -108,9 +108,26 @@ def test_foreign_origin_is_refused(rack):
         assert messages(ws, 1.0, until=lambda m: m.address == "/rack/room")
 
 
+# The README's exposure row: "messages ≤ 64 KiB (larger closes that socket)".
+MESSAGE_BYTES = readme_number(r"messages ≤ (\d+) KiB \(larger closes that socket", readme_row("WebSocket")) * 1024
+
+
+def test_a_message_of_the_readme_size_is_taken(rack):
+    """An OSC message of exactly the bound is applied like a datagram: its reply (an error,
+    the name being too long) comes back on the socket."""
+    address = "/rack/preset/delete"
+    name = "x" * (MESSAGE_BYTES - 24 - 1)   # 20 bytes of address, 4 of type tag, the name, its NUL
+    packet = osc_bytes(address, name)
+    assert len(packet) == MESSAGE_BYTES
+    with connect(rack, max_size=None) as ws:
+        ws.send(packet)
+        replies = messages(ws, 3.0, until=lambda m: m.address == "/rack/error")
+        assert any(m.address == "/rack/error" and m.args[0] == address for m in replies), replies
+
+
 def test_oversized_websocket_message_closes_only_that_socket(rack, osc):
     with connect(rack, max_size=None) as ws:
-        ws.send(b"\x00" * (65_536 + 4))
+        ws.send(b"\x00" * (MESSAGE_BYTES + 4))   # the next size an OSC packet can have
         with pytest.raises(exceptions.ConnectionClosed):
             for _ in range(20):
                 ws.recv(timeout=0.5)
