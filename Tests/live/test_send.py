@@ -62,3 +62,111 @@ def test_a_sparse_file_is_sent_ahead_and_clean(rack, rack_binary, tmp_path):
     out = subprocess.run([str(rack_binary), "send", str(script), "--to", f"127.0.0.1:{rack.osc_port}"],
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 0 and out.stderr == "", out.stderr
+
+
+# --- the pacing bounds of the README's "Automation files", each against a stand-in rack --------
+
+def _readme_figure(pattern: str) -> int:
+    import re
+    m = re.search(pattern, (livelib.REPO / "README.md").read_text())
+    assert m, f"the README no longer says {pattern!r}"
+    return int(m.group(1).replace(",", ""))
+
+
+IN_FLIGHT = _readme_figure(r"never has more than ([\d,]+) events in flight")
+SINCE_PING = _readme_figure(r"nor more than ([\d,]+)\s+sent since the last `/ping` the rack answered")
+DATAGRAM_BYTES = _readme_figure(r"several to a\s+datagram \(nested bundles, ≤ ([\d,]+) bytes\)")
+
+
+class StandInRack:
+    """A UDP socket that plays a rack for `rack send`: answers `/ping` with `/pong` (the first
+    `answer_pings` of them; all when None) and counts the events (messages other than /ping)
+    in every datagram, nested bundles opened."""
+
+    def __init__(self, answer_pings: int | None = None):
+        import socket
+        import threading
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.05)
+        self.port = self.sock.getsockname()[1]
+        self.answer_pings = answer_pings
+        self.pings = 0
+        self.events = 0
+        self.largest = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def addresses(packet: bytes) -> list[str]:
+        if packet.startswith(b"#bundle\0"):
+            out, at = [], 16
+            while at + 4 <= len(packet):
+                size = int.from_bytes(packet[at:at + 4], "big")
+                out += StandInRack.addresses(packet[at + 4:at + 4 + size])
+                at += 4 + size
+            return out
+        return [packet.split(b"\0", 1)[0].decode()]
+
+    def _serve(self) -> None:
+        while self.running:
+            try:
+                packet, sender = self.sock.recvfrom(65536)
+            except OSError:
+                continue
+            self.largest = max(self.largest, len(packet))
+            for address in self.addresses(packet):
+                if address != "/ping":
+                    self.events += 1
+                    continue
+                self.pings += 1
+                if self.answer_pings is None or self.pings <= self.answer_pings:
+                    self.sock.sendto(b"/pong\0\0\0,\0\0\0", sender)
+
+    def close(self) -> None:
+        self.running = False
+        self.thread.join(timeout=2)
+        self.sock.close()
+
+
+def _send_against(stand_in: StandInRack, rack_binary, tmp_path, count: int) -> subprocess.Popen:
+    script = tmp_path / "ahead.txt"
+    _dense_file(script, count, 0.2)   # every event due within 0.2 s, applied 10 s later
+    return subprocess.Popen([str(rack_binary), "send", str(script), "--to", f"127.0.0.1:{stand_in.port}",
+                             "--lead", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def test_rack_send_keeps_at_most_the_readme_count_in_flight(rack_binary, tmp_path):
+    """Every event due at once, applied 10 s later, every /ping answered: `rack send` sends the
+    README's events in flight and then waits (none of them is 50 ms past its time for 10 s);
+    every datagram within the README's bytes."""
+    stand_in = StandInRack()
+    sender = _send_against(stand_in, rack_binary, tmp_path, 3 * IN_FLIGHT)
+    try:
+        assert livelib.wait_until(lambda: stand_in.events >= IN_FLIGHT, timeout=5), stand_in.events
+        # A window for a defect to show (more sent than the bound); the next event may go in 10 s.
+        livelib.wait_until(lambda: stand_in.events > IN_FLIGHT, timeout=1.0)
+        print(f"rack send: {stand_in.events} events in flight, {stand_in.pings} pings, largest datagram {stand_in.largest} bytes")
+        assert stand_in.events == IN_FLIGHT, f"{stand_in.events} events in flight (README: {IN_FLIGHT})"
+        assert 0 < stand_in.largest <= DATAGRAM_BYTES, stand_in.largest
+    finally:
+        sender.kill()
+        sender.wait(timeout=10)
+        stand_in.close()
+
+
+def test_rack_send_waits_for_a_pong_after_the_readme_count(rack_binary, tmp_path):
+    """Only the first /ping (the check that a rack answers) is answered: `rack send` sends the
+    README's count of events since that answer and then waits."""
+    stand_in = StandInRack(answer_pings=1)
+    sender = _send_against(stand_in, rack_binary, tmp_path, IN_FLIGHT)
+    try:
+        assert livelib.wait_until(lambda: stand_in.events >= SINCE_PING, timeout=5), stand_in.events
+        livelib.wait_until(lambda: stand_in.events > SINCE_PING, timeout=1.0)   # a window for a defect to show
+        print(f"rack send: {stand_in.events} events sent with no /pong since the first, {stand_in.pings} pings")
+        assert stand_in.events == SINCE_PING, f"{stand_in.events} events sent unacknowledged (README: {SINCE_PING})"
+    finally:
+        sender.kill()
+        sender.wait(timeout=10)
+        stand_in.close()
