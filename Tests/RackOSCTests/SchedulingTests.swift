@@ -17,6 +17,23 @@ final class SchedulingTests: XCTestCase {
 
     func errors(_ messages: [OSCMessage]) -> [OSCMessage] { messages.filter { $0.address == "/rack/error" } }
 
+    /// The README: a bundle that says "immediately" (timetag 1), timetag 0, or any time that has
+    /// passed, back to 1900, applies at once: no error, and the engine has the value after the
+    /// next cycle. Numbers may be `f`, `i`, `d` or `h`.
+    func testPassedAndImmediateTimetagsApplyAtOnceAndEveryNumberTypeIsANumber() {
+        let rig = Rig()
+        let tags: [(String, OSCTimeTag)] = [("immediately", .immediately), ("0", OSCTimeTag(raw: 0)),
+                                            ("1900 + 1 s", OSCTimeTag(raw: 1 << 32)),
+                                            ("10 s ago", OSCTimeTag.now().adding(seconds: -10))]
+        let values: [OSCValue] = [.float(11), .int(22), .double(33), .int64(44)]
+        for ((name, tag), value) in zip(tags, values) {
+            rig.send(OSCPacket.bundle([OSCMessage("/rack/mix", [value])], timeTag: tag))
+            XCTAssertEqual(rig.replies(), [], name)
+            XCTAssertEqual(rig.controller.scheduledInFlight, 0, "\(name): not scheduled")
+            XCTAssertEqual(rig.engine.targets[.mix], value.number, "\(name): applied in the next cycle")
+        }
+    }
+
     func testTwoBundlesOfFarFutureMessagesDoNotSilenceFadersRecallsOrLoads() throws {
         let rig = Rig()
         let capacity = rig.engine.scheduledCapacity
