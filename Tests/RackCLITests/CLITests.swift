@@ -66,6 +66,21 @@ final class CLITests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
+    /// The README's exit 74 (I/O error): a render whose writes fail (the file-size limit of the
+    /// process, `ulimit -f`, with SIGXFSZ ignored so the write returns EFBIG) exits 74 with one
+    /// line naming the output, and leaves nothing at the output path nor a temp file.
+    func testAFailedWriteIsExit74WithOneLineAndNothingLeft() throws {
+        try writeTone(dir + "/long.wav", seconds: 10)
+        try FileManager.default.createDirectory(atPath: dir + "/full", withIntermediateDirectories: true)
+        let output = dir + "/full/out.wav"
+        let r = try rack(["trap '' XFSZ; ulimit -f 64; exec \"$0\" render \"$1\" \"$2\"", rackBinary, dir + "/long.wav", output],
+                         environment: env, shell: true)
+        XCTAssertEqual(r.status, 74, r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("rack: I/O error on '\(output)'"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/full"), [], "nothing left behind")
+    }
+
     /// The README: `rack render` draws its progress bar "on a terminal only". Under a pseudo
     /// terminal (util-linux `script`) stderr carries the bar up to 100 % and the summary line;
     /// through a pipe, nothing.
