@@ -66,6 +66,28 @@ final class CLITests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
+    /// The README: "`rack render` starts the player where a seek at time 0 puts it (it does not
+    /// replay later seeks, and says so)". The input is a ramp (its value is its position), the
+    /// render dry: the output starts at the seek's position and runs on through the time of the
+    /// later seek, which is named in a warning.
+    func testRenderStartsAtASeekAtTimeZeroAndSaysItSkipsLaterOnes() throws {
+        let rate = 48_000.0, n = 48_000
+        let ramp = (0..<n).map { Float(0.8 * Double($0) / Double(n)) }   // 0.8 × position in seconds
+        let w = try AudioFileWriter(path: dir + "/ramp.wav", sampleRate: rate, format: .float)
+        try ramp.withUnsafeBufferPointer { try w.write(left: $0.baseAddress!, right: $0.baseAddress!, frames: n) }
+        try w.commit(durable: false)
+        try "0 /rack/player/seek 0.5\n0.2 /rack/player/seek 0.1\n".write(toFile: dir + "/seeks.txt", atomically: true, encoding: .utf8)
+        let r = try rack(["render", dir + "/ramp.wav", dir + "/seeks.wav", "--automation", dir + "/seeks.txt",
+                          "--set", "mix=0", "--format", "float"], environment: env)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("seeks.txt:2: warning: rack render starts from a seek at time 0 only; it does not replay this one"), r.stderr)
+        let out = try readAll(dir + "/seeks.wav")
+        for t in [0.1, 0.3, 0.45] {
+            let heard = Double(out.left[Int(t * rate)])
+            XCTAssertEqual(heard, 0.8 * (0.5 + t), accuracy: 0.005, "at \(t) s: the file at \(0.5 + t) s, not replayed from 0.1 s")
+        }
+    }
+
     /// The README's exit 74 (I/O error): a render whose writes fail (the file-size limit of the
     /// process, `ulimit -f`, with SIGXFSZ ignored so the write returns EFBIG) exits 74 with one
     /// line naming the output, and leaves nothing at the output path nor a temp file.
