@@ -88,6 +88,27 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// The README: "A change at time 0 without a ramp sets the state a render starts from
+    /// (nothing has been heard to ramp from); with a ramp it ramps as ever." A constant 0.5
+    /// rendered dry with `/rack/gain -6` at time 0: −6 dB once the player's 5 ms fade-in is
+    /// done (10 ms in); with a 0.1 s ramp, a tenth of the way (−0.6 dB) there, −6 dB from 0.1 s.
+    func testAChangeAtTimeZeroSetsTheStartingStateUnlessItRamps() throws {
+        let rate = 48_000.0, n = 24_000
+        let half = [Float](repeating: 0.5, count: n)
+        let w = try AudioFileWriter(path: dir + "/dc.wav", sampleRate: rate, format: .float)
+        try half.withUnsafeBufferPointer { try w.write(left: $0.baseAddress!, right: $0.baseAddress!, frames: n) }
+        try w.commit(durable: false)
+        let minus6 = 0.5 * pow(10, -6.0 / 20)
+        for (line, early) in [("0 /rack/gain -6\n", minus6), ("0 /rack/gain -6 0.1\n", 0.5 * pow(10, -0.6 / 20))] {
+            try line.write(toFile: dir + "/zero.txt", atomically: true, encoding: .utf8)
+            try rack(["render", dir + "/dc.wav", dir + "/zero.wav", "--automation", dir + "/zero.txt",
+                      "--set", "mix=0", "--format", "float"], environment: env).assertOK()
+            let out = try readAll(dir + "/zero.wav")
+            XCTAssertEqual(Double(out.left[Int(0.01 * rate)]), early, accuracy: 1e-3, line)
+            XCTAssertEqual(Double(out.left[Int(0.15 * rate)]), minus6, accuracy: 1e-4, line)
+        }
+    }
+
     /// The README's exit 74 (I/O error): a render whose writes fail (the file-size limit of the
     /// process, `ulimit -f`, with SIGXFSZ ignored so the write returns EFBIG) exits 74 with one
     /// line naming the output, and leaves nothing at the output path nor a temp file.
