@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from livelib import Osc, build_bundle, build_message
+from livelib import Osc, build_bundle, build_message, wait_until
 
 REMOTE = "127.0.0.2"
 
@@ -84,12 +84,22 @@ def test_remote_subscriptions_are_leases(rack_factory, osc_factory):
     local = osc_factory(rack.osc_port)
     far = RemoteOsc(rack.osc_port)
     try:
+        subscribed = time.monotonic()
         far.send("/rack/meter")
         local.send("/rack/meter")
         assert far.wait_for("/rack/meter", 1.0) and local.wait_for("/rack/meter", 1.0)
-        time.sleep(1.3)
-        far.collect(0.1)   # what was on its way
-        local.collect(0.1)
+        last_push = [time.monotonic()]
+
+        def lapsed() -> bool:   # no push for 0.5 s (they come every 66 ms while subscribed)
+            if far.recv(0.5) is not None:
+                last_push[0] = time.monotonic()
+                return False
+            return True
+
+        assert wait_until(lapsed, 4.0, step=0.0), "the remote lease of 1 s did not lapse within 4 s"
+        lasted = last_push[0] - subscribed
+        print(f"\nremote meters for {lasted:.2f} s on a lease of 1 s")
+        assert lasted >= 0.9, f"the remote lease lapsed after {lasted:.2f} s, before its 1 s"
         assert not far.collect(0.5), "the remote lease lapsed"
         assert local.collect(0.5), "a local subscription stays"
         far.send("/rack/meter")
