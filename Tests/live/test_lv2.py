@@ -383,6 +383,10 @@ def test_only_lv2_descriptor_is_exported_and_no_swift_toolchain_is_needed(bundle
     assert exported == ["lv2_descriptor"], exported
     ldd = subprocess.run(["ldd", str(lib)], capture_output=True, text=True, env=host_env(bundle), timeout=30).stdout
     assert "swift" not in ldd.lower() and "not found" not in ldd, ldd
+    # The README: ldd lists only libc, libm, libstdc++ and libgcc_s (beside the vDSO and the loader).
+    needed = {line.split()[0] for line in ldd.splitlines() if line.strip()}
+    loader = {n for n in needed if n.startswith(("linux-vdso.so", "/lib64/ld-linux", "/lib/ld-linux"))}
+    assert needed - loader == {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1"}, ldd
 
 
 # ----------------------------------------------------------------------------------------------
