@@ -62,6 +62,8 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
             survived += 1
         print(f"restarts survived: {survived}")
         assert rack.proc.poll() is None
+        said = [l for l in rack.stdout + rack.stderr if "JACK server went away" in l]
+        assert len(said) == 5, f"the server's going said {len(said)} times in 5 outages (the README: once each): {said}"
     finally:
         osc.close()
         code = rack.stop()
