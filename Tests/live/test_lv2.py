@@ -123,16 +123,16 @@ def read_float_wav(path: Path) -> np.ndarray:
     return np.frombuffer(data, dtype="<f4").reshape(-1, fmt[1])
 
 
-def make_signal(seconds: float = 1.5, seed: int = 7) -> np.ndarray:
-    """0.1 s of silence, then noise and a sine in stereo. The silence covers the player's 5 ms
-    fade-in in `rack render` (a fade of zeros is zeros), so both paths see the same input."""
+def make_signal(seconds: float = 1.5, seed: int = 7, silence_frames: int = RATE // 10) -> np.ndarray:
+    """`silence_frames` of silence (0.1 s), then noise and a sine in stereo. The silence covers the
+    player's 5 ms fade-in in `rack render` (a fade of zeros is zeros), so both paths see the same input."""
     rng = np.random.default_rng(seed)
     n = int(seconds * RATE)
     t = np.arange(n) / RATE
     left = 0.2 * rng.standard_normal(n) * 0.5 + 0.2 * np.sin(2 * np.pi * 440 * t)
     right = 0.2 * rng.standard_normal(n) * 0.5 + 0.2 * np.sin(2 * np.pi * 660 * t)
     body = np.stack([left, right], axis=1).astype(np.float32)
-    return np.concatenate([np.zeros((RATE // 10, 2), np.float32), body])
+    return np.concatenate([np.zeros((silence_frames, 2), np.float32), body])
 
 
 def run_host(lv2host: Path, bundle: Path, tmp: Path, signal: np.ndarray, *args: str, name: str = "out") -> np.ndarray:
@@ -245,7 +245,8 @@ def preset_values(bundle: Path, name: str) -> dict:
 @pytest.mark.parametrize("case", ["settings", "preset"])
 def test_lv2apply_equals_rack_render(bundle, rack_binary, table, tmp_path, case):
     inp = tmp_path / "in.wav"
-    write_float_wav(inp, make_signal())
+    # The README's bound: 5 ms of silence (240 frames) is enough, not more.
+    write_float_wav(inp, make_signal(silence_frames=RATE * 5 // 1000))
     if case == "settings":
         # Every shaping control set too: a host sets each port, and `--set` sets them in the same
         # group as the room, so the room rule leaves them as given on both sides.
