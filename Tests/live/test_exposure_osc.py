@@ -151,3 +151,18 @@ def test_media_dir_and_one_generic_error(rack_factory, media):
         assert err and err.args[1] != "cannot load this file", "127.0.0.1 still gets the real reason"
     finally:
         local.close()
+
+
+def test_a_host_beyond_loopback_without_allow_is_warned_about(rack_factory, osc_factory, tmp_path):
+    """The README: --osc-host and --http-host warn when they expose the rack without --allow
+    (one line each on stderr); with --allow they say nothing. No system bus: nothing advertised."""
+    env = {"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={tmp_path / 'no-bus'}"}
+    said = ["rack: warning: OSC is reachable from 0.0.0.0; anyone who can send to it controls the rack (see --allow)",
+            "rack: warning: the web page and OSCQuery are reachable from 0.0.0.0; anyone who can connect controls "
+            "the rack (see --allow)"]
+    exposed = rack_factory("--osc-host", "0.0.0.0", "--http-host", "0.0.0.0", env=env)
+    assert wait_until(lambda: all(line in exposed.stderr for line in said), 2), exposed.describe()
+    assert len(exposed.stderr) == 2, exposed.stderr
+    guarded = rack_factory("--osc-host", "0.0.0.0", "--http-host", "0.0.0.0", "--allow", "127.0.0.1", env=env)
+    assert osc_factory(guarded.osc_port).ping()
+    assert guarded.stderr == [], guarded.stderr
