@@ -363,11 +363,16 @@ def test_hostile_host(bundle, lv2host, tmp_path):
     twice = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-a", *settings, name="twice")
     assert np.array_equal(twice[:len(plain)], plain) and np.array_equal(twice[len(plain):], plain)
 
-    # A sample rate the engine does not serve (below 8 kHz): instantiate returns NULL, no crash.
-    res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-r", "4000",
-                          "-i", str(tmp_path / "plain.in.f32"), "-o", str(tmp_path / "slow.f32")],
-                         capture_output=True, text=True, timeout=60)
-    assert res.returncode == 1 and "instantiate failed" in res.stderr, res.stderr
+    # Sample rates the engine does not serve (outside 8…384 kHz, the README's): instantiate
+    # returns NULL, no crash; the bounds themselves are served.
+    for rate, served in [(4000, False), (7999, False), (8000, True), (384000, True), (384001, False), (768000, False)]:
+        res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-r", str(rate),
+                              "-i", str(tmp_path / "plain.in.f32"), "-o", str(tmp_path / f"rate{rate}.f32")],
+                             capture_output=True, text=True, timeout=60)
+        if served:
+            assert res.returncode == 0, (rate, res.stderr)
+        else:
+            assert res.returncode == 1 and "instantiate failed" in res.stderr, (rate, res.stderr)
 
     # Two instances at once, run alternately: each gives the samples one instance gives alone.
     run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-n", "2", *settings, name="two")
