@@ -120,6 +120,7 @@ final class AddressSpaceTests: XCTestCase {
     func testErrorRepliesAreRateLimitedPerSecond() {
         let rig = Rig()
         let budget = ControllerTuning.errorRepliesPerSecond
+        XCTAssertEqual(budget, 200, "the README's 200 a second")
         for _ in 0..<(budget + 300) { rig.controller.handle(OSCMessage("/rack/nowhere"), timeTag: .immediately, from: rig.client) }
         XCTAssertEqual(rig.replies().count, budget)
         XCTAssertEqual(rig.controller.droppedErrorReplies, 300)

@@ -176,6 +176,8 @@ final class PresetCommandTests: XCTestCase {
     /// never arrived. It comes as pages of at most 2 KiB that together are the list, and each
     /// page can be asked for.
     func testAListBeyondOneDatagramComesAsPages() throws {
+        XCTAssertEqual(PresetListPages.pageBytes, 2048, "the README's 2 KiB")
+        XCTAssertEqual(PresetStore.defaultMaximumUserPresets, 1_000, "the README's quota")
         let rig = Rig()
         try FileManager.default.createDirectory(atPath: rig.userDir, withIntermediateDirectories: true)
         let template = String(decoding: try XCTUnwrap(FileManager.default.contents(atPath: rig.controller.presets.factory[0].path!)), as: UTF8.self)

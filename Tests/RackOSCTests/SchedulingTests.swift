@@ -194,7 +194,9 @@ final class Flood: DatagramSource {
 }
 
 final class ControlLoopTests: XCTestCase {
-    func testHousekeepingRunsAtLeastEvery50msUnderASustainedStream() {
+    /// The README: datagrams for at most 20 ms (`ControllerTuning.housekeepingSeconds`), then the
+    /// periodic work; on this clock of 1 ms a datagram, the one in hand when the 20 ms pass adds 1 ms.
+    func testHousekeepingRunsAtLeastEvery20msUnderASustainedStream() {
         let rig = Rig()
         let meters = OSCEndpoint(host: "127.0.0.1", port: 9400)!
         rig.send("/rack/meter", from: meters)
@@ -203,7 +205,8 @@ final class ControlLoopTests: XCTestCase {
         var runs: [Double] = []
         rig.controller.serve(from: flood, shouldStop: { flood.remaining == 0 && runs.count > 1 }, housekeeping: { runs.append($0) })
         let gaps = zip(runs.dropFirst(), runs).map { $0 - $1 }
-        XCTAssertLessThanOrEqual(gaps.max() ?? 1, 0.05, "housekeeping gaps: max \(gaps.max() ?? 1) s")
+        XCTAssertLessThanOrEqual(gaps.max() ?? 1, ControllerTuning.housekeepingSeconds + 0.0011,
+                                 "housekeeping gaps: max \(gaps.max() ?? 1) s")
         XCTAssertGreaterThanOrEqual(runs.count, 40)
         let sent = rig.outbox.take(for: meters).filter { $0.address == "/rack/meter" }.count
         // A meter is due every 1/15 s and sent at the next pass: at most 1/15 s + 50 ms apart.

@@ -40,7 +40,9 @@ def test_nan_and_inf_on_the_input_never_reach_the_output(helpers, jack, rack, os
 
     feeder = threading.Thread(target=feed)
     feeder.start()
-    time.sleep(0.2)
+    # the recording starts once the bad samples reach rack (its counter moves)
+    assert livelib.wait_until(lambda: (osc.status() or livelib.Msg("", "", [0] * 7)).args[6] > 0, 5.0), \
+        "no bad sample counted within 5 s of starting the writer"
     ports = [f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"]
     data, rate = livelib.record(helpers["jackrec"], jack.name, ports, seconds, tmp_path / "bad.raw")
     feeder.join()

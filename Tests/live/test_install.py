@@ -90,3 +90,21 @@ def test_install_the_lv2_plugin_alone(tmp_path, rack_binary):
     assert list(lv2.iterdir()) == []
     out = subprocess.run([str(INSTALL), "--uninstall", "--lv2", str(lv2)], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 66, "uninstalling nothing says so"
+
+
+def test_destdir_stages_the_install_for_the_final_prefix(tmp_path, rack_binary):
+    """The README: DESTDIR is honoured. Everything lands under DESTDIR + PREFIX, nothing in PREFIX
+    itself, and the unit names the final PREFIX; uninstalling with the same DESTDIR empties it."""
+    prefix, stage = tmp_path / "final", tmp_path / "stage"
+    env = dict(os.environ, RACK_BIN=str(rack_binary), DESTDIR=str(stage))
+    env.pop("RACK_PRESETS", None)
+    out = subprocess.run([str(INSTALL), str(prefix)], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    staged = stage / prefix.relative_to("/")
+    assert not prefix.exists(), "written outside DESTDIR"
+    assert os.access(staged / "bin/rack", os.X_OK) and (staged / "lib/lv2/rack.lv2/librack-lv2.so").is_file()
+    unit = (staged / "lib/systemd/user/rack.service").read_text()
+    assert f"ExecStart={prefix}/lib/rack/rack-service {prefix}/bin/rack run $RACK_OPTIONS" in unit, unit
+    out = subprocess.run([str(INSTALL), "--uninstall", str(prefix)], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert [p for p in staged.rglob("*") if p.is_file()] == []

@@ -19,14 +19,13 @@ def test_ports_appear_within_one_second(rack_factory, jack):
     t0 = time.monotonic()
     rack = rack_factory(name=name, wait=False)
     wanted = {f"{name}:{p}" for p in PORTS}
-    elapsed = None
-    while time.monotonic() - t0 < 3.0:
-        if wanted <= set(jack.ports()):
-            elapsed = time.monotonic() - t0
-            break
+
+    def registered() -> bool:
         assert rack.proc.poll() is None, rack.describe()
-        time.sleep(0.02)
-    assert elapsed is not None, f"ports {sorted(wanted)} not there after 3 s: {jack.ports()}"
+        return wanted <= set(jack.ports())
+
+    assert livelib.wait_until(registered, 3.0), f"ports {sorted(wanted)} not there after 3 s: {jack.ports()}"
+    elapsed = time.monotonic() - t0
     assert elapsed <= 1.0, f"ports registered after {elapsed:.2f} s (contract: within a second)"
     rack.wait_ready()
     print(f"start-up: ports after {elapsed * 1000:.0f} ms, the ready lines after "
@@ -67,6 +66,8 @@ def test_no_server_exits_69_with_one_line(rack_binary, tmp_path):
         lines = [l for l in rack.stderr if l.strip()]
         assert code == 69, rack.describe()
         assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}: {lines}"
+        for hint in ("jackd -d alsa", "jackd --no-realtime -d dummy -r 48000 -p 256", "pw-jack rack run"):
+            assert hint in lines[0], f"the hint lacks {hint!r}: {lines[0]}"
         assert not livelib.jack_running(server), f"rack started a JACK server named {server}"
     finally:
         rack.stop()
@@ -107,17 +108,16 @@ def test_missing_file_exits_66(rack_factory, tmp_path):
 def test_connect_wires_physical_ports(rack_factory, jack):
     rack = rack_factory("--connect")
     name = rack.client_name
-    deadline = time.monotonic() + 2
-    while True:
+
+    def wired() -> bool:
         conns = jack.connections()
-        ok = ("system:playback_1" in conns.get(f"{name}:out_1", [])
-              and "system:playback_2" in conns.get(f"{name}:out_2", [])
-              and "system:capture_1" in conns.get(f"{name}:in_1", [])
-              and "system:capture_2" in conns.get(f"{name}:in_2", []))
-        if ok or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    assert ok, {k: v for k, v in conns.items() if k.startswith(name)}
+        return ("system:playback_1" in conns.get(f"{name}:out_1", [])
+                and "system:playback_2" in conns.get(f"{name}:out_2", [])
+                and "system:capture_1" in conns.get(f"{name}:in_1", [])
+                and "system:capture_2" in conns.get(f"{name}:in_2", []))
+
+    assert livelib.wait_until(wired, 2.0, step=0.05), \
+        {k: v for k, v in jack.connections().items() if k.startswith(name)}
 
 
 def test_allow_drops_other_sources(rack_factory, osc_factory):

@@ -123,16 +123,16 @@ def read_float_wav(path: Path) -> np.ndarray:
     return np.frombuffer(data, dtype="<f4").reshape(-1, fmt[1])
 
 
-def make_signal(seconds: float = 1.5, seed: int = 7) -> np.ndarray:
-    """0.1 s of silence, then noise and a sine in stereo. The silence covers the player's 5 ms
-    fade-in in `rack render` (a fade of zeros is zeros), so both paths see the same input."""
+def make_signal(seconds: float = 1.5, seed: int = 7, silence_frames: int = RATE // 10) -> np.ndarray:
+    """`silence_frames` of silence (0.1 s), then noise and a sine in stereo. The silence covers the
+    player's 5 ms fade-in in `rack render` (a fade of zeros is zeros), so both paths see the same input."""
     rng = np.random.default_rng(seed)
     n = int(seconds * RATE)
     t = np.arange(n) / RATE
     left = 0.2 * rng.standard_normal(n) * 0.5 + 0.2 * np.sin(2 * np.pi * 440 * t)
     right = 0.2 * rng.standard_normal(n) * 0.5 + 0.2 * np.sin(2 * np.pi * 660 * t)
     body = np.stack([left, right], axis=1).astype(np.float32)
-    return np.concatenate([np.zeros((RATE // 10, 2), np.float32), body])
+    return np.concatenate([np.zeros((silence_frames, 2), np.float32), body])
 
 
 def run_host(lv2host: Path, bundle: Path, tmp: Path, signal: np.ndarray, *args: str, name: str = "out") -> np.ndarray:
@@ -245,7 +245,8 @@ def preset_values(bundle: Path, name: str) -> dict:
 @pytest.mark.parametrize("case", ["settings", "preset"])
 def test_lv2apply_equals_rack_render(bundle, rack_binary, table, tmp_path, case):
     inp = tmp_path / "in.wav"
-    write_float_wav(inp, make_signal())
+    # The README's bound: 5 ms of silence (240 frames) is enough, not more.
+    write_float_wav(inp, make_signal(silence_frames=RATE * 5 // 1000))
     if case == "settings":
         # Every shaping control set too: a host sets each port, and `--set` sets them in the same
         # group as the room, so the room rule leaves them as given on both sides.
@@ -362,11 +363,16 @@ def test_hostile_host(bundle, lv2host, tmp_path):
     twice = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-a", *settings, name="twice")
     assert np.array_equal(twice[:len(plain)], plain) and np.array_equal(twice[len(plain):], plain)
 
-    # A sample rate the engine does not serve (below 8 kHz): instantiate returns NULL, no crash.
-    res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-r", "4000",
-                          "-i", str(tmp_path / "plain.in.f32"), "-o", str(tmp_path / "slow.f32")],
-                         capture_output=True, text=True, timeout=60)
-    assert res.returncode == 1 and "instantiate failed" in res.stderr, res.stderr
+    # Sample rates the engine does not serve (outside 8…384 kHz, the README's): instantiate
+    # returns NULL, no crash; the bounds themselves are served.
+    for rate, served in [(4000, False), (7999, False), (8000, True), (384000, True), (384001, False), (768000, False)]:
+        res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-r", str(rate),
+                              "-i", str(tmp_path / "plain.in.f32"), "-o", str(tmp_path / f"rate{rate}.f32")],
+                             capture_output=True, text=True, timeout=60)
+        if served:
+            assert res.returncode == 0, (rate, res.stderr)
+        else:
+            assert res.returncode == 1 and "instantiate failed" in res.stderr, (rate, res.stderr)
 
     # Two instances at once, run alternately: each gives the samples one instance gives alone.
     run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-n", "2", *settings, name="two")
@@ -383,6 +389,10 @@ def test_only_lv2_descriptor_is_exported_and_no_swift_toolchain_is_needed(bundle
     assert exported == ["lv2_descriptor"], exported
     ldd = subprocess.run(["ldd", str(lib)], capture_output=True, text=True, env=host_env(bundle), timeout=30).stdout
     assert "swift" not in ldd.lower() and "not found" not in ldd, ldd
+    # The README: ldd lists only libc, libm, libstdc++ and libgcc_s (beside the vDSO and the loader).
+    needed = {line.split()[0] for line in ldd.splitlines() if line.strip()}
+    loader = {n for n in needed if n.startswith(("linux-vdso.so", "/lib64/ld-linux", "/lib/ld-linux"))}
+    assert needed - loader == {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1"}, ldd
 
 
 # ----------------------------------------------------------------------------------------------

@@ -293,7 +293,7 @@ def test_cc_sweep_splatters_no_more_than_an_osc_ramp(rack_factory, osc_factory, 
     def osc_ramp():
         t = threading.Thread(target=midisend, args=(helpers, jack, [], 1.5, *feed), kwargs={"tmp_path": tmp_path})
         t.start()
-        time.sleep(0.5)
+        time.sleep(0.5)   # the stimulus's timing: the ramp starts half a second into the feed
         osc.send("/rack/gain", 12.0, 0.5)
         t.join()
 
@@ -417,7 +417,7 @@ def test_probe_counts_nothing_under_midi_load(rack_factory, osc_factory, helpers
         if i % 10 == 5:
             osc.send("/rack/midi/unmap", 20)
         i += 1
-        time.sleep(0.01)
+        time.sleep(0.01)   # the stimulus's pace (100 rounds a second), not a wait
         osc.drain(0)
     t.join()
     recv = [l for l in result["lines"] if l.startswith("recv")]

@@ -13,7 +13,6 @@ the namespaces are deleted, pass or fail. Two JACK servers at most, at any time.
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +68,15 @@ def master_osc(hosts, remote_rack):
 def _set(osc, param: str, value: float) -> None:
     osc.send(f"/rack/{param}", value)
     assert livelib.close_to(osc.get(param), value), f"{param} did not become {value} over the veth pair"
+
+
+def _ramps_over(osc) -> None:
+    """Waits (livelib.wait_ramps_over) until the changes just made have ramped to their values."""
+    osc.send("/rack/meter")
+    try:
+        livelib.wait_ramps_over(osc)
+    finally:
+        osc.send("/rack/unsubscribe")
 
 
 def _bursts(signal: np.ndarray, lag: int, start: int, stop: int) -> np.ndarray:
@@ -137,7 +145,7 @@ def test_audio_crosses_hosts_filtered_and_reverberated(hosts, remote_rack, maste
     assert lag == network_lag + PERIOD, f"through rack {lag} frames, the network alone {network_lag}"
 
     _set(master_osc, "cutoff", 300.0)
-    time.sleep(0.1)   # the cutoff's ramp; the recording's analysis skips a burst's first 50 ms anyway
+    _ramps_over(master_osc)
     _, dark = netjacklib.round_trip(netloop, hosts.master_server, 3.0, tmp_path / "dark.raw")
     window = (RATE // 20, BURST)
     bright_centroid = livelib.spectral_centroid(_bursts(dry[:, 0], lag, *window), RATE)
@@ -147,7 +155,7 @@ def test_audio_crosses_hosts_filtered_and_reverberated(hosts, remote_rack, maste
 
     _set(master_osc, "cutoff", 20000.0)
     _set(master_osc, "mix", 100.0)
-    time.sleep(0.1)
+    _ramps_over(master_osc)
     _, wet = netjacklib.round_trip(netloop, hosts.master_server, 3.0, tmp_path / "wet.raw")
     tail = (BURST + RATE // 50, BURST + RATE * 3 // 10)     # 20…300 ms after a burst ends
     for name, take in (("dry", dry), ("wet", wet)):

@@ -412,7 +412,9 @@ def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_facto
                                  f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=jack.env())
     xruns_before = osc.status().args[2]
-    time.sleep(0.5)
+    outs = (f"{rack.client_name}:out_1", f"{rack.client_name}:out_2")
+    assert livelib.wait_until(lambda: all(livelib.jack_connections(jack.name).get(p) for p in outs), 5.0), \
+        "the recorder is not connected to rack's outputs within 5 s"
     t0 = time.monotonic()
 
     def at(t):

@@ -9,6 +9,7 @@ import random
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -44,12 +45,26 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
         assert osc.get("cutoff") == 777.0
         for round_ in range(5):
             before = osc.status().args[4]   # player seconds
-            livelib.stop_jack(pid)
+            # jack-server stop sends SIGTERM at once, then waits for jackd to be gone (a second or
+            # more): the outage is timed from its start, on a thread of its own.
+            stopper = threading.Thread(target=livelib.stop_jack, args=(pid,))
+            stopping = time.monotonic()
+            stopper.start()
             assert wait_until(lambda: status_state(osc) == "disconnected", 5), f"round {round_}: not disconnected"
+            noticed = time.monotonic() - stopping
+            stopper.join()
             assert osc.ping(), "OSC answers while the server is gone"
             osc.send("/rack/mix", float(10 + round_))   # changes while disconnected are kept
+            starting = time.monotonic()
             pid = livelib.start_jack(server, 48000, 256)
+            back = time.monotonic()
             assert wait_until(lambda: status_state(osc) == "running", 8), f"round {round_}: did not rejoin"
+            now = time.monotonic()
+            print(f"jackd restart {round_ + 1}: disconnected {noticed:.2f} s after the stop began; running again "
+                  f"{now - starting:.2f} s after jackd was started, {now - back:.2f} s after it answered jack_wait")
+            # The contract's 1 s and 2 s, plus 0.3 s for the status round trips that measure them.
+            assert noticed <= 1.0 + 0.3, f"round {round_}: disconnected {noticed:.2f} s after the stop began"
+            assert now - back <= 2.0 + 0.3, f"round {round_}: running {now - back:.2f} s after the server answered"
             ports = livelib.jack_port_list(server)
             assert "survivor:out_1" in ports and "survivor:in_1" in ports, ports
             assert wait_until(lambda: "system:playback_1" in livelib.jack_connections(server).get("survivor:out_1", []), 5), \
@@ -62,6 +77,8 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
             survived += 1
         print(f"restarts survived: {survived}")
         assert rack.proc.poll() is None
+        said = [l for l in rack.stdout + rack.stderr if "JACK server went away" in l]
+        assert len(said) == 5, f"the server's going said {len(said)} times in 5 outages (the README: once each): {said}"
     finally:
         osc.close()
         code = rack.stop()
@@ -263,7 +280,7 @@ def test_server_back_at_another_rate(tmp_path, rack_binary):
     osc = Osc(rack.osc_port)
     try:
         osc.send("/rack/cutoff", 1234.0)
-        time.sleep(1.0)
+        assert wait_until(lambda: osc.status().args[4] >= 0.5, 3), "the demo loop did not play half a second within 3 s"
         before = osc.status().args[4]
         livelib.stop_jack(pid)
         assert wait_until(lambda: status_state(osc) == "disconnected", 5)
@@ -320,10 +337,12 @@ def test_buffer_size_changes_and_freewheel(tmp_path, rack_binary):
             assert m[-1].args[0] > -60, f"silent at {frames} frames for 3 s: {m[-1].args}"
         before = osc.status().args[4]
         subprocess.run(["jack_freewheel", "y"], env=env, check=True, capture_output=True, timeout=10)
-        time.sleep(0.5)
-        subprocess.run(["jack_freewheel", "n"], env=env, check=True, capture_output=True, timeout=10)
+        try:
+            moved = wait_until(lambda: osc.status().args[4] != before, 3)
+        finally:
+            subprocess.run(["jack_freewheel", "n"], env=env, check=True, capture_output=True, timeout=10)
         assert osc.ping() and osc.status().args[5] == "running"
-        assert osc.status().args[4] != before, "the player moved on while freewheeling"
+        assert moved, "the player did not move on while freewheeling (3 s)"
     finally:
         osc.close()
         meters.close()

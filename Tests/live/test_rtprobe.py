@@ -58,7 +58,7 @@ def test_render_path_never_allocates_locks_or_does_io(rack_factory, osc_factory,
             sub.send("/rack/unsubscribe")
             sub.send("/rack/subscribe")
         i += 1
-        time.sleep(0.005)
+        time.sleep(0.005)   # the load's pace, not a wait
         if i % 20 == 0:
             ctl.drain(0), sub.drain(0)
     assert ctl.ping(), "rack stopped answering under load"

@@ -107,10 +107,13 @@ def test_a_timetag_beyond_the_horizon_is_refused_not_applied(osc):
     osc.send_raw(build_bundle(time.time() + HORIZON_SECONDS + 60, build_message("/rack/cutoff", 500.0)))
     err = osc.wait_for("/rack/error", 1.0)
     assert err is not None and err.args[0] == "/rack/cutoff" and "horizon" in err.args[1], err
-    time.sleep(0.1)
+    livelib.wait_rack_looked(osc)   # rack is done with that bundle: two turns of its control loop
     assert close_to(osc.get("cutoff"), 20000), "not applied at once"
     osc.send_raw(build_bundle(time.time() + HORIZON_SECONDS - 60, build_message("/rack/cutoff", 500.0)))
-    assert osc.collect(0.3) == [], "within the horizon it is accepted"
+    before_pong: list = []
+    osc.send("/ping")   # answered after the bundle (one socket, read in order)
+    assert osc.wait_for("/pong", 1.0, before_pong) is not None
+    assert before_pong == [], f"within the horizon it is accepted: {before_pong}"
 
 
 def test_meters_keep_coming_during_a_flood(rack, osc_factory):
@@ -163,6 +166,8 @@ def test_changes_while_the_server_is_gone_are_the_state_it_starts_from(tmp_path,
         meters.send("/rack/unsubscribe")
         meters.close()
         before, rate = livelib.record(helpers["jackrec"], server, ports, 1.0, tmp_path / "before.raw")
+        # Three timetagged changes waiting when the server goes: dropped, and rack says how many.
+        osc.send_raw(build_bundle(time.time() + 60, *(build_message("/rack/resonance", 6.0) for _ in range(3))))
         sub.send("/rack/subscribe")
         assert sub.ping()
         livelib.stop_jack(pid)
@@ -173,8 +178,10 @@ def test_changes_while_the_server_is_gone_are_the_state_it_starts_from(tmp_path,
                 time.sleep(0.002)   # a fader, not a flood: nothing may be lost to the socket
         osc.send("/rack/preset", "Warm")
         osc.send("/rack/mix", 0.0)
-        time.sleep(0.3)
-        errors = [m for m in osc.drain(0.2) if m.address == "/rack/error"]
+        replies: list = []
+        osc.send("/ping")   # answered once rack has read everything sent before it
+        assert osc.wait_for("/pong", 10.0, replies) is not None, "the flood was not read within 10 s"
+        errors = [m for m in replies if m.address == "/rack/error"]
         assert errors == [], errors[:3]
         assert close_to(osc.get("cutoff"), 384) and close_to(osc.get("mix"), 0)
         dump = {m.address: m.args[0] for m in osc.request_all("/rack/dump")}
@@ -185,6 +192,8 @@ def test_changes_while_the_server_is_gone_are_the_state_it_starts_from(tmp_path,
 
         pid = livelib.start_jack(server, 48000, 256)
         assert wait_until(lambda: (osc.status(0.5) or livelib.Msg("", "", [0] * 6)).args[5] == "running", 8)
+        said = "3 timetagged changes waiting when the JACK server went were dropped (never applied, never reported)"
+        assert wait_until(lambda: any(said in line for line in rack.stdout + rack.stderr), 3), rack.describe()
         stale = [m for m in sub.collect(1.0) if m.address.startswith("/rack/")]
         assert stale == [], f"{len(stale)} stale changes told after the rejoin: {stale[:3]}"
         assert close_to(osc.get("cutoff"), 384)

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -66,6 +67,7 @@ def test_the_unit_verifies_and_bounds_restarts(rack_binary, tmp_path):
     # over the interval (the unit of before: 20 starts in 60 s, 3 s apart: never reached).
     burst, interval, delay = (int(entries[k]) for k in ("StartLimitBurst", "StartLimitIntervalSec", "RestartSec"))
     assert burst * delay < interval, entries
+    assert (delay, burst, interval) == (10, 5, 300), f"the README: restarted 10 s later, at most 5 times in 5 minutes: {entries}"
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze not installed")
     unit = tmp_path / "rack.service"
@@ -132,6 +134,19 @@ def test_with_no_server_it_waits_longer_each_time_and_stops_at_once(rack_binary,
     for (t0, _), (t1, _), delay in zip(seen, seen[1:], delays):
         assert t1 - t0 >= delay - 0.05, (seen, delays)
     assert code == 0, service.describe()
+
+    # The defaults the README gives: 1 s, then 2 s (doubling up to 60 s, the helper's default cap).
+    env = service_env(runtime, tmp_path / "xdg", JACK_DEFAULT_SERVER=f"rack-none-{os.getpid()}")
+    service = livelib.RackProcess(command[1:], env, binary=command[0], subcommand=None)
+    try:
+        assert livelib.wait_until(lambda: sum("trying again" in l for l in service.stdout) >= 2, timeout=10), \
+            service.describe()
+    finally:
+        service.stop()
+    lines = [l for l in service.stdout if "trying again" in l]
+    assert [re.search(r"in ([0-9.]+) s", l).group(1) for l in lines[:2]] == ["1", "2"], lines
+    helper = (Path(__file__).resolve().parents[2] / "share/systemd/user/rack-service").read_text()
+    assert "most=${RACK_RETRY_MAX_SECONDS:-60}" in helper, "the helper's cap is no longer 60 s"
 
     # A stop during a long wait ends it at once, not after the wait.
     env.update(RACK_RETRY_FIRST_SECONDS="60", RACK_RETRY_MAX_SECONDS="60")
