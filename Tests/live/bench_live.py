@@ -5,11 +5,13 @@
       rack (demo loop, default settings), let it run, then ask /rack/stats (DSP time per cycle
       measured inside the process callback) and print median/p99/max as % of the period, and
       xruns.
+      With --shaped, the reverb's shaping controls are set away from the room's values and kept
+      moving during the window (a ramp of each every 0.5 s, freeze switched every 2 s).
   (b) OSC throughput: 20,000 valid /rack/mix messages sent back to back over UDP, then /ping:
       messages per second handled (N / time until /pong), whether the final /rack/get mix is
       the last value sent, and xruns before/after from /rack/status.
 
-Usage: python3 Tests/live/bench_live.py [--periods 64,256] [--seconds 10] [--messages 20000]
+Usage: python3 Tests/live/bench_live.py [--periods 64,256] [--seconds 10] [--messages 20000] [--shaped]
 Exit status 1 when something is wrong (rack not ready, no reply, final value not the last one).
 RACK_BIN defaults to .build/release/rack.
 """
@@ -19,6 +21,7 @@ import argparse
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -45,7 +48,31 @@ def xruns(osc: Osc):
     return None if m is None else m.args[2]
 
 
-def dsp_bench(period: int, seconds: float, xdg: str, problems: list, throughput=None) -> dict:
+# The shaping controls away from mediumHall's values (1.8 s, 0 ms, 3529 Hz, off, off, 100 %), and
+# the two ends each one ramps between while the window runs.
+SHAPED_ENDS = {"decay": (1.2, 6.0), "predelay": (10.0, 80.0), "damping": (1500.0, 9000.0),
+               "lowcut": (60.0, 400.0), "highcut": (3000.0, 15000.0), "width": (40.0, 150.0)}
+
+
+def keep_shaping_moving(port: int, stop: threading.Event) -> None:
+    """Sets the shaping controls, then ramps each to its other end every 0.5 s (over 0.5 s) and
+    switches freeze every 2 s, until `stop` is set."""
+    osc = Osc(port)
+    try:
+        step = 0
+        while not stop.is_set():
+            for name, ends in SHAPED_ENDS.items():
+                osc.send(f"/rack/{name}", ends[step % 2], 0.5)
+            if step % 4 == 0:
+                osc.send("/rack/freeze", (step // 4) % 2)
+            step += 1
+            stop.wait(0.5)
+        osc.send("/rack/freeze", 0)
+    finally:
+        osc.close()
+
+
+def dsp_bench(period: int, seconds: float, xdg: str, problems: list, throughput=None, shaped=False) -> dict:
     server = f"rack-bench-{os.getpid()}-{period}"
     pid = livelib.start_jack(server, 48000, period)
     rack = None
@@ -54,12 +81,19 @@ def dsp_bench(period: int, seconds: float, xdg: str, problems: list, throughput=
     try:
         rack = start_rack(server, xdg, f"bench{period}")
         osc = Osc(rack.osc_port)
+        stop = threading.Event()
+        mover = threading.Thread(target=keep_shaping_moving, args=(rack.osc_port, stop), daemon=True)
+        if shaped:
+            mover.start()
         time.sleep(1.0)
         if stats(osc) is None:  # warm-up window discarded; this also resets the statistics
             problems.append(f"period {period}: no /rack/stats reply")
             return row
         time.sleep(seconds)
         s = stats(osc)
+        stop.set()
+        if shaped:
+            mover.join(5)
         if s is None:
             problems.append(f"period {period}: no /rack/stats reply")
             return row
@@ -143,7 +177,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--periods", default="64,256")
     ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--messages", type=int, default=20000)
+    ap.add_argument("--messages", type=int, default=20000, help="0: no throughput part")
+    ap.add_argument("--shaped", action="store_true", help="shaping controls set and moving")
     a = ap.parse_args()
     binary = livelib.rack_bin()
     if not binary.exists():
@@ -156,12 +191,15 @@ def main() -> int:
         for i, period in enumerate(periods):
             last = i == len(periods) - 1
             try:
-                rows.append(dsp_bench(period, a.seconds, xdg, problems, a.messages if last else None))
+                rows.append(dsp_bench(period, a.seconds, xdg, problems,
+                                      a.messages if last and a.messages > 0 else None, a.shaped))
             except Exception as e:  # keep going: report what failed
                 problems.append(f"period {period}: {e}")
                 rows.append({"period": period})
 
-    print(f"live, 48 kHz, demo loop at default settings, {a.seconds:g} s per period size "
+    setting = ("shaping controls set and moving (a ramp of each every 0.5 s, freeze switched every 2 s)"
+               if a.shaped else "default settings")
+    print(f"live, 48 kHz, demo loop at {setting}, {a.seconds:g} s per period size "
           f"(DSP time per cycle from /rack/stats)")
     print(f"  {'period':>6} {'budget':>9} {'cycles':>7} {'median':>16} {'p99':>16} {'max':>16} {'xruns':>5}")
     for r in rows:
