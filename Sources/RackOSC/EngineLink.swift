@@ -32,7 +32,7 @@ extension RackController {
     /// Hands `events` to the render thread, all or none. An event with a sample time is
     /// scheduled: refused when the engine already has `scheduledCapacity` of them waiting.
     /// Refused when the queue has no room. While no server runs nothing is posted and false
-    /// is returned: the caller applies immediate changes to the state, which the engine takes
+    /// is returned: `submit` applies immediate changes to the state, which the engine takes
     /// up when the driver rejoins (`restartEngine`).
     @discardableResult
     func post(_ events: [EngineEvent]) throws(Reason) -> Bool {
@@ -47,18 +47,21 @@ extension RackController {
             if scheduled > 0 { throw .cannotSchedule }
             return false
         }
-        if scheduled > 0 && scheduledInFlight + scheduled > engine.scheduledCapacity { throw .scheduleFull(engine.scheduledCapacity) }
+        if scheduled > 0 && ledger.scheduled + scheduled > engine.scheduledCapacity { throw .scheduleFull(engine.scheduledCapacity) }
         guard engine.queueSpace >= events.count else { throw .busy }
         for e in events { _ = engine.post(e) }
-        scheduledInFlight += scheduled
+        ledger.posted(scheduled: scheduled)
         return true
     }
 
-    /// A change applied to the state while no server runs: told to subscribers and the
-    /// session manager at once (the engine takes it up on rejoin).
-    func appliedWhileAway(_ messages: [OSCMessage]) {
-        nsm?.markDirty(socket: replier)
-        for m in messages { feedback.notify(m) }
+    /// The one way a transport changes the rack's state: `change`'s events at engine sample
+    /// `t` are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
+    /// the target that was refused (queue full, too many scheduled, no server for a timetag).
+    /// While no server runs, the change's records go to the change stream at once (the engine
+    /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
+    func submit(_ change: StateChange, at t: Int64) throws(Reason) {
+        let posted = try post(state.events(for: change, at: t))
+        changes.publish(state.commit(change, at: t, posted: posted))
     }
 
     // MARK: - The engine's link
@@ -90,7 +93,6 @@ extension RackController {
         guard engine.queueSpace >= events.count else { return }   // tried again on the next pass
         for e in events { _ = engine.post(e) }
         restartPending = false
-        restartsInFlight += 1
-        scheduledInFlight = 0
+        ledger.postedRestart()
     }
 }

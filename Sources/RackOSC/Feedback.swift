@@ -3,9 +3,9 @@ import RackEngine
 import RackWire
 
 /// What the rack tells the controllers that asked: every applied change, once, to the
-/// subscribers of `/rack/subscribe` (the echo of what the render thread applied, so a
-/// scheduled change is told when it takes effect), and the output meters to the subscribers
-/// of `/rack/meter`.
+/// subscribers of `/rack/subscribe` (a sink of the change stream, whose records follow the
+/// echo of what the render thread applied, so a scheduled change is told when it takes
+/// effect), and the output meters to the subscribers of `/rack/meter`.
 final class Feedback {
     /// One receiver and when its lease ends (`.infinity` for local ones, which stay).
     struct Subscription: Equatable {
@@ -67,6 +67,19 @@ final class Feedback {
     func expire(now: Double) {
         subscriptions.removeAll { $0.expires <= now }
         meterSubscriptions.removeAll { $0.expires <= now }
+    }
+
+    /// A record of the change stream, as subscribers and the web page are told it: a
+    /// parameter's new value or the preset recalled. The engine taking up the state after a
+    /// rejoin is no news (the change was told when it was made), nor is the transport (the
+    /// player's state is pushed with the status).
+    func tell(_ record: ChangeRecord) {
+        guard record.source != .rejoin else { return }
+        switch record.change {
+        case let .parameter(id, value): notify(RackController.valueMessage(Parameters[id], value))
+        case let .preset(name, _): notify(OSCMessage("/rack/preset", [.string(name)]))
+        case .transport: break
+        }
     }
 
     /// Sends `m` to every subscriber.
