@@ -1,4 +1,5 @@
 import RackEngine
+import RackWire
 
 /// A change a transport asks of the rack's state: OSC over UDP or a WebSocket, an automation
 /// file sent with `rack send`, a preset recall (`/rack/preset`, a MIDI program change). Every
@@ -45,6 +46,19 @@ public struct ChangeRecord: Sendable, Equatable {
     /// True for a parameter record of a preset recall whose preset record came first (the
     /// recording writes the recall as one preset line, not as its parameters).
     public var partOfPreset = false
+
+    /// What subscribers and the web page are told of it: a parameter's value (a number, or a
+    /// room name) or the preset recalled. Nil for the engine taking up the state after a rejoin
+    /// (no news: it was told when it changed) and for the transport (the player's state is
+    /// pushed with the status).
+    public var feedbackMessage: OSCMessage? {
+        guard source != .rejoin else { return nil }
+        switch change {
+        case let .parameter(id, value): return RackController.valueMessage(Parameters[id], value)
+        case let .preset(name, _): return OSCMessage("/rack/preset", [.string(name)])
+        case .transport: return nil
+        }
+    }
 }
 
 /// The rack's state on the control side, and its one writer: the targets of every parameter

@@ -20,8 +20,9 @@ final class Feedback {
     private(set) var meterSubscriptions: [Subscription] = []
     /// The engine's running sums as of the last meter message (RMS is over the difference).
     private var lastMeterSums = (left: 0.0, right: 0.0, frames: 0)
-    /// Sees every change told to subscribers and every meter reading, whether or not anyone
-    /// subscribed (the HTTP side's value pushes).
+    /// Sees what subscribers are told that is not a change of state (the player's failure) and
+    /// every meter reading, whether or not anyone subscribed (the HTTP side's pushes; changes
+    /// reach it from the change stream).
     var observer: ((OSCMessage) -> Void)?
 
     init(replier: Replier) { self.replier = replier }
@@ -69,22 +70,20 @@ final class Feedback {
         meterSubscriptions.removeAll { $0.expires <= now }
     }
 
-    /// A record of the change stream, as subscribers and the web page are told it: a
-    /// parameter's new value or the preset recalled. The engine taking up the state after a
-    /// rejoin is no news (the change was told when it was made), nor is the transport (the
-    /// player's state is pushed with the status).
+    /// A record of the change stream, as subscribers are told it (`feedbackMessage`).
     func tell(_ record: ChangeRecord) {
-        guard record.source != .rejoin else { return }
-        switch record.change {
-        case let .parameter(id, value): notify(RackController.valueMessage(Parameters[id], value))
-        case let .preset(name, _): notify(OSCMessage("/rack/preset", [.string(name)]))
-        case .transport: break
-        }
+        if let m = record.feedbackMessage { send(m) }
+    }
+
+    /// Sends `m`, which is not a change of state (the player's failure), to the observer and
+    /// every subscriber.
+    func notify(_ m: OSCMessage) {
+        observer?(m)
+        send(m)
     }
 
     /// Sends `m` to every subscriber.
-    func notify(_ m: OSCMessage) {
-        observer?(m)
+    private func send(_ m: OSCMessage) {
         guard !subscriptions.isEmpty else { return }
         let bytes = m.encoded()
         for s in subscriptions { replier.send(bytes, to: s.endpoint) }

@@ -274,8 +274,13 @@ public final class RackController {
         replier.send(bytes, to: to)
     }
 
-    /// Sees every change told to subscribers and every meter reading (15 a second), whether or
-    /// not anyone subscribed: the HTTP side's value pushes.
+    /// `sink` follows the change stream from now on (after the controller's own sinks): the
+    /// HTTP side's value pushes (`ChangeRecord.feedbackMessage`, what subscribers are told).
+    public func subscribeToChanges(_ sink: @escaping (ChangeRecord) -> Void) { changes.subscribe(sink) }
+
+    /// Sees what subscribers are told that is not a change of state (the player's failure) and
+    /// every meter reading (15 a second), whether or not anyone subscribed: the HTTP side's
+    /// other pushes.
     public var feedbackObserver: ((OSCMessage) -> Void)? {
         get { feedback.observer }
         set { feedback.observer = newValue }

@@ -94,4 +94,20 @@ final class ControlStateTests: XCTestCase {
         XCTAssertTrue(ledger.echoed(old))
         XCTAssertEqual(ledger.scheduled, 0)
     }
+
+    func testTheWebPageFollowsTheSameStreamAsSubscribers() {
+        let rig = Rig()
+        var pushed: [OSCMessage] = []
+        rig.controller.subscribeToChanges { if let m = $0.feedbackMessage { pushed.append(m) } }
+        let sub = OSCEndpoint(host: "127.0.0.1", port: 9100)!
+        rig.send("/rack/subscribe", [.int(Int32(sub.port))])
+        rig.send("/rack/mix", [.float(30)])
+        rig.send("/rack/preset", [.string("Warm")])
+        rig.settle()
+        let told = rig.outbox.take(for: sub)
+        XCTAssertEqual(told.count, 2 + Parameters.all.count, "mix, then the preset and its every parameter")
+        XCTAssertEqual(told.first, OSCMessage("/rack/mix", [.float(30)]))
+        XCTAssertEqual(told.dropFirst().first, OSCMessage("/rack/preset", [.string("Warm")]))
+        XCTAssertEqual(pushed, told, "the same changes, in the same order")
+    }
 }
