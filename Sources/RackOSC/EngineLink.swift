@@ -54,16 +54,6 @@ extension RackController {
         return true
     }
 
-    /// The one way a transport changes the rack's state: `change`'s events at engine sample
-    /// `t` are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
-    /// the target that was refused (queue full, too many scheduled, no server for a timetag).
-    /// While no server runs, the change's records go to the change stream at once (the engine
-    /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
-    func submit(_ change: StateChange, at t: Int64) throws(Reason) {
-        let posted = try post(state.events(for: change, at: t))
-        changes.publish(state.commit(change, at: t, posted: posted))
-    }
-
     // MARK: - The engine's link
 
     /// Relays what the render thread applied, and follows the driver: after a rejoin the

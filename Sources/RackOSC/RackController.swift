@@ -32,10 +32,11 @@ public final class RackController {
     /// What remote senders may have (leases, media directories).
     let policy: ExposurePolicy
     /// The rack's state and its one writer (targets, the preset recalled last): every
-    /// transport submits its changes to it (`submit`), and the engine's echoes come back to it.
-    var state: ControlState
+    /// transport submits its changes to it (`submit`), and the engine's echoes come back to it
+    /// (`drainApplied`). Written in this file only, through `ControlState`'s methods.
+    private(set) var state: ControlState
     /// The change records of `state`, which every sink of feedback is derived from.
-    let changes = ChangeStream()
+    private let changes = ChangeStream()
     /// The target of every parameter (what get/dump/presets/the session report).
     public var targets: RackState { state.targets }
     /// The preset recalled last (`/rack/dump`).
@@ -240,8 +241,21 @@ public final class RackController {
         }
     }
 
-    // MARK: - Feedback from the render thread
+    // MARK: - The state's one writer
 
+    /// The one way a transport changes the rack's state: `change`'s events at engine sample
+    /// `t` are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
+    /// the target that was refused (queue full, too many scheduled, no server for a timetag).
+    /// While no server runs, the change's records go to the change stream at once (the engine
+    /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
+    func submit(_ change: StateChange, at t: Int64) throws(Reason) {
+        let posted = try post(state.events(for: change, at: t))
+        changes.publish(state.commit(change, at: t, posted: posted))
+    }
+
+    /// Takes the engine's echoes, in order: each goes back to the state, and what it changed
+    /// goes to the change stream (rings the player let go of are freed; a restart's drops are
+    /// logged).
     func drainApplied() {
         guard let engine else { return }
         while let e = engine.nextApplied() {
