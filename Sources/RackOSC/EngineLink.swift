@@ -32,7 +32,7 @@ extension RackController {
     /// Hands `events` to the render thread, all or none. An event with a sample time is
     /// scheduled: refused when the engine already has `scheduledCapacity` of them waiting.
     /// Refused when the queue has no room. While no server runs nothing is posted and false
-    /// is returned: the caller applies immediate changes to the state, which the engine takes
+    /// is returned: `submit` applies immediate changes to the state, which the engine takes
     /// up when the driver rejoins (`restartEngine`).
     @discardableResult
     func post(_ events: [EngineEvent]) throws(Reason) -> Bool {
@@ -47,18 +47,11 @@ extension RackController {
             if scheduled > 0 { throw .cannotSchedule }
             return false
         }
-        if scheduled > 0 && scheduledInFlight + scheduled > engine.scheduledCapacity { throw .scheduleFull(engine.scheduledCapacity) }
+        if scheduled > 0 && ledger.scheduled + scheduled > engine.scheduledCapacity { throw .scheduleFull(engine.scheduledCapacity) }
         guard engine.queueSpace >= events.count else { throw .busy }
         for e in events { _ = engine.post(e) }
-        scheduledInFlight += scheduled
+        ledger.posted(scheduled: scheduled)
         return true
-    }
-
-    /// A change applied to the state while no server runs: told to subscribers and the
-    /// session manager at once (the engine takes it up on rejoin).
-    func appliedWhileAway(_ messages: [OSCMessage]) {
-        nsm?.markDirty(socket: replier)
-        for m in messages { feedback.notify(m) }
     }
 
     // MARK: - The engine's link
@@ -90,7 +83,6 @@ extension RackController {
         guard engine.queueSpace >= events.count else { return }   // tried again on the next pass
         for e in events { _ = engine.post(e) }
         restartPending = false
-        restartsInFlight += 1
-        scheduledInFlight = 0
+        ledger.postedRestart()
     }
 }

@@ -3,9 +3,9 @@ import RackEngine
 import RackWire
 
 /// What the rack tells the controllers that asked: every applied change, once, to the
-/// subscribers of `/rack/subscribe` (the echo of what the render thread applied, so a
-/// scheduled change is told when it takes effect), and the output meters to the subscribers
-/// of `/rack/meter`.
+/// subscribers of `/rack/subscribe` (a sink of the change stream, whose records follow the
+/// echo of what the render thread applied, so a scheduled change is told when it takes
+/// effect), and the output meters to the subscribers of `/rack/meter`.
 final class Feedback {
     /// One receiver and when its lease ends (`.infinity` for local ones, which stay).
     struct Subscription: Equatable {
@@ -20,8 +20,9 @@ final class Feedback {
     private(set) var meterSubscriptions: [Subscription] = []
     /// The engine's running sums as of the last meter message (RMS is over the difference).
     private var lastMeterSums = (left: 0.0, right: 0.0, frames: 0)
-    /// Sees every change told to subscribers and every meter reading, whether or not anyone
-    /// subscribed (the HTTP side's value pushes).
+    /// Sees what subscribers are told that is not a change of state (the player's failure) and
+    /// every meter reading, whether or not anyone subscribed (the HTTP side's pushes; changes
+    /// reach it from the change stream).
     var observer: ((OSCMessage) -> Void)?
 
     init(replier: Replier) { self.replier = replier }
@@ -69,9 +70,20 @@ final class Feedback {
         meterSubscriptions.removeAll { $0.expires <= now }
     }
 
-    /// Sends `m` to every subscriber.
+    /// A record of the change stream, as subscribers are told it (`feedbackMessage`).
+    func tell(_ record: ChangeRecord) {
+        if let m = record.feedbackMessage { send(m) }
+    }
+
+    /// Sends `m`, which is not a change of state (the player's failure), to the observer and
+    /// every subscriber.
     func notify(_ m: OSCMessage) {
         observer?(m)
+        send(m)
+    }
+
+    /// Sends `m` to every subscriber.
+    private func send(_ m: OSCMessage) {
         guard !subscriptions.isEmpty else { return }
         let bytes = m.encoded()
         for s in subscriptions { replier.send(bytes, to: s.endpoint) }

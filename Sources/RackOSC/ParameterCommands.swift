@@ -37,17 +37,11 @@ extension RackController {
         // The room rule: a room brings its own values of the controls that follow it, except
         // those this packet (message or bundle) set before it; one it sets after it overrides.
         packetSets.insert(spec.id)
-        var changes = [(spec.id, value)]
-        if spec.id == .room, let room = Room.at(index: Int(value)) { changes += RoomRule.implied(by: room, setAlso: packetSets) }
-        let events = changes.map { EngineEvent(sampleTime: sampleTime, .set($0.0, $0.1, ramp: RampLength(frames: $0.0 == spec.id ? ramp : 0))) }
-        // An immediate change is the target from now on; a scheduled one becomes the target
-        // when the render thread applies it (its echo), so get/dump never run ahead of the sound.
-        // Nothing is the target that was refused (queue full, too many scheduled, no server for
-        // a timetag).
-        let posted = try post(events)
-        guard sampleTime == EngineEvent.immediately else { return }
-        for (id, v) in changes { targets[id] = v }
-        if !posted { appliedWhileAway(changes.map { Self.valueMessage(Parameters[$0.0], $0.1) }) }
+        var changes = [(id: spec.id, value: value, ramp: RampLength(frames: ramp))]
+        if spec.id == .room, let room = Room.at(index: Int(value)) {
+            changes += RoomRule.implied(by: room, setAlso: packetSets).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
+        }
+        try submit(.parameters(changes), at: sampleTime)
     }
 
     /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).

@@ -25,22 +25,8 @@ extension RackController {
     /// ramping over `rampFrames` (0: each one's default): the path of `/rack/preset` and of a
     /// MIDI program change.
     func recall(_ preset: Preset, rampFrames ramp: Int64, at t: Int64) throws(Reason) {
-        let marker = nextMarker
-        var events = [EngineEvent(sampleTime: t, .marker(marker))]
-        events += preset.state.events(at: t, ramp: RampLength(frames: ramp))
         // All or nothing: a recall is never half-applied because the queue filled up.
-        let posted = try post(events)
-        if posted {
-            nextMarker += 1
-            markerNames[marker] = (preset.name, ramp)
-        }
-        guard t == EngineEvent.immediately else { return }
-        targets = preset.state
-        lastPreset = preset.name
-        if !posted {
-            appliedWhileAway([OSCMessage("/rack/preset", [.string(preset.name)])]
-                             + Parameters.all.map { Self.valueMessage($0, preset.state[$0.id]) })
-        }
+        try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t)
     }
 
     /// `/rack/preset/save NAME`: the targets as a user preset.

@@ -11,6 +11,9 @@ import RackWire
 /// The commands are declared once (`OSCAddressSpace`) and bound to their handlers here
 /// (`AddressSpace.swift`); the controller checks each message's arguments against the
 /// declared signature, routes it to its handler and relays what the render thread applied.
+/// The rack's state has one writer, `ControlState`: every transport submits a typed change
+/// (`submit`), the engine's echoes come back to it, and what it yields is the one
+/// `ChangeStream` that feedback, the web page, `--record` and the session manager follow.
 /// Its collaborators each keep one concern: `PlayerSlot` (the file playing and the one swap in flight), `Feedback`
 /// (subscribers and meters), `SessionRecorder` (`--record`) and `ErrorBudget` (the rate limit
 /// on `/rack/error`). Everything it sends goes through a `Replier`: the UDP socket, or an
@@ -28,22 +31,21 @@ public final class RackController {
     private let allow: [AddressRange]
     /// What remote senders may have (leases, media directories).
     let policy: ExposurePolicy
-    /// Targets as last set (what get/dump/presets report): the control side's mirror.
-    public internal(set) var targets: RackState
+    /// The rack's state and its one writer (targets, the preset recalled last): every
+    /// transport submits its changes to it (`submit`), and the engine's echoes come back to it
+    /// (`drainApplied`). Written in this file only, through `ControlState`'s methods.
+    private(set) var state: ControlState
+    /// The change records of `state`, which every sink of feedback is derived from.
+    private let changes = ChangeStream()
+    /// The target of every parameter (what get/dump/presets/the session report).
+    public var targets: RackState { state.targets }
     /// The preset recalled last (`/rack/dump`).
-    var lastPreset = ""
-    /// Preset recalls on their way through the render thread, by marker number.
-    var markerNames: [Int: (name: String, rampFrames: Int64)] = [:]
-    var nextMarker = 1
-    /// Parameter echoes of a preset recall still to come: the recall is recorded as one
-    /// preset line, not as its parameters.
-    private var suppressEchoes = 0
+    var lastPreset: String { state.preset }
+    /// Scheduled events and restarts in flight to the render thread.
+    var ledger = EngineLedger()
     /// Scheduled (timetagged) events posted and not yet echoed back as applied: never more
     /// than the engine's `scheduledCapacity` (the rest are refused with `/rack/error`).
-    public internal(set) var scheduledInFlight = 0
-    /// `restart` events posted and not yet echoed: scheduled echoes before them belong to the
-    /// time before the outage and neither become targets nor count.
-    var restartsInFlight = 0
+    public var scheduledInFlight: Int { ledger.scheduled }
     /// Whether the engine was rendered at the last look (`host.isRunning`).
     var engineLinked: Bool
     /// The engine must take up the controller's state (the driver rejoined; posted as soon
@@ -77,7 +79,7 @@ public final class RackController {
     public var droppedReplies: Int { replyBudget.dropped }
     public private(set) var packetsReceived = 0
     /// The last events the render thread reported as applied (newest last, at most 64).
-    public private(set) var lastApplied: [EngineEvent] = []
+    public internal(set) var lastApplied: [EngineEvent] = []
 
     /// A controller whose replies go through `replier` (the socket, or elsewhere for senders
     /// that are not on UDP: the WebSocket; an outbox in tests). Messages come from the source
@@ -88,13 +90,30 @@ public final class RackController {
         self.replier = replier
         self.host = host
         self.presets = presets
-        targets = initial
-        lastPreset = initialPreset
+        state = ControlState(targets: initial, preset: initialPreset)
         self.allow = allow
         self.policy = policy
         feedback = Feedback(replier: replier)
         recorder = SessionRecorder(path: recordPath)
         engineLinked = host.isRunning
+        subscribeSinks()
+    }
+
+    /// The sinks of the change stream, in the order each record reaches them: `lastApplied`,
+    /// the session manager's dirty flag, subscribers and the web page, `--record`.
+    private func subscribeSinks() {
+        changes.subscribe { [unowned self] record in
+            guard case .parameter = record.change, let echo = record.echo else { return }
+            lastApplied.append(echo)
+            if lastApplied.count > ControllerTuning.lastAppliedCount { lastApplied.removeFirst() }
+        }
+        changes.subscribe { [unowned self] record in
+            if case .parameter = record.change, record.source != .rejoin { nsm?.markDirty(socket: replier) }
+        }
+        changes.subscribe { [unowned self] record in feedback.tell(record) }
+        changes.subscribe { [unowned self] record in
+            if let engine { recorder.record(record, engine: engine) }
+        }
     }
 
     var engine: Engine? { host.engine }
@@ -222,81 +241,41 @@ public final class RackController {
         }
     }
 
-    // MARK: - Feedback from the render thread
+    // MARK: - The state's one writer
 
+    /// The one way a transport changes the rack's state: `change`'s events at engine sample
+    /// `t` are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
+    /// the target that was refused (queue full, too many scheduled, no server for a timetag).
+    /// While no server runs, the change's records go to the change stream at once (the engine
+    /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
+    func submit(_ change: StateChange, at t: Int64) throws(Reason) {
+        let posted = try post(state.events(for: change, at: t))
+        changes.publish(state.commit(change, at: t, posted: posted))
+    }
+
+    /// Takes the engine's echoes, in order: each goes back to the state, and what it changed
+    /// goes to the change stream (rings the player let go of are freed; a restart's drops are
+    /// logged).
     func drainApplied() {
         guard let engine else { return }
         while let e = engine.nextApplied() {
-            if e.isScheduled {
-                // Before a restart's echo, a scheduled echo is of the time before the outage: it
-                // was not counted after the restart, and its value is not the target.
-                if restartsInFlight > 0 { continue }
-                scheduledInFlight = max(0, scheduledInFlight - 1)
-            }
+            guard ledger.echoed(e) else { continue }
             switch e.action {
             case let .releasedRing(ring):
                 player.released(ring)
-            case let .restart(dropped):
-                restartsInFlight = max(0, restartsInFlight - 1)
-                if dropped > 0 {
-                    log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
-                }
-            case let .marker(id):
-                if let m = markerNames.removeValue(forKey: id) {
-                    if e.isScheduled { lastPreset = m.name }
-                    feedback.notify(OSCMessage("/rack/preset", [.string(m.name)]))
-                    recorder.recordPreset(name: m.name, rampFrames: m.rampFrames, at: e, engine: engine)
-                    suppressEchoes = Parameters.all.count
-                }
-            case let .set(id, value, ramp):
-                noteApplied(e)
-                if ramp == .jump {
-                    // The engine taking up the state after a rejoin: already the targets, told
-                    // when it changed; recorded as a change at this sample (default ramp).
-                    recorder.record(EngineEvent(sampleTime: e.sampleTime, .set(id, value, ramp: .standard)), engine: engine)
-                    continue
-                }
-                appliedChange(e, id, value)
-            case let .midiSet(id, value):
-                noteApplied(e)
-                targets[id] = value   // MIDIRouter's CC
-                appliedChange(e, id, value)
-            case .play, .stop:
-                recorder.record(e, engine: engine)
-            case .attachPlayer, .programChange:
-                break
+            case let .restart(dropped) where dropped > 0:
+                log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
+            default:
+                changes.publish(state.absorb(e))
             }
-        }
-    }
-
-    /// Keeps an applied parameter change in `lastApplied`.
-    private func noteApplied(_ e: EngineEvent) {
-        lastApplied.append(e)
-        if lastApplied.count > ControllerTuning.lastAppliedCount { lastApplied.removeFirst() }
-    }
-
-    /// A parameter change the engine applied: the session is dirty, a scheduled value is the
-    /// target now, subscribers are told, and the recording notes it (unless a preset's marker
-    /// already did).
-    private func appliedChange(_ e: EngineEvent, _ id: ParameterID, _ value: Double) {
-        guard let engine else { return }
-        nsm?.markDirty(socket: replier)
-        if e.isScheduled { targets[id] = value }
-        feedback.notify(Self.valueMessage(Parameters[id], value))
-        if suppressEchoes > 0 {
-            suppressEchoes -= 1
-        } else {
-            recorder.record(e, engine: engine)
         }
     }
 
     /// A new engine: the preset recalls, scheduled events and meter sums in flight to the old
     /// one are forgotten.
     func forgetInFlight() {
-        markerNames.removeAll()
-        suppressEchoes = 0
-        scheduledInFlight = 0
-        restartsInFlight = 0
+        state.forgetInFlight()
+        ledger.reset()
         feedback.resetMeters()
     }
 
@@ -309,8 +288,13 @@ public final class RackController {
         replier.send(bytes, to: to)
     }
 
-    /// Sees every change told to subscribers and every meter reading (15 a second), whether or
-    /// not anyone subscribed: the HTTP side's value pushes.
+    /// `sink` follows the change stream from now on (after the controller's own sinks): the
+    /// HTTP side's value pushes (`ChangeRecord.feedbackMessage`, what subscribers are told).
+    public func subscribeToChanges(_ sink: @escaping (ChangeRecord) -> Void) { changes.subscribe(sink) }
+
+    /// Sees what subscribers are told that is not a change of state (the player's failure) and
+    /// every meter reading (15 a second), whether or not anyone subscribed: the HTTP side's
+    /// other pushes.
     public var feedbackObserver: ((OSCMessage) -> Void)? {
         get { feedback.observer }
         set { feedback.observer = newValue }

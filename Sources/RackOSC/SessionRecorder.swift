@@ -74,6 +74,23 @@ public final class SessionRecorder {
 
     // MARK: - Lines
 
+    /// A record of the change stream, as the recording keeps it: every change `engine`
+    /// applied, at its echo's sample. A preset recall is one preset line (its parameters are
+    /// not written again); the engine taking up the state after a rejoin is written as a change
+    /// at that sample over the default ramp; a change made while no server ran has no sample
+    /// and is written when the engine takes it up.
+    func record(_ r: ChangeRecord, engine: Engine) {
+        guard path != nil, let echo = r.echo, !r.partOfPreset else { return }
+        switch r.change {
+        case let .preset(name, rampFrames):
+            recordPreset(name: name, rampFrames: rampFrames, at: echo, engine: engine)
+        case let .parameter(id, value) where r.source == .rejoin:
+            record(EngineEvent(sampleTime: echo.sampleTime, .set(id, value, ramp: .standard)), engine: engine)
+        case .parameter, .transport:
+            record(echo, engine: engine)
+        }
+    }
+
     /// Appends the line for an applied event of `engine` (parameter, play, stop).
     func record(_ e: EngineEvent, engine: Engine) {
         guard path != nil else { return }

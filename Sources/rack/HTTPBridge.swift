@@ -86,8 +86,8 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
         return socket.send(datagram, to: endpoint)
     }
 
-    /// What the controller tells subscribers (every applied change, from any source) and the
-    /// meters, as OSCQuery values.
+    /// What the controller tells subscribers (every record of its change stream, from any
+    /// source; the player's failure) and the meters, as OSCQuery values.
     func publish(_ m: OSCMessage) {
         state.publish(m.address, m.arguments.compactMap(Self.liveValue))
     }

@@ -20,6 +20,9 @@ extension RunCommand {
     func startHTTP(bridge: HTTPBridge, controller c: RackController, driver: JackDriver, preset: String,
                    osc: OSCEndpoint) throws -> RackHTTPServer {
         let clientName = driver.clientName
+        c.subscribeToChanges { [unowned bridge] record in
+            if let m = record.feedbackMessage { bridge.publish(m) }
+        }
         c.feedbackObserver = { [unowned bridge] m in bridge.publish(m) }
         bridge.publishInitial(controller: c, preset: preset, driver: driver)
         let ranges = allow.compactMap(AddressRange.init)

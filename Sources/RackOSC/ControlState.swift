@@ -1,0 +1,152 @@
+import RackEngine
+import RackWire
+
+/// A change a transport asks of the rack's state: OSC over UDP or a WebSocket, an automation
+/// file sent with `rack send`, a preset recall (`/rack/preset`, a MIDI program change). Every
+/// transport submits one of these to `ControlState`; nothing else writes the targets.
+enum StateChange {
+    /// Parameters to values (already validated and clamped), each over its ramp: one message's
+    /// parameter and the values the room rule brings with it.
+    case parameters([(id: ParameterID, value: Double, ramp: RampLength)])
+    /// A preset's every parameter over `rampFrames` (0: each one's default), behind a marker
+    /// whose echo says where it took effect.
+    case preset(name: String, state: RackState, rampFrames: Int64)
+}
+
+/// Where a change came from, as its record says (what a sink may tell apart).
+public enum ChangeSource: Sendable, Equatable {
+    /// Posted by the control side (any transport, a preset recall) and applied by the engine.
+    case control
+    /// A bound MIDI controller, applied sample-accurately by the render thread's MIDI stage and
+    /// known to the control side from its echo.
+    case midiController
+    /// The engine taking up the state after the JACK server came back (no ramp): the targets
+    /// already held it and its sinks were told when it changed.
+    case rejoin
+    /// Applied to the state while no server ran (no engine sample: the engine takes it up on
+    /// rejoin).
+    case whileAway
+}
+
+/// One thing that changed: what, its new value, where it came from, and the engine's echo it
+/// came back as (the sample it took effect at, its ramp), nil for a change applied while away.
+public struct ChangeRecord: Sendable, Equatable {
+    public enum Change: Sendable, Equatable {
+        /// A parameter's new target.
+        case parameter(ParameterID, Double)
+        /// A preset recall took effect (its parameters follow as their own records).
+        case preset(name: String, rampFrames: Int64)
+        /// The player's transport started or stopped.
+        case transport(playing: Bool)
+    }
+
+    public var change: Change
+    public var source: ChangeSource
+    public var echo: EngineEvent?
+    /// True for a parameter record of a preset recall whose preset record came first (the
+    /// recording writes the recall as one preset line, not as its parameters).
+    public var partOfPreset = false
+
+    /// What subscribers and the web page are told of it: a parameter's value (a number, or a
+    /// room name) or the preset recalled. Nil for the engine taking up the state after a rejoin
+    /// (no news: it was told when it changed) and for the transport (the player's state is
+    /// pushed with the status).
+    public var feedbackMessage: OSCMessage? {
+        guard source != .rejoin else { return nil }
+        switch change {
+        case let .parameter(id, value): return RackController.valueMessage(Parameters[id], value)
+        case let .preset(name, _): return OSCMessage("/rack/preset", [.string(name)])
+        case .transport: return nil
+        }
+    }
+}
+
+/// The rack's state on the control side, and its one writer: the targets of every parameter
+/// and the preset recalled last. A transport's change becomes engine events (`events(for:at:)`);
+/// once they are posted, `commit` makes an immediate change the target; the engine's echoes come
+/// back through `absorb`, which makes a scheduled change or a MIDI controller's the target.
+/// Both yield the change records every sink (subscribers, the web page, `--record`, the session
+/// manager) is derived from.
+struct ControlState {
+    /// The target of every parameter: what get/dump/presets/the session report.
+    private(set) var targets: RackState
+    /// The preset recalled last (`/rack/dump`).
+    private(set) var preset: String
+    /// Preset recalls on their way through the render thread, by marker number.
+    private var markers: [Int: (name: String, rampFrames: Int64)] = [:]
+    private var nextMarker = 1
+    /// The parameters of the preset whose marker echoed last whose own echoes have not come
+    /// back yet: the next echo of each is part of that recall (posted with the marker, all or
+    /// nothing, and echoed in order after it).
+    private var presetEchoes: Set<ParameterID> = []
+
+    init(targets: RackState, preset: String) {
+        self.targets = targets
+        self.preset = preset
+    }
+
+    /// The engine events that carry `change` to the render thread at engine sample `t`
+    /// (`EngineEvent.immediately`: now). Changes nothing until `commit`.
+    func events(for change: StateChange, at t: Int64) -> [EngineEvent] {
+        switch change {
+        case let .parameters(changes):
+            return changes.map { EngineEvent(sampleTime: t, .set($0.id, $0.value, ramp: $0.ramp)) }
+        case let .preset(_, state, rampFrames):
+            return [EngineEvent(sampleTime: t, .marker(nextMarker))] + state.events(at: t, ramp: RampLength(frames: rampFrames))
+        }
+    }
+
+    /// `change`'s events at `t` were posted (`posted`), or no server runs (`!posted`): an
+    /// immediate change is the target from now on; a scheduled one becomes the target when its
+    /// echo comes back, so get/dump never run ahead of the sound. While no server runs, the
+    /// change's records are returned at once (there will be no echo).
+    mutating func commit(_ change: StateChange, at t: Int64, posted: Bool) -> [ChangeRecord] {
+        if posted, case let .preset(name, _, rampFrames) = change {
+            markers[nextMarker] = (name, rampFrames)
+            nextMarker += 1
+        }
+        guard t == EngineEvent.immediately else { return [] }
+        var records: [ChangeRecord] = []
+        switch change {
+        case let .parameters(changes):
+            for c in changes { targets[c.id] = c.value }
+            records = changes.map { ChangeRecord(change: .parameter($0.id, $0.value), source: .whileAway) }
+        case let .preset(name, state, rampFrames):
+            targets = state
+            preset = name
+            records = [ChangeRecord(change: .preset(name: name, rampFrames: rampFrames), source: .whileAway)]
+                + Parameters.all.map { ChangeRecord(change: .parameter($0.id, state[$0.id]), source: .whileAway) }
+        }
+        return posted ? [] : records
+    }
+
+    /// What the engine's echo `e` changed: a scheduled value or a MIDI controller's is the
+    /// target now; a preset marker names the recall its parameters belong to.
+    mutating func absorb(_ e: EngineEvent) -> [ChangeRecord] {
+        switch e.action {
+        case let .marker(id):
+            guard let m = markers.removeValue(forKey: id) else { return [] }
+            if e.isScheduled { preset = m.name }
+            presetEchoes = Set(Parameters.all.map(\.id))
+            return [ChangeRecord(change: .preset(name: m.name, rampFrames: m.rampFrames), source: .control, echo: e)]
+        case let .set(id, value, ramp):
+            if ramp == .jump { return [ChangeRecord(change: .parameter(id, value), source: .rejoin, echo: e)] }
+            if e.isScheduled { targets[id] = value }
+            let partOfPreset = presetEchoes.remove(id) != nil
+            return [ChangeRecord(change: .parameter(id, value), source: .control, echo: e, partOfPreset: partOfPreset)]
+        case let .midiSet(id, value):
+            targets[id] = value
+            return [ChangeRecord(change: .parameter(id, value), source: .midiController, echo: e)]
+        case .play, .stop:
+            return [ChangeRecord(change: .transport(playing: e.action == .play), source: .control, echo: e)]
+        case .attachPlayer, .releasedRing, .programChange, .restart:
+            return []
+        }
+    }
+
+    /// A new engine: the preset recalls in flight to the old one are forgotten.
+    mutating func forgetInFlight() {
+        markers.removeAll()
+        presetEchoes.removeAll()
+    }
+}

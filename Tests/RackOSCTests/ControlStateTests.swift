@@ -1,0 +1,113 @@
+import XCTest
+import RackDSP
+import RackEngine
+@testable import RackOSC
+import RackWire
+
+/// `ControlState`, the rack's one writer of targets, and the change stream every sink follows.
+final class ControlStateTests: XCTestCase {
+    private func parameters(_ id: ParameterID, _ value: Double) -> StateChange {
+        .parameters([(id: id, value: value, ramp: .standard)])
+    }
+
+    func testAnImmediateChangeIsTheTargetWhenPostedAndToldByItsEcho() {
+        var state = ControlState(targets: RackState(), preset: "")
+        let change = parameters(.mix, 30)
+        let events = state.events(for: change, at: EngineEvent.immediately)
+        XCTAssertEqual(events, [EngineEvent(sampleTime: EngineEvent.immediately, .set(.mix, 30, ramp: .standard))])
+        XCTAssertEqual(state.commit(change, at: EngineEvent.immediately, posted: true), [], "told by its echo, not now")
+        XCTAssertEqual(state.targets[.mix], 30)
+        let echo = EngineEvent(sampleTime: 512, .set(.mix, 30, ramp: .standard))
+        XCTAssertEqual(state.absorb(echo), [ChangeRecord(change: .parameter(.mix, 30), source: .control, echo: echo)])
+    }
+
+    func testAScheduledChangeIsTheTargetOnlyWhenItsEchoComesBack() {
+        var state = ControlState(targets: RackState(), preset: "")
+        let change = parameters(.gain, -6)
+        XCTAssertEqual(state.commit(change, at: 48_000, posted: true), [])
+        XCTAssertEqual(state.targets[.gain], 0, "get/dump never run ahead of the sound")
+        var echo = EngineEvent(sampleTime: 48_000, .set(.gain, -6, ramp: .standard))
+        echo.isScheduled = true
+        XCTAssertEqual(state.absorb(echo).map(\.change), [.parameter(.gain, -6)])
+        XCTAssertEqual(state.targets[.gain], -6)
+    }
+
+    func testAChangeWhileNoServerRunsIsToldAtOnce() {
+        var state = ControlState(targets: RackState(), preset: "")
+        let records = state.commit(parameters(.cutoff, 800), at: EngineEvent.immediately, posted: false)
+        XCTAssertEqual(records, [ChangeRecord(change: .parameter(.cutoff, 800), source: .whileAway)])
+        XCTAssertEqual(state.targets[.cutoff], 800)
+    }
+
+    func testAMIDIControllerIsKnownFromItsEcho() {
+        var state = ControlState(targets: RackState(), preset: "")
+        let echo = EngineEvent(sampleTime: 100, .midiSet(.mix, 75))
+        XCTAssertEqual(state.absorb(echo), [ChangeRecord(change: .parameter(.mix, 75), source: .midiController, echo: echo)])
+        XCTAssertEqual(state.targets[.mix], 75)
+    }
+
+    func testARejoinTellsNothingNewAndAPresetsParametersBelongToIt() {
+        var state = ControlState(targets: RackState(), preset: "")
+        let jump = EngineEvent(sampleTime: 0, .set(.mix, 50, ramp: .jump))
+        XCTAssertEqual(state.absorb(jump).map(\.source), [.rejoin])
+        var warm = RackState()
+        warm[.mix] = 20
+        let recall = StateChange.preset(name: "Warm", state: warm, rampFrames: 0)
+        let events = state.events(for: recall, at: EngineEvent.immediately)
+        XCTAssertEqual(events.count, 1 + Parameters.all.count, "a marker, then every parameter")
+        XCTAssertEqual(state.commit(recall, at: EngineEvent.immediately, posted: true), [])
+        XCTAssertEqual(state.targets, warm)
+        XCTAssertEqual(state.preset, "Warm")
+        let echoes = events.flatMap { e -> [ChangeRecord] in
+            var echo = e
+            echo.sampleTime = 256
+            return state.absorb(echo)
+        }
+        XCTAssertEqual(echoes.first?.change, .preset(name: "Warm", rampFrames: 0))
+        XCTAssertEqual(echoes.dropFirst().map(\.partOfPreset), Array(repeating: true, count: Parameters.all.count))
+        let later = EngineEvent(sampleTime: 300, .set(.mix, 40, ramp: .standard))
+        XCTAssertEqual(state.absorb(later).map(\.partOfPreset), [false], "the next change is the user's own")
+    }
+
+    func testEverySinkSeesEveryRecordInTheOrderItSubscribed() {
+        let stream = ChangeStream()
+        var seen: [String] = []
+        stream.subscribe { _ in seen.append("first") }
+        stream.subscribe { _ in seen.append("second") }
+        stream.publish([ChangeRecord(change: .parameter(.mix, 1), source: .control),
+                        ChangeRecord(change: .parameter(.gain, 2), source: .control)])
+        XCTAssertEqual(seen, ["first", "second", "first", "second"])
+    }
+
+    func testTheLedgerIgnoresScheduledEchoesOfBeforeAnOutage() {
+        var ledger = EngineLedger()
+        ledger.posted(scheduled: 2)
+        var old = EngineEvent(sampleTime: 10, .set(.mix, 1, ramp: .standard))
+        old.isScheduled = true
+        XCTAssertTrue(ledger.echoed(old))
+        XCTAssertEqual(ledger.scheduled, 1)
+        ledger.postedRestart()
+        XCTAssertEqual(ledger.scheduled, 0)
+        XCTAssertFalse(ledger.echoed(old), "of the time before the outage")
+        XCTAssertTrue(ledger.echoed(EngineEvent(sampleTime: 0, .restart(droppedEvents: 1))))
+        ledger.posted(scheduled: 1)
+        XCTAssertTrue(ledger.echoed(old))
+        XCTAssertEqual(ledger.scheduled, 0)
+    }
+
+    func testTheWebPageFollowsTheSameStreamAsSubscribers() {
+        let rig = Rig()
+        var pushed: [OSCMessage] = []
+        rig.controller.subscribeToChanges { if let m = $0.feedbackMessage { pushed.append(m) } }
+        let sub = OSCEndpoint(host: "127.0.0.1", port: 9100)!
+        rig.send("/rack/subscribe", [.int(Int32(sub.port))])
+        rig.send("/rack/mix", [.float(30)])
+        rig.send("/rack/preset", [.string("Warm")])
+        rig.settle()
+        let told = rig.outbox.take(for: sub)
+        XCTAssertEqual(told.count, 2 + Parameters.all.count, "mix, then the preset and its every parameter")
+        XCTAssertEqual(told.first, OSCMessage("/rack/mix", [.float(30)]))
+        XCTAssertEqual(told.dropFirst().first, OSCMessage("/rack/preset", [.string("Warm")]))
+        XCTAssertEqual(pushed, told, "the same changes, in the same order")
+    }
+}
