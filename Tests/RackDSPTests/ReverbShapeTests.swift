@@ -36,7 +36,7 @@ final class ReverbShapeTests: XCTestCase {
     /// 0.5, 1, 2, 5, 10, 30 s) in a small room (smallRoom, size 0.42), a medium room
     /// (mediumRoom, 0.64) and a chamber (mediumChamber, 0.67); a large room over the part of the
     /// grid it reaches: largeHall (1.5) from 0.5 s, cathedral (2.03) from 0.7 s; and every other
-    /// room at 48 kHz from its floor (`RoomDefinition.decayCorrectionTable`, the README's
+    /// room at its floor, 1 s and 10 s (`RoomDefinition.decayCorrectionTable`, the README's
     /// rooms): a loop as long as the decay and lossless input diffusers cannot decay faster.
     /// T30/decay measured when written: 1.00…1.10 (the worst, mediumRoom at 0.2 s and 96 kHz,
     /// 1.096; 1.01…1.04 from 0.5 s up), largeHall 1.01…1.07, cathedral 1.02…1.09.
@@ -52,7 +52,7 @@ final class ReverbShapeTests: XCTestCase {
                      (.largeHall, rate, decays.filter { $0 >= 0.5 }), (.cathedral, rate, [0.7] + decays.filter { $0 >= 1 })]
         }
         for room in Room.allCases where ![.smallRoom, .mediumRoom, .mediumChamber, .largeHall, .cathedral].contains(room) {
-            grid.append((room, 48_000, [Self.shortestDecaySeconds(room), 1, 10]))
+            for rate in rates { grid.append((room, rate, [Self.shortestDecaySeconds(room), 1, 10])) }
         }
         #endif
         for (room, rate, decays) in grid {
@@ -237,6 +237,68 @@ final class ReverbShapeTests: XCTestCase {
         let tail = (Array(y.left[(feed + frozen)...]), Array(y.right[(feed + frozen)...]))
         let t30 = try XCTUnwrap(IRA.reverberationTime(left: tail.0, right: tail.1, sampleRate: rate, lower: -35))
         XCTAssertEqual(t30, 1, accuracy: 0.1, "after unfreeze: T30 \(t30) s")
+    }
+
+    // MARK: A shape while a room waits its turn
+
+    /// A shape that arrives while a room change waits for a running crossfade (the engine sends
+    /// the new room's values with the room) is for the waiting room: the heard network (which
+    /// will fade out) keeps its absorption, so the output until the waiting room starts is
+    /// bit-identical to a run without the shape; once it starts, the waiting room's network has
+    /// the shape (its coefficients those of the room shaped so) and the tail fading out has
+    /// the coefficients it had in the run without the shape.
+    func testAShapeForAWaitingRoomShapesThatRoomOnly() throws {
+        let rate = 48_000.0
+        let input = DSPTestSignals.noise(Int(0.6 * rate), seed: 3)
+        var first = Room.smallRoom.shape
+        first.decaySeconds = 2
+        var forPlate = Room.plate.shape
+        forPlate.decaySeconds = 3
+        forPlate.dampingHz = 2_000
+        // The engine's order: a room change and the room's values in the same tick.
+        func run(shapeThePlate: Bool) -> (output: [Float], plateStart: Int, plate: ReverbCoefficients,
+                                           fading: ReverbCoefficients) {
+            var reverb = Reverb()
+            reverb.prepare(sampleRate: rate, maxFrames: 8)
+            defer { reverb.deallocate() }
+            reverb.setRoom(.smallRoom, crossfadeFrames: 0)
+            reverb.setShape(first)
+            var output: [Float] = []
+            var plateStart = -1
+            var i = 0
+            while i < input.count {
+                if i == Int(0.2 * rate) {
+                    reverb.setRoom(.cathedral, crossfadeFrames: 4_800)
+                    var cathedral = Room.cathedral.shape
+                    cathedral.decaySeconds = 2
+                    reverb.setShape(cathedral)
+                }
+                if i == Int(0.22 * rate) {
+                    reverb.setRoom(.plate, crossfadeFrames: 4_800)
+                    XCTAssertNotNil(reverb.pendingRoom, "the plate waits for the running crossfade")
+                    if shapeThePlate { reverb.setShape(forPlate) }
+                }
+                let y = IRA.render(&reverb, left: Array(input[i..<(i + 8)]), right: Array(input[i..<(i + 8)]), block: 8)
+                output += y.left
+                if plateStart < 0 && i > Int(0.22 * rate) && reverb.pendingRoom == nil { plateStart = i }
+                i += 8
+            }
+            let slots = reverb.slots!
+            let fading = (0..<reverb.slotCount).first { slots[$0].core.room == .cathedral }!
+            return (output, plateStart, reverb.active.coefficients, slots[fading].core.coefficients)
+        }
+        let shaped = run(shapeThePlate: true), plain = run(shapeThePlate: false)
+        XCTAssertGreaterThan(shaped.plateStart, 0)
+        XCTAssertEqual(shaped.plateStart, plain.plateStart)
+        let differing = (0..<shaped.plateStart).first { shaped.output[$0] != plain.output[$0] }
+        XCTAssertNil(differing, "the heard room was shaped with the waiting room's values (from sample \(differing ?? 0))")
+        var expected = ReverbCoefficients(room: .plate, sampleRate: rate)
+        expected.shape(decaySeconds: forPlate.decaySeconds, dampingHz: forPlate.dampingHz, frozen: false)
+        XCTAssertEqual(shaped.plate.decaySeconds, 3)
+        XCTAssertEqual(shaped.plate.gain, expected.gain)
+        XCTAssertEqual(shaped.plate.damping, expected.damping)
+        XCTAssertEqual(shaped.fading.gain, plain.fading.gain, "the fading-out tail took the waiting room's decay")
+        XCTAssertEqual(shaped.fading.damping, plain.fading.damping)
     }
 
     // MARK: Block-size invariance
