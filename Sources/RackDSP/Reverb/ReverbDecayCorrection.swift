@@ -9,8 +9,9 @@
 /// - Much loss per pass (decays under ~10 loop delays): the HF damping one-pole has to reach a
 ///   loss of twice the mid band's at `halfDecayHz` in one pass, so its corner falls towards the
 ///   mid band (J. O. Smith's design, |H| = g_mid at the half-decay point: with g_mid = 0.1 the
-///   pole is ~0.94, a −3 dB corner near 500 Hz) and takes the mid band down with it; the
-///   in-loop diffusers' direct path (−g·x) meanwhile skips their absorption. The first pass
+///   pole is ~0.94 for a 5 kHz half-decay point, a −3 dB corner near 460 Hz) and takes the mid
+///   band down with it; the in-loop diffusers' direct path (−g·x) meanwhile skips their
+///   absorption. The first pass
 ///   and the early pattern are a larger part of a short response. Measured: largeHall at
 ///   0.5 s gave T30 0.39 s, cathedral 1 s → 0.77 s, mediumChamber 0.3 s → 0.26 s.
 /// - Little loss per pass (long decays): the one-pole is the textbook f² loss and the decay
