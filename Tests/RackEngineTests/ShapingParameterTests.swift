@@ -84,10 +84,11 @@ final class ShapingParameterTests: XCTestCase {
     }
 
     /// Energy above 8 kHz in the worst 20 ms window of the second after `change`, for a 1 kHz
-    /// sine at mix 100 % (dB, relative).
-    func worstSplatter(_ id: ParameterID, to value: Double, ramp: Double) -> Double {
+    /// sine at mix 100 % (dB, relative), from the default state with `from` set.
+    func worstSplatter(_ id: ParameterID, to value: Double, ramp: Double, from: (ParameterID, Double)? = nil) -> Double {
         var state = RackState()
         state[.mix] = 100
+        if let (startID, startValue) = from { state[startID] = startValue }
         let frames = Int(rate * 1.5)
         let input = (0..<frames).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / rate)) }
         let out = renderEngine(input: input, block: 256, state: state, events: [event(0.5, id, value, ramp: ramp)])
@@ -105,19 +106,25 @@ final class ShapingParameterTests: XCTestCase {
     /// change, and against the 1 kHz sine itself (its energy in a 20 ms window is +20.8 dB on
     /// this scale): the splatter stays 60 dB below the sine. (The reverb takes its shape per
     /// 32-sample control tick, so a 20 ms ramp steps ten times as coarsely as a 200 ms one.)
+    /// `highcut` from its default (20 kHz, off) is the wet low-pass's first engage, and back to
+    /// 20 kHz its switching off; `lowcut` back to 10 Hz likewise. (Before `CutSection`
+    /// crossfaded its switching and moved to the state-variable form: the first engage −42.7 dB
+    /// re the sine, −44.1 dB at 200 ms; back to 20 kHz −50.7 and −61.5 dB. When written:
+    /// −82.7/−92.6 and −74.7/−90.9 dB.)
     func testRampsOfTheNewControlsDoNotSplatter() {
         let sineWindowDecibels = 10 * log10(0.125 * 0.02 * rate)
-        let changes: [(ParameterID, Double)] = [(.decay, 8), (.damping, 800), (.lowcut, 600), (.highcut, 1500),
-                                                (.width, 0), (.predelay, 120), (.bypass, 1)]
-        for (id, value) in changes {
-            let jump = worstSplatter(id, to: value, ramp: 0)
-            let reference = worstSplatter(id, to: value, ramp: 0.2)
-            print("\(Parameters[id].name): worst 20 ms above 8 kHz, default ramp \(String(format: "%.1f", jump - sineWindowDecibels)) dB, 200 ms ramp \(String(format: "%.1f", reference - sineWindowDecibels)) dB (re the sine)")
-            // highcut: −43 dB at either ramp length, from the wet stage's low-pass switching on
-            // with empty states (its first step below 20 kHz): a kernel defect, reported.
-            if id == .highcut { continue }
-            XCTAssertLessThanOrEqual(jump, sineWindowDecibels - 60, "\(Parameters[id].name) splatters")
-            XCTAssertLessThanOrEqual(reference, sineWindowDecibels - 75, "\(Parameters[id].name) splatters at 200 ms")
+        let changes: [(ParameterID, Double, (ParameterID, Double)?)] = [
+            (.decay, 8, nil), (.damping, 800, nil), (.lowcut, 600, nil), (.highcut, 1500, nil),
+            (.highcut, 20_000, (.highcut, 1500)), (.lowcut, 10, (.lowcut, 600)),
+            (.width, 0, nil), (.predelay, 120, nil), (.bypass, 1, nil),
+        ]
+        for (id, value, from) in changes {
+            let jump = worstSplatter(id, to: value, ramp: 0, from: from)
+            let reference = worstSplatter(id, to: value, ramp: 0.2, from: from)
+            let name = Parameters[id].name + (from.map { " from \($0.1)" } ?? "")
+            print("\(name) → \(value): worst 20 ms above 8 kHz, default ramp \(String(format: "%.1f", jump - sineWindowDecibels)) dB, 200 ms ramp \(String(format: "%.1f", reference - sineWindowDecibels)) dB (re the sine)")
+            XCTAssertLessThanOrEqual(jump, sineWindowDecibels - 60, "\(name) → \(value) splatters")
+            XCTAssertLessThanOrEqual(reference, sineWindowDecibels - 75, "\(name) → \(value) splatters at 200 ms")
         }
     }
 

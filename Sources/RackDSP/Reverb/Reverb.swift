@@ -274,7 +274,9 @@ public struct Reverb: @unchecked Sendable {
     /// `damping`, `freeze`), the wet output's cuts and width, and the input feed (`freeze`
     /// fades it out over `ReverbShape.freezeFadeSeconds`, unfreezing fades it back in).
     /// A room change keeps the shape (the control side sends a new room's own values, `Room.shape`,
-    /// unless the same change sets them); tails of earlier rooms keep their own decay.
+    /// unless the same change sets them); tails of earlier rooms keep their own decay. A shape
+    /// given while a room change waits its turn is that room's: the heard network keeps its
+    /// absorption until the waiting room starts (`applyShape`).
     /// - Realtime: safe
     @_noLocks public mutating func setShape(_ shape: ReverbShape) {
         self.shape = shape.clamped

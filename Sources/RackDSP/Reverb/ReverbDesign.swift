@@ -60,6 +60,12 @@ struct ReverbCoefficients {
     var decaySeconds = 1.0
     var dampingHz = ReverbShape.dampingRange.upperBound
     var frozen = false
+    /// The room's decay correction (`RoomDefinition.decayCorrection`, its 16 nodes; all 1 for a
+    /// definition outside the table) and its value at the room's own decay: a shaped decay's
+    /// mid-band T60 is `decaySeconds · calibration · correction(decay)/correction(own)`, so at
+    /// the room's own decay the factor is exactly 1 (the room's design, byte for byte).
+    var decayCorrection = SIMD16<Double>(repeating: 1)
+    var ownDecayCorrection = 1.0
     /// `ReverbTuning.halfDecayPerDamping`, copied (a `static let` read is a call on the render path).
     var halfDecayPerDamping = ReverbTuning.halfDecayPerDamping
     /// Sizes this room needs (samples).
@@ -98,6 +104,8 @@ struct ReverbCoefficients {
     /// The coefficients of `room` at `fs` Hz, from its row of `RoomDefinition.table`.
     init(room: Room, sampleRate fs: Double) {
         self.init(definition: room.definition, sampleRate: fs)
+        decayCorrection = RoomDefinition.decayCorrection(room)
+        ownDecayCorrection = Self.correction(decayCorrection, decaySeconds: decaySeconds)
     }
 
     /// The coefficients of a room definition at `fs` Hz (any definition, for tuning experiments).
@@ -195,11 +203,27 @@ struct ReverbCoefficients {
             return
         }
         let midDecaySeconds = decaySeconds * calibration
+            * (Self.correction(decayCorrection, decaySeconds: decaySeconds) / ownDecayCorrection)
         let halfDecayHz: Double? = dampingHz >= ReverbShape.dampingRange.upperBound
             ? nil : min(halfDecayPerDamping * dampingHz, 0.5 * sampleRate)
         apply(LineAbsorption(midDecaySeconds: midDecaySeconds, lowDecaySeconds: midDecaySeconds * lowRatio,
                              halfDecayHz: halfDecayHz, sampleRate: sampleRate,
                              lineDelay: lineDelay, diffuserDelay: diffuserDelay))
+    }
+
+    /// The decay correction at `decaySeconds`: `nodes` interpolated linearly in log decay
+    /// (node k at `ReverbTuning.decayCorrectionNode(k)`), held flat beyond the end nodes.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func correction(_ nodes: SIMD16<Double>, decaySeconds: Double) -> Double {
+        let last = Double(nodes.scalarCount - 1)
+        let position = RackMath.log2(decaySeconds / ReverbTuning.decayCorrectionFirstSeconds)
+            / ReverbTuning.decayCorrectionOctavesPerNode
+        if !(position > 0) { return nodes[0] }
+        if position >= last { return nodes[nodes.scalarCount - 1] }
+        let k = Int(position)
+        let fraction = position - Double(k)
+        return nodes[k] + fraction * (nodes[k + 1] - nodes[k])
     }
 
     /// Early taps: delays, channels and gains, and the history they need.

@@ -100,11 +100,17 @@ extension Reverb {
     }
 
     /// The shape into the heard network's absorption (a no-op when it has it) and, after a
-    /// `setShape`, into the wet stage and the feed.
+    /// `setShape`, into the wet stage, the pre-delay and the feed. While a room waits its turn
+    /// (`pendingRoom`) the shape is that room's (the control side sends a room's values with
+    /// it): the heard network, which will fade out when the waiting room starts, keeps its
+    /// absorption, and the waiting room's network takes the shape at its first group. (The
+    /// wet stage, the pre-delay and the feed act on every network at once: they follow at once.)
     @_noLocks @inline(__always)
     mutating func applyShape(_ shape: ReverbShape, _ slots: UnsafeMutablePointer<ReverbSlot>) {
-        slots[live].core.coefficients.shape(decaySeconds: shape.decaySeconds, dampingHz: shape.dampingHz,
-                                            frozen: shape.freeze)
+        if case .none = pendingRoom {
+            slots[live].core.coefficients.shape(decaySeconds: shape.decaySeconds, dampingHz: shape.dampingHz,
+                                                frozen: shape.freeze)
+        }
         guard shapeChanged else { return }
         shapeChanged = false
         wetStage.set(shape, sampleRate: sampleRate)

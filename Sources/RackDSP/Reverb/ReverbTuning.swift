@@ -68,6 +68,20 @@ enum ReverbTuning {
     /// control's frequency (`ReverbShapeTests.testDampingHalvesTheDecayAtTwiceItsFrequency`).
     static let halfDecayPerDamping = 1.7
 
+    /// The grid of `RoomDefinition.decayCorrection`: 16 nodes spaced evenly in log decay over
+    /// `ReverbShape.decayRange` (0.1 … 30 s, a factor of about 1.46 from node to node), node k at
+    /// `decayCorrectionFirstSeconds · 2^(k · decayCorrectionOctavesPerNode)` s. (Computed
+    /// properties: the render path reads them.)
+    static var decayCorrectionFirstSeconds: Double { @inline(__always) @_noLocks get { 0.1 } }
+    /// log2(30/0.1)/15.
+    static var decayCorrectionOctavesPerNode: Double {
+        @inline(__always) @_noLocks get { 0.548_587_912_699_725_4 }
+    }
+    /// Node k's decay (s).
+    static func decayCorrectionNode(_ k: Int) -> Double {
+        decayCorrectionFirstSeconds * RackMath.exp2(Double(k) * decayCorrectionOctavesPerNode)
+    }
+
     /// Delay of the second output tap of every line, as a fraction of the room's shortest plain
     /// line delay: the outputs read every line twice, at its input and this far along it (the
     /// multi-tap output of J. Dattorro's plate, 1997, and of Griesinger's designs), so the
