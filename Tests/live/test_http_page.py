@@ -49,14 +49,8 @@ def browser():
 
 
 def wait(predicate, timeout=5.0):
-    """The predicate's first truthy answer within `timeout` s, else its last answer."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    return predicate()
+    """The suite's `wait_until` with the page's usual bound: a browser takes longer than a socket."""
+    return wait_until(predicate, timeout, 0.05)
 
 
 def text(browser, element_id):
