@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from httplib import get, get_json
-from livelib import close_to, start_jack, stop_jack, wait_until
+from livelib import close_to, process_usage, start_jack, stop_jack, wait_until
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -306,6 +306,7 @@ def test_the_decay_picture_follows_the_reverb_and_is_rack_plots(rack, osc, brows
     img = browser.find_element(By.ID, "picture-decay")
     assert img.find_element(By.XPATH, "ancestor::section").get_attribute("id") == "group-reverb"
     assert wait_until(lambda: picture_version(browser, "decay"), 10.0)
+    rss_before = process_usage(rack.pid)["rss_mb"]
     # The worst case to measure: a 30 s decay (60.3 s of response) in the largest room.
     for address, value, fragment in [("/rack/room", "cathedral", 'data-room="cathedral"'),
                                      ("/rack/decay", 30.0, 'data-decay="30"'),
@@ -332,6 +333,10 @@ def test_the_decay_picture_follows_the_reverb_and_is_rack_plots(rack, osc, brows
         if value == 30.0:
             assert draw_ms < 5000, f"the worst decay took {draw_ms:.0f} ms to draw"
             assert 24 < dict(page)[1000] < 36, f"1 kHz rings about as long as the decay set: {page}"
+    # What a drawing measures (~115 MB at 30 s) goes back to the system when it is done.
+    rss_after = process_usage(rack.pid)["rss_mb"]
+    print(f"RSS {rss_before:.1f} MB before the 30 s decay was drawn, {rss_after:.1f} MB after")
+    assert rss_after - rss_before < 32, (rss_before, rss_after)
 
 
 def free_tcp_port() -> int:
