@@ -300,8 +300,9 @@ def cli_decay_points(rack, rack_binary, tmp_path) -> list[tuple[float, float]]:
 
 def test_the_decay_picture_follows_the_reverb_and_is_rack_plots(rack, osc, browser, rack_binary, tmp_path):
     """Issue 21 #6: the reverb's decay (RT60 per octave band, as `rack plot --decay`) in the
-    page, redrawn off the event loop when the reverb changes over OSC, and pushed. Its points
-    equal the CLI's for the same state within 1e-9 relative (the same code at the same rate)."""
+    page, redrawn off the event loop when the reverb changes (over OSC, from the page, by a
+    preset recall), and pushed. Its points equal the CLI's for the same state within 1e-9
+    relative (the same code at the same rate); a drawing's memory goes back to the system."""
     open_page(browser, rack)
     img = browser.find_element(By.ID, "picture-decay")
     assert img.find_element(By.XPATH, "ancestor::section").get_attribute("id") == "group-reverb"
@@ -333,6 +334,11 @@ def test_the_decay_picture_follows_the_reverb_and_is_rack_plots(rack, osc, brows
         if value == 30.0:
             assert draw_ms < 5000, f"the worst decay took {draw_ms:.0f} ms to draw"
             assert 24 < dict(page)[1000] < 36, f"1 kHz rings about as long as the decay set: {page}"
+    # From the page itself and from a preset recall, as from OSC.
+    Select(browser.find_element(By.ID, "control-room")).select_by_value("plate")
+    assert wait_until(lambda: shown(browser, rack, "decay", 'data-room="plate"'), 15.0)
+    osc.send("/rack/preset", "Warm")
+    assert wait_until(lambda: shown(browser, rack, "decay", 'data-room="mediumHall"', 'data-decay="2.2"'), 15.0)
     # What a drawing measures (~115 MB at 30 s) goes back to the system when it is done.
     rss_after = process_usage(rack.pid)["rss_mb"]
     print(f"RSS {rss_before:.1f} MB before the 30 s decay was drawn, {rss_after:.1f} MB after")
