@@ -14,6 +14,16 @@ enum PagePictures {
         case response(cutoffHz: Double, resonanceDB: Double, sampleRateHz: Double)
         /// The reverb's RT60 per octave band (`rack plot --decay --rate sampleRateHz`).
         case decay(room: Room, shape: ReverbShape, sampleRateHz: Double)
+
+        /// The picture these inputs draw, by the code of `rack plot`.
+        var svg: String {
+            switch self {
+            case let .response(cutoff, resonance, rate):
+                ResponsePlot.svg(curves: [ResponseCurveSpec(name: "now", cutoff: cutoff, resonance: resonance)], sampleRate: rate)
+            case let .decay(room, shape, rate):
+                DecayPlot.svg(curves: [DecayCurveSpec(name: "now", room: room, shape: shape)], sampleRate: rate)
+            }
+        }
     }
 
     /// One picture.
@@ -26,10 +36,8 @@ enum PagePictures {
         let group: ParameterGroup
         /// The parameters it may be drawn from: a change of one makes its worker look again.
         let parameters: [ParameterID]
-        /// What it is drawn from in a state.
+        /// What it is drawn from in a state (`Inputs.svg` draws it).
         let inputs: @Sendable (LiveState.Snapshot) -> Inputs
-        /// The SVG for those inputs.
-        let draw: @Sendable (Inputs) -> String
 
         var url: String { pathPrefix + name + ".svg" }
         /// The address its version (`i`, from 1) is pushed at to WebSocket listeners.
@@ -53,11 +61,6 @@ enum PagePictures {
                 inputs: { snapshot in
                     .response(cutoffHz: snapshot.number(Parameters[.cutoff]), resonanceDB: snapshot.number(Parameters[.resonance]),
                               sampleRateHz: snapshot.sampleRateHz)
-                },
-                draw: { inputs in
-                    guard case let .response(cutoff, resonance, rate) = inputs else { return "" }
-                    return ResponsePlot.svg(curves: [ResponseCurveSpec(name: "now", cutoff: cutoff, resonance: resonance)],
-                                            sampleRate: rate)
                 }),
         Picture(name: "decay", title: "the reverb's decay time per octave band now (RT60, as rack plot --decay)", group: .reverb,
                 parameters: [.room] + ReverbControls.followingRoom,
@@ -66,10 +69,6 @@ enum PagePictures {
                     var shape = state.reverbShape
                     shape.freeze = false   // the measurement ignores it: no new picture for it
                     return .decay(room: state.room, shape: shape, sampleRateHz: min(snapshot.sampleRateHz, decayMaximumRateHz))
-                },
-                draw: { inputs in
-                    guard case let .decay(room, shape, rate) = inputs else { return "" }
-                    return DecayPlot.svg(curves: [DecayCurveSpec(name: "now", room: room, shape: shape)], sampleRate: rate)
                 }),
     ]
 
@@ -93,7 +92,7 @@ enum PagePictures {
     /// The SVG of `picture` for the values of `snapshot`, drawn now (tests; the server's
     /// pictures come from their workers).
     static func svg(_ picture: Picture, snapshot: LiveState.Snapshot) -> String {
-        picture.draw(picture.inputs(snapshot))
+        picture.inputs(snapshot).svg
     }
 }
 

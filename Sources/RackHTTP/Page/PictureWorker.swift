@@ -83,7 +83,7 @@ final class PictureWorker: Sendable {
     private func draw(_ inputs: PagePictures.Inputs) {
         let clock = ContinuousClock()
         let start = clock.now
-        let svg = picture.draw(inputs)
+        let svg = inputs.svg
         let elapsed = start.duration(to: clock.now)
         releaseFreedMemory()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
