@@ -37,6 +37,7 @@ final class PictureWorker: Sendable {
         self.picture = picture
         self.state = state
         queue = DispatchQueue(label: "rack.picture." + picture.name, qos: .utility)
+        Malloc.mapLargeBlocks
     }
 
     /// The latest drawing, nil before the first is done.
@@ -96,20 +97,37 @@ final class PictureWorker: Sendable {
     }
 
     /// Gives the heap a drawing freed back to the system. A decay drawing measures up to 60.3 s
-    /// of response (~115 MB in arrays at 48 kHz, freed when it ends), and glibc keeps freed
-    /// heap by default: without this a live rack stayed ~120 MB larger after a 30 s decay was
-    /// drawn (141 → 265 MB RSS).
+    /// of response (~115 MB in arrays at 48 kHz, freed when it ends). glibc kept it: its
+    /// threshold for serving a block by mmap rises to the largest block freed, so the next
+    /// drawing's arrays came from a thread's arena, whose top it keeps up to twice that (a live
+    /// rack stayed 45–120 MB larger after a 30 s decay was drawn). So blocks of 1 MB and more
+    /// are mapped, and unmapped when freed (`Malloc.mapLargeBlocks`, once); `malloc_trim` then
+    /// returns what smaller blocks freed.
     private func releaseFreedMemory() {
-        Self.mallocTrim?(0)
+        Malloc.trim?(0)
     }
+}
 
-    /// glibc's `malloc_trim` (not in the Glibc module: <malloc.h>), nil on a C library without it.
-    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+/// glibc's allocator settings (<malloc.h> is not in the Glibc module: looked up by name; nil
+/// on a C library without them).
+private enum Malloc {
+    /// `malloc_trim(pad)`.
+    static let trim: (@convention(c) (Int) -> Int32)? = symbol("malloc_trim")
+    /// `mallopt(param, value)`.
+    static let opt: (@convention(c) (Int32, Int32) -> Int32)? = symbol("mallopt")
+    /// glibc's `M_MMAP_THRESHOLD`.
+    static let mmapThreshold: Int32 = -3
+
+    /// Blocks of 1 MB and more are mapped for themselves (fixed: no longer raised when one is
+    /// freed), for the whole process: done once, before the first drawing.
+    static let mapLargeBlocks: Void = { _ = opt?(mmapThreshold, 1 << 20) }()
+
+    static func symbol<T>(_ name: String) -> T? {
         #if os(Linux)
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
+        return unsafeBitCast(address, to: T.self)
         #else
         return nil
         #endif
-    }()
+    }
 }
