@@ -14,6 +14,9 @@ struct OSCQueryResponder: HTTPResponder {
     let state: LiveState
     let info: HostInfoSource
     let rules: ExposureRules
+    /// The page's pictures, each drawn by its own worker: a request is answered with the latest
+    /// drawing and never draws.
+    let pictures: [PictureWorker]
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let response = answer(request)
@@ -43,9 +46,17 @@ struct OSCQueryResponder: HTTPResponder {
         if let asset = PageAssets.asset(at: path) {
             return Self.page(asset, authority: authority ?? "")
         }
-        if let picture = PagePictures.picture(at: path) {
-            let svg = PagePictures.svg(picture, snapshot: state.snapshot())
-            return Self.page(PageAssets.Asset(contentType: "image/svg+xml", text: svg), authority: authority ?? "")
+        if let picture = PagePictures.picture(at: path), let worker = pictures.first(where: { $0.picture.name == picture.name }) {
+            guard let drawing = worker.latest else {
+                var r = Self.error(.serviceUnavailable, "the picture is being drawn; its version is pushed when it is ready")
+                r.headers[.retryAfter] = "1"
+                return r
+            }
+            // The version the page was pushed as its ETag, and how long the drawing took.
+            var r = Self.page(PageAssets.Asset(contentType: "image/svg+xml", text: drawing.svg), authority: authority ?? "")
+            r.headers[.eTag] = "\"\(drawing.version)\""
+            r.headers[.init("Server-Timing")!] = "draw;dur=" + String(format: "%.1f", drawing.seconds * 1000)
+            return r
         }
         if path == PageAssets.basePath + "pictures.json" {
             return Self.page(PageAssets.Asset(contentType: "application/json", text: PagePictures.manifest.text),

@@ -67,7 +67,8 @@ public final class RackHTTPServer: Sendable {
         let budget = ConnectionBudget(allow: configuration.allow)
         let rules = ExposureRules.currentMachine()
         let info = HostInfoSource(configuration: configuration, port: self)
-        let responder = OSCQueryResponder(state: state, info: info, rules: rules)
+        let pictures = PagePictures.all.map { PictureWorker(picture: $0, state: self.state) }
+        let responder = OSCQueryResponder(state: state, info: info, rules: rules, pictures: pictures)
         let state = self.state
         let host = self.host
         var logger = Logger(label: "rack.http")
@@ -118,6 +119,7 @@ public final class RackHTTPServer: Sendable {
             throw StartError(description: "the HTTP server did not start within \(formatSeconds(timeoutSeconds))")
         }
         if let why = failure.withLock({ $0 }) { throw StartError(description: why) }
+        for worker in pictures { worker.start() }
     }
 
     /// Stops serving and closes every connection (waits up to `timeoutSeconds`). For the

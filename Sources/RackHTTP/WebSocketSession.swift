@@ -72,10 +72,12 @@ struct WebSocketSession: Sendable {
         }
     }
 
-    /// `path` when a client may LISTEN to it: a node of the namespace, or a continuous
-    /// parameter's `/norm` address (its 0…1 control position, published beside its value).
+    /// `path` when a client may LISTEN to it: a node of the namespace, a continuous
+    /// parameter's `/norm` address (its 0…1 control position, published beside its value), or
+    /// a page picture's version (`/ui/picture/<name>`, pushed when a new drawing is ready).
     static func listenable(_ path: String, presetNames: [String]) -> String? {
         if let address = ParameterAddress(parsing: path), address.isNormalized { return address.path }
+        if let picture = PagePictures.all.first(where: { $0.versionAddress == path }) { return picture.versionAddress }
         guard let node = OSCQueryNamespace.root(presetNames: presetNames).find(path), node.path == path else { return nil }
         return node.path
     }

@@ -95,6 +95,7 @@ struct PlotCommand: ParsableCommand {
         }
         try applySettings(sets, to: &state)
         if !sets.isEmpty { start += " + " + sets.joined(separator: ", ") }
+        start = Timeline.describeStart(start, automation: automation)
 
         let timeline = Timeline.make(automation: automation, text: text, fileName: (path as NSString).lastPathComponent,
                                      presetState: { presets.preset(named: $0)?.state }, sampleRate: rate, length: length,

@@ -78,6 +78,8 @@ final class OSCQueryTests: XCTestCase {
         }
         let manifest = PagePictures.manifest.text
         XCTAssertTrue(manifest.contains("\"/ui/picture/response.svg\"") && manifest.contains("\"/rack/cutoff\""), manifest)
+        XCTAssertTrue(manifest.contains("\"/ui/picture/decay.svg\"") && manifest.contains("\"/rack/damping\"")
+                      && manifest.contains("\"version\":\"/ui/picture/decay\""), manifest)
     }
 
     func testHostAndOriginRules() {

@@ -1,6 +1,7 @@
 /// The parameter sections, built from the OSCQuery namespace: one section per `GROUP` (in the
 /// table's order), a control per parameter in it — a checkbox for a `toggle` taper, a list for
-/// a `choice`, a fader otherwise — and the pictures of that group. A fader moves in 0…1 and
+/// a `choice`, a fader otherwise — and the pictures of that group (the filter's response, the
+/// reverb's decay), each shown as rack pushes a new drawing of it. A fader moves in 0…1 and
 /// sends `/rack/<param>/norm`; the knob follows the position rack pushes on `/norm` and the
 /// number shown is the value rack pushes back, so the page holds no copy of the taper maths.
 let pageControlsScript = #"""
@@ -128,28 +129,35 @@ function showPosition(name, position) {
   else if (c.kind === "fader" && performance.now() >= c.heldUntil) c.input.value = Math.round(position * STEPS);
 }
 
-/** Each picture in its group's section, asked for again (at a new URL) when a parameter it is
-    drawn from changes: one request at a time, the latest state last. */
+/** Each picture in its group's section. rack draws a picture off its event loop whenever what
+    it is drawn from changes, and pushes its version (`i`, with the seconds it took) at the
+    picture's version address; the page then asks for it: one request at a time, the latest
+    version last. The image tells the version it shows in `data-version`. */
 function buildPictures(pictures) {
   for (const p of pictures) {
-    const img = element("img", { id: "picture-" + p.name, alt: p.title, className: "picture", src: p.url + "?v=0" });
-    const state = { version: 0, loading: true, stale: false };
+    const img = element("img", { id: "picture-" + p.name, alt: p.title, className: "picture" });
+    img.width = 1000; img.height = 600;   // room kept before the first drawing arrives
+    const state = { wanted: 0, requested: 0, loading: false };
     const refresh = () => {
-      if (state.loading) { state.stale = true; return; }
+      if (state.loading || state.wanted === state.requested) return;
       state.loading = true;
-      img.src = p.url + "?v=" + (++state.version);
+      state.requested = state.wanted;
+      img.src = p.url + "?v=" + state.requested;
     };
-    const settled = () => {
+    const settled = ok => {
       state.loading = false;
-      if (state.stale) { state.stale = false; refresh(); }
+      if (ok) img.dataset.version = String(state.requested);
+      refresh();
     };
-    img.addEventListener("load", settled);
-    img.addEventListener("error", settled);
+    img.addEventListener("load", () => settled(true));
+    img.addEventListener("error", () => settled(false));
     groupSection(p.group).append(element("figure", {}, img));
-    for (const address of p.addresses) {
-      const previous = handlers[address];
-      handlers[address] = (args, a) => { if (previous) previous(args, a); refresh(); };
-    }
+    listen(p.version);
+    handlers[p.version] = args => {
+      if (typeof args[0] !== "number" || args[0] === state.wanted) return;
+      state.wanted = args[0];
+      refresh();
+    };
   }
 }
 
