@@ -13,7 +13,8 @@ struct PlotCommand: ParsableCommand {
             the engine's own ramps at --rate: ramps are drawn as slopes with their exact shape (cutoff \
             exponential on a logarithmic axis), preset recalls as dashed lines with the preset's name, room \
             changes as steps with the room's name. The rack starts at the parameter table's defaults, or at \
-            --preset and --set as in rack render. --length (the input's length) marks the end of the input; \
+            --preset and --set as in rack render, and then at what the file sets at time 0 (a --record \
+            file sets every parameter there). --length (the input's length) marks the end of the input; \
             events past it are left out, as the engine leaves them out.
               Problems that rack check finds are drawn in red at their line's time (warnings dashed) and \
             listed under the plot. A file with errors is still drawn, with what parses: the picture is \
