@@ -39,6 +39,9 @@
 ///   chosen so that, line by line, out_L·mid_R + mid_L·out_R = 0 (no L/R correlation through a
 ///   line's own delayed copy). The outputs are scaled per room to a common energy gain
 ///   (`ReverbTuning.lateEnergy`), so rooms are about equally loud.
+/// - Modulation (decays far beyond the room's own only): each line is read through a first-order
+///   allpass whose coefficient a slow LFO moves (`ReverbModulation`), so that long tails do not
+///   ring metallic; a room at its own decay is never modulated.
 /// - DC blocker: a one-pole high-pass at `ReverbTuning.dcBlockerHertz` on both outputs (the
 ///   network is linear and time-invariant, so this is the same as blocking DC at its input).
 ///
@@ -81,6 +84,8 @@ struct ReverbCore {
     /// DC blocker states (x₋₁, y₋₁) of the left and right outputs.
     var dcLeft = SIMD2<Float>(repeating: 0)
     var dcRight = SIMD2<Float>(repeating: 0)
+    /// The loop delays' slow modulation (long decays only).
+    var modulation = ReverbModulation()
     /// The room's coefficients (a copy from the table).
     var coefficients = ReverbCoefficients()
     var room: Room = .default
@@ -113,7 +118,7 @@ struct ReverbCore {
         if let lines { for i in 0..<(8 * lineStride) { body(lines[i]) } }
         if let diffusers { for i in 0..<(8 * diffuserStride) { body(diffusers[i]) } }
         if let inputDiffusers { for i in 0..<(8 * diffuserStride) { body(inputDiffusers[i]) } }
-        for v in [lowState, dampState] { for i in 0..<8 { body(v[i]) } }
+        for v in [lowState, dampState, modulation.previousOutput] { for i in 0..<8 { body(v[i]) } }
         for v in [dcLeft, dcRight] { body(v[0]); body(v[1]) }
     }
 
@@ -121,6 +126,8 @@ struct ReverbCore {
     mutating func load(_ coefficients: ReverbCoefficients, room: Room) {
         self.coefficients = coefficients
         self.room = room
+        modulation.load(sampleRate: coefficients.sampleRate, lineDelay: coefficients.lineDelay,
+                        diffuserDelay: coefficients.diffuserDelay)
     }
 
     /// Silence: every buffer and filter state to 0.
@@ -139,6 +146,7 @@ struct ReverbCore {
         dampState = .zero
         dcLeft = .zero
         dcRight = .zero
+        modulation.reset()
     }
 
     @_noLocks @inline(__always)
@@ -162,12 +170,10 @@ struct ReverbCore {
         guard let lines, let diffusers, let inputDiffusers else { return (.zero, .zero) }
         let lineWrite = position
         let ringStride = lineStride, ringMask = lineMask
-        let lineDelay = coefficients.lineDelay
 
-        // Delay-line outputs for the group, one vector per line (older than the group), turned
-        // to one vector per sample (the 8 lines across the lanes).
-        let lineOutputs = Block8 { i in Self.load(lines + (i &* ringStride &+ ((lineWrite &- Int(lineDelay[i])) & ringMask))) }
-            .transposed()
+        // Delay-line outputs for the group (older than the group), one vector per sample (the
+        // 8 lines across the lanes), modulated for long decays (`ReverbModulation`).
+        let lineOutputs = lineOutputs(lines, write: lineWrite)
 
         // Absorption, sample by sample: low shelf and mid-band gain, then HF damping.
         let absorber = Absorber(crossover: SIMD8(repeating: coefficients.lowCoefficient), gain: coefficients.dampedGain,
