@@ -180,13 +180,14 @@ extension ImpulseResponseAnalysis {
     /// Ringing of a stereo response's late tail (`lateTail`): its spectral peak over the local
     /// median (`spectralPeakOverMedian`) and the same statistic for Gaussian noise given the
     /// tail's own RMS envelope (per channel, `envelopeBlockSeconds` blocks), averaged over
-    /// `references` noise draws, and the frequency of the tail's peak. A tail that is noise-like (no mode outlasting its neighbours)
+    /// `references` noise draws, and the frequency of the tail's peak; over `band` (Hz,
+    /// `ringingBand` unless told). A tail that is noise-like (no mode outlasting its neighbours)
     /// has `tail − reference` near 0 dB; a ringing mode makes it positive. Both in dB.
-    static func ringing(left: [Float], right: [Float], sampleRate fs: Double,
-                        references: Int = 6) -> (tail: Double, reference: Double, hertz: Double) {
+    static func ringing(left: [Float], right: [Float], sampleRate fs: Double, references: Int = 6,
+                        band: ClosedRange<Double> = ringingBand) -> (tail: Double, reference: Double, hertz: Double) {
         let r = lateTail(left: left, right: right)
         let channels = [left, right].map { c in r.map { Double(c[$0]) } }
-        let (tail, hertz) = spectralPeak(channels, sampleRate: fs, band: ringingBand)
+        let (tail, hertz) = spectralPeak(channels, sampleRate: fs, band: band)
         let block = max(1, Int(envelopeBlockSeconds * fs))
         let envelopes: [[Double]] = channels.map { x in
             var e = [Double](repeating: 0, count: x.count)
@@ -205,7 +206,7 @@ extension ImpulseResponseAnalysis {
         for s in 0..<references {
             var seed = UInt64(0x9E37_79B9_7F4A_7C15) &* UInt64(s + 1)
             let noisy = envelopes.map { e in e.map { $0 * gaussian(&seed) } }
-            reference += spectralPeakOverMedian(noisy, sampleRate: fs, band: ringingBand)
+            reference += spectralPeakOverMedian(noisy, sampleRate: fs, band: band)
         }
         return (tail, reference / Double(references), hertz)
     }

@@ -28,7 +28,7 @@
 ///   (`ReverbTuning.inputDiffuserSeconds`, different on the two sides), so the lines are fed a
 ///   dense burst and the echo density builds up within the first loop.
 /// - Early reflections: four taps per output side on the input history (`ReverbTuning`).
-/// - Injection and outputs: fixed ±1 patterns over the lines (written out in `ReverbCore.render`):
+/// - Injection and outputs: fixed ±1 patterns over the lines (written out in `ReverbRings.writeLines` and `outputTaps`):
 ///   the left input feeds lines 0, 2, 4, 6 with signs (+ − + −), the right input lines 1, 3, 5, 7
 ///   with (− + − +); out L = (+ − + − − + − +)·v, out R = (+ + − − − − + +)·v. As vectors:
 ///   in_L = (h2 + h3)/2, in_R = (h3 − h2)/2, out_L = h5, out_R = h6 (h_k: rows of the Hadamard
@@ -39,6 +39,9 @@
 ///   chosen so that, line by line, out_L·mid_R + mid_L·out_R = 0 (no L/R correlation through a
 ///   line's own delayed copy). The outputs are scaled per room to a common energy gain
 ///   (`ReverbTuning.lateEnergy`), so rooms are about equally loud.
+/// - Modulation (decays far beyond the room's own only): each line is read through a first-order
+///   allpass whose coefficient a slow LFO moves (`ReverbModulation`), so that long tails do not
+///   ring metallic; a room at its own decay is never modulated.
 /// - DC blocker: a one-pole high-pass at `ReverbTuning.dcBlockerHertz` on both outputs (the
 ///   network is linear and time-invariant, so this is the same as blocking DC at its input).
 ///
@@ -81,6 +84,8 @@ struct ReverbCore {
     /// DC blocker states (x₋₁, y₋₁) of the left and right outputs.
     var dcLeft = SIMD2<Float>(repeating: 0)
     var dcRight = SIMD2<Float>(repeating: 0)
+    /// The loop delays' slow modulation (long decays only).
+    var modulation = ReverbModulation()
     /// The room's coefficients (a copy from the table).
     var coefficients = ReverbCoefficients()
     var room: Room = .default
@@ -113,7 +118,7 @@ struct ReverbCore {
         if let lines { for i in 0..<(8 * lineStride) { body(lines[i]) } }
         if let diffusers { for i in 0..<(8 * diffuserStride) { body(diffusers[i]) } }
         if let inputDiffusers { for i in 0..<(8 * diffuserStride) { body(inputDiffusers[i]) } }
-        for v in [lowState, dampState] { for i in 0..<8 { body(v[i]) } }
+        for v in [lowState, dampState, modulation.previousOutput] { for i in 0..<8 { body(v[i]) } }
         for v in [dcLeft, dcRight] { body(v[0]); body(v[1]) }
     }
 
@@ -121,6 +126,8 @@ struct ReverbCore {
     mutating func load(_ coefficients: ReverbCoefficients, room: Room) {
         self.coefficients = coefficients
         self.room = room
+        modulation.load(sampleRate: coefficients.sampleRate, lineDelay: coefficients.lineDelay,
+                        diffuserDelay: coefficients.diffuserDelay)
     }
 
     /// Silence: every buffer and filter state to 0.
@@ -139,6 +146,7 @@ struct ReverbCore {
         dampState = .zero
         dcLeft = .zero
         dcRight = .zero
+        modulation.reset()
     }
 
     @_noLocks @inline(__always)
@@ -153,35 +161,54 @@ struct ReverbCore {
 
     /// One 8-sample group: returns the (left, right) output of the group that starts at the
     /// history's write index. Needs every delay ≥ 8 (guaranteed by `ReverbCoefficients`).
-    /// One function on purpose: split into named stage methods (each `@inline(__always)`, the
-    /// same loads, stores and expressions in the same order) the optimised kernel measured
-    /// ~25 % slower (`rack render` of 60 s of noise with a 600 s tail: 0.72–0.83 s user
-    /// against 0.56–0.62 s), so the stages are the commented blocks below.
+    /// The stages are `@inline(__always)` functions of values and of the rings' pointers
+    /// (`ReverbRings`), never of `self`: the optimised kernel then keeps the loop's state in
+    /// registers as the single function did (stage methods on `self` measured ~25 % slower).
     @_noLocks @inline(__always)
     mutating func render(_ history: HistoryView) -> (SIMD8<Float>, SIMD8<Float>) {
         guard let lines, let diffusers, let inputDiffusers else { return (.zero, .zero) }
-        let lineWrite = position
-        let ringStride = lineStride, ringMask = lineMask
-        let lineDelay = coefficients.lineDelay
-
-        // Delay-line outputs for the group, one vector per line (older than the group), turned
-        // to one vector per sample (the 8 lines across the lanes).
-        let lineOutputs = Block8 { i in Self.load(lines + (i &* ringStride &+ ((lineWrite &- Int(lineDelay[i])) & ringMask))) }
-            .transposed()
-
-        // Absorption, sample by sample: low shelf and mid-band gain, then HF damping.
-        let absorber = Absorber(crossover: SIMD8(repeating: coefficients.lowCoefficient), gain: coefficients.dampedGain,
-                                shelf: coefficients.dampedShelf, pole: coefficients.damping)
+        let rings = ReverbRings(lines: lines, diffusers: diffusers, inputDiffusers: inputDiffusers,
+                                lineStride: lineStride, lineMask: lineMask, diffuserStride: diffuserStride,
+                                diffuserMask: diffuserMask, lineWrite: position)
+        let lineOutputs = lineOutputs(lines, write: rings.lineWrite)
         var low = lowState, damped = dampState
-        let absorbed = Block8 { j in absorber.process(lineOutputs[j], low: &low, damped: &damped) }
+        let absorbed = Self.absorb(lineOutputs, coefficients, low: &low, damped: &damped)
         lowState = low
         dampState = damped
-
-        // Back to one vector per line; the Hadamard feedback across the lines.
         let feedback = hadamard8(absorbed.transposed())
+        let (smoothedLeft, smoothedRight) = Self.smoothedInput(history, coefficients)
+        let (inputLeft, inputRight) = rings.diffuseInput(smoothedLeft, smoothedRight, coefficients)
+        let lineInputs = rings.writeLines(feedback: feedback, inputLeft: inputLeft, inputRight: inputRight, coefficients)
+        var (left, right) = rings.outputTaps(lineInputs, coefficients)
+        rings.refreshMirrors()
+        position = (rings.lineWrite &+ 8) & rings.lineMask
+        Self.addEarlyReflections(history, coefficients, left: &left, right: &right)
+        // DC blocker on both outputs (early and late alike).
+        left = coefficients.dcBlocker.process(left, state: &dcLeft)
+        right = coefficients.dcBlocker.process(right, state: &dcRight)
+        return (left, right)
+    }
 
-        // Pre-delayed input, smoothed (input bandwidth: a triangle of 2B − 1 taps with weights
-        // (B − |j − B + 1|)/B², B = `smoothLength`), plus the alternating anti-denormal offset.
+    /// Absorption, sample by sample: low shelf and mid-band gain, then HF damping (`low`,
+    /// `damped`: the filters' states, one lane per line, updated).
+    @_noLocks @inline(__always)
+    static func absorb(_ lineOutputs: Block8, _ coefficients: ReverbCoefficients,
+                       low: inout SIMD8<Float>, damped: inout SIMD8<Float>) -> Block8 {
+        let absorber = Absorber(crossover: SIMD8(repeating: coefficients.lowCoefficient), gain: coefficients.dampedGain,
+                                shelf: coefficients.dampedShelf, pole: coefficients.damping)
+        var lowState = low, dampedState = damped
+        let absorbed = Block8 { j in absorber.process(lineOutputs[j], low: &lowState, damped: &dampedState) }
+        low = lowState
+        damped = dampedState
+        return absorbed
+    }
+
+    /// Pre-delayed input, smoothed (input bandwidth: a triangle of 2B − 1 taps with weights
+    /// (B − |j − B + 1|)/B², B = `smoothLength`), plus the alternating anti-denormal offset
+    /// (first, so that it also keeps the input diffusers' rings off the subnormal range once
+    /// the input stops).
+    @_noLocks @inline(__always)
+    static func smoothedInput(_ history: HistoryView, _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
         let preDelay = coefficients.preDelay, boxcar = coefficients.smoothLength
         var inputLeft: SIMD8<Float>, inputRight: SIMD8<Float>
         if boxcar == 2 {                                     // (¼, ½, ¼), 44.1/48 kHz
@@ -201,88 +228,13 @@ struct ReverbCore {
                 j &+= 1
             }
         }
-        // The anti-denormal offset goes in first, so that it also keeps the input diffusers'
-        // rings off the subnormal range once the input stops.
-        inputLeft += coefficients.antiDenormal
-        inputRight += coefficients.antiDenormal
-        // Input diffusion: four lossless allpasses in series per channel (rings 0…3: left,
-        // 4…7: right), each over the whole group (every delay ≥ 8).
-        let diffuserRingStride = diffuserStride, diffuserRingMask = diffuserMask
-        let diffuserWrite = lineWrite & diffuserRingMask
-        let inputDiffuser = Diffuser(coefficient: SIMD8(repeating: coefficients.inputDiffusion))
-        let inputDelay = coefficients.inputDiffuserDelay
-        for stage in 0..<4 {
-            let ringL = inputDiffusers + stage &* diffuserRingStride, ringR = inputDiffusers + (stage &+ 4) &* diffuserRingStride
-            let delayedLeft = Self.load(ringL + ((diffuserWrite &- Int(inputDelay[stage])) & diffuserRingMask))
-            let delayedRight = Self.load(ringR + ((diffuserWrite &- Int(inputDelay[stage &+ 4])) & diffuserRingMask))
-            let (ringInLeft, outLeft) = inputDiffuser.process(inputLeft, delayed: delayedLeft)
-            let (ringInRight, outRight) = inputDiffuser.process(inputRight, delayed: delayedRight)
-            Self.store(ringInLeft, ringL + diffuserWrite)
-            Self.store(ringInRight, ringR + diffuserWrite)
-            inputLeft = outLeft
-            inputRight = outRight
-        }
+        return (inputLeft + coefficients.antiDenormal, inputRight + coefficients.antiDenormal)
+    }
 
-        // Injection: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as − + − + (the Hadamard
-        // rows (h2 + h3)/2 and (h3 − h2)/2). Output taps, per line: L = (+ − + − − + − +),
-        // R = (+ + − − − − + +) (rows h5 and h6). Multiplying by ±1 and adding is exactly
-        // adding or subtracting.
-        let injection = Block8(inputLeft, -inputRight, -inputLeft, inputRight, inputLeft, -inputRight, -inputLeft, inputRight)
-        let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
-        let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
-
-        // Each line through its diffuser, with the writes; then the output sums, accumulated
-        // in Hadamard pairs (lines 0 4 1 5 2 6 3 7).
-        let diffusion = SIMD8<Float>(repeating: coefficients.diffusion), absorption = coefficients.diffuserAbsorption
-        let diffuserDelay = coefficients.diffuserDelay
-        let diffuserRingWrite = diffusers + diffuserWrite, lineInput = lines + lineWrite
-        let lineInputs = Block8 { i in
-            let delayed = Self.load(diffusers + (i &* diffuserRingStride &+ ((diffuserWrite &- Int(diffuserDelay[i])) & diffuserRingMask)))
-            let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
-            let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
-            Self.store(ring, diffuserRingWrite + i &* diffuserRingStride)
-            Self.store(output, lineInput + i &* ringStride)
-            return output
-        }
-        var left = lineInputs.v0, right = lineInputs.v0
-        for step in 1..<8 {
-            let i = (step &>> 1) | ((step & 1) &<< 2)
-            left += leftTap[i] * lineInputs[i]
-            right += rightTap[i] * lineInputs[i]
-        }
-        // Second taps, part-way along each line (older than the group: every tap ≥ 8), with the
-        // patterns of rows h1 (left) and h7 (right), also orthogonal to the injection.
-        let midTapDelay = coefficients.midTapDelay
-        let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
-        let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
-        for i in 0..<8 {
-            let midTapped = Self.load(lines + (i &* ringStride &+ ((lineWrite &- Int(midTapDelay[i])) & ringMask)))
-            left += midLeftTap[i] * midTapped
-            right += midRightTap[i] * midTapped
-        }
-        left *= coefficients.outputScale
-        right *= coefficients.outputScale
-
-        // The rings' first 8 floats are mirrored after their end, so that 8 consecutive samples
-        // are always contiguous: refresh the mirrors when this group wrote the first 8 (no
-        // read of this group touches them: every delay is ≥ 8).
-        if lineWrite == 0 {
-            for i in 0..<8 {
-                let line = lines + i &* ringStride
-                Self.store(Self.load(line), line + (ringMask &+ 1))
-            }
-        }
-        if diffuserWrite == 0 {
-            for i in 0..<8 {
-                let ring = diffusers + i &* diffuserRingStride
-                Self.store(Self.load(ring), ring + (diffuserRingMask &+ 1))
-                let input = inputDiffusers + i &* diffuserRingStride
-                Self.store(Self.load(input), input + (diffuserRingMask &+ 1))
-            }
-        }
-        position = (lineWrite &+ 8) & ringMask
-
-        // Early reflections: taps 0…3 to the left output, 4…7 to the right.
+    /// Early reflections: taps 0…3 to the left output, 4…7 to the right.
+    @_noLocks @inline(__always)
+    static func addEarlyReflections(_ history: HistoryView, _ coefficients: ReverbCoefficients,
+                                    left: inout SIMD8<Float>, right: inout SIMD8<Float>) {
         let earlyDelay = coefficients.earlyDelay, earlyChannel = coefficients.earlyChannel, earlyGain = coefficients.earlyGain
         for i in 0..<4 {
             left += earlyGain[i] * history.load(delay: Int(earlyDelay[i]), channel: Int(earlyChannel[i]))
@@ -290,11 +242,126 @@ struct ReverbCore {
         for i in 4..<8 {
             right += earlyGain[i] * history.load(delay: Int(earlyDelay[i]), channel: Int(earlyChannel[i]))
         }
+    }
+}
 
-        // DC blocker on both outputs (early and late alike).
-        left = coefficients.dcBlocker.process(left, state: &dcLeft)
-        right = coefficients.dcBlocker.process(right, state: &dcRight)
-        return (left, right)
+/// A core's delay memories for one group: the rings (lines, loop diffusers, input diffusers;
+/// each ring followed by an 8-float mirror of its start), their strides and masks, and where
+/// this group writes. A value of pointers, so the stages that read and write the rings are
+/// functions of it and not of the core.
+struct ReverbRings {
+    let lines: UnsafeMutablePointer<Float>
+    let diffusers: UnsafeMutablePointer<Float>
+    let inputDiffusers: UnsafeMutablePointer<Float>
+    let lineStride: Int
+    let lineMask: Int
+    let diffuserStride: Int
+    let diffuserMask: Int
+    /// Write position of this group in the line rings (a multiple of 8), and its low bits in
+    /// the diffuser rings.
+    let lineWrite: Int
+    let diffuserWrite: Int
+
+    @_noLocks @inline(__always)
+    init(lines: UnsafeMutablePointer<Float>, diffusers: UnsafeMutablePointer<Float>,
+         inputDiffusers: UnsafeMutablePointer<Float>, lineStride: Int, lineMask: Int,
+         diffuserStride: Int, diffuserMask: Int, lineWrite: Int) {
+        (self.lines, self.diffusers, self.inputDiffusers) = (lines, diffusers, inputDiffusers)
+        (self.lineStride, self.lineMask, self.diffuserStride, self.diffuserMask) = (lineStride, lineMask, diffuserStride, diffuserMask)
+        self.lineWrite = lineWrite
+        diffuserWrite = lineWrite & diffuserMask
+    }
+
+    /// Input diffusion: four lossless allpasses in series per channel (rings 0…3: left,
+    /// 4…7: right), each over the whole group (every delay ≥ 8).
+    @_noLocks @inline(__always)
+    func diffuseInput(_ left: SIMD8<Float>, _ right: SIMD8<Float>,
+                      _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
+        var inputLeft = left, inputRight = right
+        let stride = diffuserStride, mask = diffuserMask, write = diffuserWrite
+        let inputDiffuser = Diffuser(coefficient: SIMD8(repeating: coefficients.inputDiffusion))
+        let inputDelay = coefficients.inputDiffuserDelay
+        for stage in 0..<4 {
+            let ringL = inputDiffusers + stage &* stride, ringR = inputDiffusers + (stage &+ 4) &* stride
+            let delayedLeft = ReverbCore.load(ringL + ((write &- Int(inputDelay[stage])) & mask))
+            let delayedRight = ReverbCore.load(ringR + ((write &- Int(inputDelay[stage &+ 4])) & mask))
+            let (ringInLeft, outLeft) = inputDiffuser.process(inputLeft, delayed: delayedLeft)
+            let (ringInRight, outRight) = inputDiffuser.process(inputRight, delayed: delayedRight)
+            ReverbCore.store(ringInLeft, ringL + write)
+            ReverbCore.store(ringInRight, ringR + write)
+            inputLeft = outLeft
+            inputRight = outRight
+        }
+        return (inputLeft, inputRight)
+    }
+
+    /// Injection and the loop diffusers: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as
+    /// − + − + (the Hadamard rows (h2 + h3)/2 and (h3 − h2)/2; multiplying by ±1 and adding is
+    /// exactly adding or subtracting); each line through its diffuser, with the writes.
+    /// Returns what entered each line.
+    @_noLocks @inline(__always)
+    func writeLines(feedback: Block8, inputLeft: SIMD8<Float>, inputRight: SIMD8<Float>,
+                    _ coefficients: ReverbCoefficients) -> Block8 {
+        let injection = Block8(inputLeft, -inputRight, -inputLeft, inputRight, inputLeft, -inputRight, -inputLeft, inputRight)
+        let diffusion = SIMD8<Float>(repeating: coefficients.diffusion), absorption = coefficients.diffuserAbsorption
+        let diffuserDelay = coefficients.diffuserDelay
+        let stride = diffuserStride, mask = diffuserMask, write = diffuserWrite, ringStride = lineStride
+        let diffuserRingWrite = diffusers + write, lineInput = lines + lineWrite
+        return Block8 { i in
+            let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
+            let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
+            let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
+            ReverbCore.store(ring, diffuserRingWrite + i &* stride)
+            ReverbCore.store(output, lineInput + i &* ringStride)
+            return output
+        }
+    }
+
+    /// The late outputs: per line, L = (+ − + − − + − +)·v, R = (+ + − − − − + +)·v (rows h5
+    /// and h6), accumulated in Hadamard pairs (lines 0 4 1 5 2 6 3 7); then the second taps,
+    /// part-way along each line (older than the group: every tap ≥ 8), with the patterns of
+    /// rows h1 (left) and h7 (right), also orthogonal to the injection; scaled to the room's
+    /// loudness.
+    @_noLocks @inline(__always)
+    func outputTaps(_ lineInputs: Block8, _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
+        let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
+        let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
+        var left = lineInputs.v0, right = lineInputs.v0
+        for step in 1..<8 {
+            let i = (step &>> 1) | ((step & 1) &<< 2)
+            left += leftTap[i] * lineInputs[i]
+            right += rightTap[i] * lineInputs[i]
+        }
+        let midTapDelay = coefficients.midTapDelay, ringStride = lineStride, ringMask = lineMask, write = lineWrite
+        let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
+        let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
+        for i in 0..<8 {
+            let midTapped = ReverbCore.load(lines + (i &* ringStride &+ ((write &- Int(midTapDelay[i])) & ringMask)))
+            left += midLeftTap[i] * midTapped
+            right += midRightTap[i] * midTapped
+        }
+        return (left * coefficients.outputScale, right * coefficients.outputScale)
+    }
+
+    /// The rings' first 8 floats are mirrored after their end, so that 8 consecutive samples
+    /// are always contiguous: refresh the mirrors when this group wrote the first 8 (no read of
+    /// this group touches them: every delay is ≥ 8).
+    @_noLocks @inline(__always)
+    func refreshMirrors() {
+        if lineWrite == 0 {
+            for i in 0..<8 {
+                let line = lines + i &* lineStride
+                ReverbCore.store(ReverbCore.load(line), line + (lineMask &+ 1))
+            }
+        }
+        if diffuserWrite == 0 {
+            for i in 0..<8 {
+                let ring = diffusers + i &* diffuserStride
+                ReverbCore.store(ReverbCore.load(ring), ring + (diffuserMask &+ 1))
+                let input = inputDiffusers + i &* diffuserStride
+                ReverbCore.store(ReverbCore.load(input), input + (diffuserMask &+ 1))
+            }
+        }
     }
 }
 

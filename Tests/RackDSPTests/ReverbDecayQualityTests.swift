@@ -1,0 +1,160 @@
+import XCTest
+@testable import RackDSP
+
+/// Quality held across the `decay` range (issue 19): smallRoom and cathedral at `decay` 0.3 s
+/// and 20 s (impulse responses, mono impulse into both inputs, 100 % wet, 48 kHz, decay + 0.3 s
+/// long), against the goals every room meets at its own values (`ReverbQualityTests`), with the
+/// measures of `ReverbMeasures.swift`. The README's "Quality across the decay range" prints what
+/// these measure.
+///
+/// Not met, hence not asserted as the room goals (figures at 48 kHz when written; README):
+/// - ringing below 2 kHz at long decays in the small room: smallRoom at 20 s +7.0 dB at 880 Hz
+///   (+10.0 dB at 7.6 kHz before the loops were modulated). Its 8 loops total 0.48 s: one mode
+///   per 2.1 Hz, fewer than one per bin of the 1.4 s tail window, and moving a mode below 1 kHz
+///   by a bin takes tens of samples of delay swing (a chorus), not a slow modulation;
+/// - smallRoom at 0.3 s: +4.1 dB at 8.9 kHz (a 0.15 s tail window; unmodulated: short decays
+///   overlap their modes);
+/// - cathedral at 0.3 s: its loops (0.29 s on average) are as long as the decay, so the tail is the
+///   first few passes of a sparse network: ringing +15.9 dB at 568 Hz, late L/R correlation
+///   0.056;
+/// - cathedral at 20 s: mixing time 0.35 s (0.36 s unmodulated) against 0.21 s at its own 5 s.
+final class ReverbDecayQualityTests: XCTestCase {
+    typealias IRA = ImpulseResponseAnalysis
+    static let fs = 48_000.0
+
+    struct Response {
+        let room: Room
+        let decaySeconds: Double
+        let left: [Float]
+        let right: [Float]
+        var name: String { "\(room.name) at decay \(decaySeconds) s" }
+    }
+
+    /// The four impulse responses, rendered once.
+    static let responses: [Response] = [Room.smallRoom, .cathedral].flatMap { room in
+        [0.3, 20].map { decay in
+            var shape = room.shape
+            shape.decaySeconds = decay
+            let r = ReverbShapeTests.response(room, rate: fs, shape: shape, seconds: decay + 0.3)
+            return Response(room: room, decaySeconds: decay, left: r.left, right: r.right)
+        }
+    }
+
+    /// Mixing time within the goal of the room's own length class (a property of its size:
+    /// changing the decay must not make it mix later), except cathedral at 20 s (see above);
+    /// at decays of 1 s and more, echo density at 100 ms ≥ 0.5.
+    func testMixingTimeStaysWithinTheRoomsOwnGoal() throws {
+        for r in Self.responses where !(r.room == .cathedral && r.decaySeconds == 20) {
+            let density = IRA.echoDensity(left: r.left, right: r.right, sampleRate: Self.fs)
+            let tmix = try XCTUnwrap(IRA.mixingTime(density: density), "\(r.name): never mixed")
+            let limit = ReverbQualityTests.mixingTimeLimit(r.room.targetDecaySeconds)
+            XCTAssertLessThanOrEqual(tmix, limit, "\(r.name): tmix \(tmix) s")
+            if r.decaySeconds >= 1 {
+                XCTAssertGreaterThanOrEqual(IRA.density(density, at: 0.1), 0.5, r.name)
+            }
+        }
+    }
+
+    /// At 20 s: cathedral's tail rings no more than noise with its envelope (≤ +3 dB, 50 Hz…
+    /// 10 kHz; +0.1 dB); in both rooms nothing rings above 2 kHz (≤ +3 dB over 2…10 kHz), where
+    /// a small network's long tail turned metallic before the loops were modulated (smallRoom
+    /// +10.0 dB at 7.6 kHz then, +1.8 dB at 4.2 kHz now).
+    func testLongDecaysDoNotRingMetallic() {
+        for r in Self.responses where r.decaySeconds == 20 {
+            let high = IRA.ringing(left: r.left, right: r.right, sampleRate: Self.fs, band: 2_000...10_000)
+            XCTAssertLessThanOrEqual(high.tail - high.reference, 3,
+                                     "\(r.name): \(high.tail) dB at \(high.hertz) Hz, noise \(high.reference) dB")
+            if r.room == .cathedral {
+                let all = IRA.ringing(left: r.left, right: r.right, sampleRate: Self.fs)
+                XCTAssertLessThanOrEqual(all.tail - all.reference, 3,
+                                         "\(r.name): \(all.tail) dB at \(all.hertz) Hz, noise \(all.reference) dB")
+            }
+        }
+    }
+
+    /// Late L/R correlation within ±0.05 (cathedral at 0.3 s excepted, see above) and DC gain
+    /// ≤ −40 dB on both sides.
+    func testLateTailsStayUncorrelatedAndCarryNoDC() {
+        for r in Self.responses {
+            if !(r.room == .cathedral && r.decaySeconds == 0.3) {
+                let c = IRA.lateCorrelation(left: r.left, right: r.right, sampleRate: Self.fs)
+                XCTAssertLessThanOrEqual(abs(c), 0.05, "\(r.name): late L/R correlation \(c)")
+            }
+            for (side, x) in [("L", r.left), ("R", r.right)] {
+                XCTAssertLessThanOrEqual(IRA.dcGain(x), -40, "\(r.name) \(side): DC gain")
+            }
+        }
+    }
+
+    /// Every sample finite and never subnormal.
+    func testEverySampleIsANormalFloat() {
+        for r in Self.responses {
+            XCTAssertTrue(r.left.allSatisfy { $0.isFinite && !$0.isSubnormal }, r.name)
+            XCTAssertTrue(r.right.allSatisfy { $0.isFinite && !$0.isSubnormal }, r.name)
+        }
+    }
+
+    // MARK: The modulation
+
+    /// Every room at its own decay, at rates from 8 to 192 kHz, runs unmodulated (so it sounds
+    /// exactly as designed); at 20 s every room is modulated (44.1 kHz and up), smallRoom at
+    /// full depth.
+    func testOnlyDecaysBeyondTheRoomsOwnAreModulated() {
+        for rate in [8_000.0, 22_050, 44_100, 48_000, 96_000, 192_000] {
+            for room in Room.allCases {
+                var m = ReverbModulation()
+                let c = ReverbCoefficients(room: room, sampleRate: rate)
+                m.load(sampleRate: rate, lineDelay: c.lineDelay, diffuserDelay: c.diffuserDelay)
+                m.update(decaySeconds: room.targetDecaySeconds)
+                XCTAssertEqual(m.depth, 0, "\(room.name) at \(rate) Hz")
+                m.update(decaySeconds: 20)
+                if rate >= 44_100 { XCTAssertGreaterThan(m.depth, 0, "\(room.name) at \(rate) Hz, 20 s") }
+            }
+        }
+        var m = ReverbModulation()
+        let c = ReverbCoefficients(room: .smallRoom, sampleRate: 48_000)
+        m.load(sampleRate: 48_000, lineDelay: c.lineDelay, diffuserDelay: c.diffuserDelay)
+        m.update(decaySeconds: 20)
+        XCTAssertEqual(m.depth, ReverbModulation.fullDepth)
+    }
+
+    /// The modulated network (smallRoom, decay moving from 5 s to 20 s, a room change to
+    /// cathedral half-way) gives bit-identical output in blocks of 64, 333 and 4096 frames,
+    /// and twice the same output from a reset (no hidden state).
+    func testModulationIsDeterministicAndBlockSizeInvariant() {
+        let rate = 48_000.0, n = 48_000
+        let x = DSPTestSignals.noise(n, seed: 7), xr = DSPTestSignals.noise(n, seed: 8)
+        func run(_ block: Int) -> [Float] {
+            var reverb = Reverb()
+            reverb.prepare(sampleRate: rate, maxFrames: block)
+            defer { reverb.deallocate() }
+            reverb.setRoom(.smallRoom, crossfadeFrames: 0)
+            var out = [Float](repeating: 0, count: 2 * n)
+            var i = 0
+            while i < n {
+                if i % 32 == 0 {
+                    var shape = Room.smallRoom.shape
+                    shape.decaySeconds = 5 + 15 * Double(i) / Double(n)
+                    reverb.setShape(shape)
+                }
+                if i == n / 2 { reverb.setRoom(.cathedral, crossfadeFrames: 4_800) }
+                let m = min(block, n - i, 32 - i % 32)
+                x.withUnsafeBufferPointer { l in xr.withUnsafeBufferPointer { r in
+                    out.withUnsafeMutableBufferPointer { o in
+                        reverb.process(inputLeft: l.baseAddress! + i, inputRight: r.baseAddress! + i,
+                                       outputLeft: o.baseAddress! + i, outputRight: o.baseAddress! + n + i,
+                                       frames: m)
+                    }
+                } }
+                i += m
+            }
+            return out
+        }
+        let reference = run(64)
+        XCTAssertTrue(reference.allSatisfy(\.isFinite))
+        XCTAssertGreaterThan(reference.map(abs).max() ?? 0, 0.01)
+        for block in [333, 4096, 64] {
+            XCTAssertEqual(run(block), reference, "block \(block)")
+        }
+    }
+}
