@@ -47,7 +47,6 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
-        core.pointee.deallocate()
         core.deinitialize(count: 1)
         core.deallocate()
         queue.deallocate()
