@@ -39,7 +39,6 @@ struct rack_jack {
     _Atomic uint64_t xruns;
     _Atomic uint64_t cycles;
     _Atomic int shut_down;
-    _Atomic int freewheeling;
     _Atomic uint32_t buffer_size;
     _Atomic int connections_changed;
     _Atomic int ports_registered;   // a port of any client appeared (connect wanted peers)
@@ -184,11 +183,6 @@ static void on_port_connect(jack_port_id_t a, jack_port_id_t b, int connect, voi
     atomic_store(&c->connections_changed, 1);
 }
 
-static void on_freewheel(int starting, void *arg) {
-    struct rack_jack *c = arg;
-    atomic_store(&c->freewheeling, starting);
-}
-
 rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_fn render, uint32_t max_frames,
                               int64_t start_time) {
     struct rack_jack *c = calloc(1, sizeof *c);
@@ -216,7 +210,6 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
     jack_set_sample_rate_callback(client, on_sample_rate, c);
     jack_set_port_registration_callback(client, on_port_registration, c);
     jack_set_buffer_size_callback(client, on_buffer_size, c);
-    jack_set_freewheel_callback(client, on_freewheel, c);
     jack_set_port_connect_callback(client, on_port_connect, c);
     return c;
 }
@@ -280,7 +273,6 @@ void rack_jack_release(rack_jack_t *c) {
 
 uint64_t rack_jack_cycles(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->cycles); }
 int rack_jack_is_shut_down(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->shut_down); }
-int rack_jack_is_freewheeling(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->freewheeling); }
 uint32_t rack_jack_buffer_size(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->buffer_size); }
 
 int rack_jack_time_mapping(const rack_jack_t *cc, uint32_t *cycle_frame, int64_t *engine_time) {

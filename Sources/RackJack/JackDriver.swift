@@ -134,8 +134,6 @@ public final class JackDriver: @unchecked Sendable {
 
     public var dspLoadPercent: Double { isRunning ? Double(jack_cpu_load(client)) : 0 }
 
-    public var isFreewheeling: Bool { context.map { rack_jack_is_freewheeling($0) != 0 } ?? false }
-
     /// Joins: opens the client, registers the ports, activates with the process callback held
     /// (silent, engine untouched), learns the rate the server actually runs it at, then makes
     /// (or keeps) the engine for that rate and lets the callback render it.

@@ -105,7 +105,6 @@ const char *rack_jack_library_version(void);
 
 uint64_t rack_jack_cycles(const rack_jack_t *c);
 int rack_jack_is_shut_down(const rack_jack_t *c);
-int rack_jack_is_freewheeling(const rack_jack_t *c);
 uint32_t rack_jack_buffer_size(const rack_jack_t *c);
 
 /// The frame time (jack_last_frame_time) of the latest cycle and the engine sample time at
