@@ -21,9 +21,12 @@ jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t opt
 
 #define TIMING_SLOTS 8192
 
+/// The JACK short names of the ports, by enum rack_port.
+static const char *const port_names[RACK_PORT_COUNT] = {"in_1", "in_2", "out_1", "out_2", "midi_in", "midi_out"};
+
 struct rack_jack {
     jack_client_t *client;
-    jack_port_t *ports[6];          // in_1 in_2 out_1 out_2, then midi_in midi_out (NULL without MIDI)
+    jack_port_t *ports[RACK_PORT_COUNT];  // by enum rack_port; the MIDI pair NULL without MIDI
     void *midi;
     rack_midi_fn midi_fn;
     rack_midi_event_t midi_events[RACK_MIDI_EVENTS_PER_CYCLE];
@@ -36,7 +39,6 @@ struct rack_jack {
     _Atomic uint64_t xruns;
     _Atomic uint64_t cycles;
     _Atomic int shut_down;
-    _Atomic int freewheeling;
     _Atomic uint32_t buffer_size;
     _Atomic int connections_changed;
     _Atomic int ports_registered;   // a port of any client appeared (connect wanted peers)
@@ -62,8 +64,8 @@ struct rack_jack {
 /// them (and say what to send back), writes its feedback at frame 0. Realtime-safe: the JACK
 /// MIDI calls are made for the process thread, the arrays live in the context.
 static void run_midi(struct rack_jack *c, jack_nframes_t nframes) {
-    void *in = jack_port_get_buffer(c->ports[4], nframes);
-    void *out = jack_port_get_buffer(c->ports[5], nframes);
+    void *in = jack_port_get_buffer(c->ports[RACK_PORT_MIDI_IN], nframes);
+    void *out = jack_port_get_buffer(c->ports[RACK_PORT_MIDI_OUT], nframes);
     if (out) jack_midi_clear_buffer(out);
     uint32_t count = 0;
     if (in) {
@@ -92,21 +94,22 @@ static int process(jack_nframes_t nframes, void *arg) {
     struct rack_jack *c = arg;
     struct timespec t0, t1;
     if (atomic_load_explicit(&c->hold, memory_order_acquire)) {
-        float *ol = jack_port_get_buffer(c->ports[2], nframes);
-        float *orr = jack_port_get_buffer(c->ports[3], nframes);
+        float *ol = jack_port_get_buffer(c->ports[RACK_PORT_OUT_1], nframes);
+        float *orr = jack_port_get_buffer(c->ports[RACK_PORT_OUT_2], nframes);
         if (ol) memset(ol, 0, sizeof(float) * nframes);
         if (orr) memset(orr, 0, sizeof(float) * nframes);
-        if (c->ports[5]) jack_midi_clear_buffer(jack_port_get_buffer(c->ports[5], nframes));
+        if (c->ports[RACK_PORT_MIDI_OUT])
+            jack_midi_clear_buffer(jack_port_get_buffer(c->ports[RACK_PORT_MIDI_OUT], nframes));
         atomic_store_explicit(&c->held, 1, memory_order_release);
         return 0;
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rack_probe_enter) rack_probe_enter();
 
-    const float *in_l = jack_port_get_buffer(c->ports[0], nframes);
-    const float *in_r = jack_port_get_buffer(c->ports[1], nframes);
-    float *out_l = jack_port_get_buffer(c->ports[2], nframes);
-    float *out_r = jack_port_get_buffer(c->ports[3], nframes);
+    const float *in_l = jack_port_get_buffer(c->ports[RACK_PORT_IN_1], nframes);
+    const float *in_r = jack_port_get_buffer(c->ports[RACK_PORT_IN_2], nframes);
+    float *out_l = jack_port_get_buffer(c->ports[RACK_PORT_OUT_1], nframes);
+    float *out_r = jack_port_get_buffer(c->ports[RACK_PORT_OUT_2], nframes);
 
     uint32_t s = atomic_load_explicit(&c->seq, memory_order_relaxed);
     atomic_store_explicit(&c->seq, s + 1, memory_order_relaxed);
@@ -180,11 +183,6 @@ static void on_port_connect(jack_port_id_t a, jack_port_id_t b, int connect, voi
     atomic_store(&c->connections_changed, 1);
 }
 
-static void on_freewheel(int starting, void *arg) {
-    struct rack_jack *c = arg;
-    atomic_store(&c->freewheeling, starting);
-}
-
 rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_fn render, uint32_t max_frames,
                               int64_t start_time) {
     struct rack_jack *c = calloc(1, sizeof *c);
@@ -194,10 +192,9 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
     c->render = render;
     c->max_frames = max_frames;
     c->rendered = start_time;
-    static const char *names[4] = {"in_1", "in_2", "out_1", "out_2"};
-    for (int i = 0; i < 4; i++) {
-        c->ports[i] = jack_port_register(client, names[i], JACK_DEFAULT_AUDIO_TYPE,
-                                         i < 2 ? JackPortIsInput : JackPortIsOutput, 0);
+    for (int i = RACK_PORT_IN_1; i <= RACK_PORT_OUT_2; i++) {
+        c->ports[i] = jack_port_register(client, port_names[i], JACK_DEFAULT_AUDIO_TYPE,
+                                         i <= RACK_PORT_IN_2 ? JackPortIsInput : JackPortIsOutput, 0);
         if (!c->ports[i]) {
             for (int j = 0; j < i; j++) jack_port_unregister(client, c->ports[j]);
             free(c);
@@ -213,22 +210,28 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
     jack_set_sample_rate_callback(client, on_sample_rate, c);
     jack_set_port_registration_callback(client, on_port_registration, c);
     jack_set_buffer_size_callback(client, on_buffer_size, c);
-    jack_set_freewheel_callback(client, on_freewheel, c);
     jack_set_port_connect_callback(client, on_port_connect, c);
     return c;
 }
 
 void rack_jack_destroy(rack_jack_t *c) { free(c); }
 
-jack_port_t *rack_jack_port(rack_jack_t *c, int index) { return (index >= 0 && index < 6) ? c->ports[index] : NULL; }
+const char *rack_jack_port_short_name(int index) {
+    return (index >= 0 && index < RACK_PORT_COUNT) ? port_names[index] : NULL;
+}
+
+jack_port_t *rack_jack_port(rack_jack_t *c, int index) {
+    return (index >= 0 && index < RACK_PORT_COUNT) ? c->ports[index] : NULL;
+}
 
 int rack_jack_enable_midi(rack_jack_t *c, void *midi, rack_midi_fn fn) {
-    c->ports[4] = jack_port_register(c->client, "midi_in", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput, 0);
-    c->ports[5] = jack_port_register(c->client, "midi_out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
-    if (!c->ports[4] || !c->ports[5]) {
-        if (c->ports[4]) jack_port_unregister(c->client, c->ports[4]);
-        if (c->ports[5]) jack_port_unregister(c->client, c->ports[5]);
-        c->ports[4] = c->ports[5] = NULL;
+    jack_port_t **in = &c->ports[RACK_PORT_MIDI_IN], **out = &c->ports[RACK_PORT_MIDI_OUT];
+    *in = jack_port_register(c->client, port_names[RACK_PORT_MIDI_IN], JACK_DEFAULT_MIDI_TYPE, JackPortIsInput, 0);
+    *out = jack_port_register(c->client, port_names[RACK_PORT_MIDI_OUT], JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
+    if (!*in || !*out) {
+        if (*in) jack_port_unregister(c->client, *in);
+        if (*out) jack_port_unregister(c->client, *out);
+        *in = *out = NULL;
         return 0;
     }
     c->midi = midi;
@@ -270,7 +273,6 @@ void rack_jack_release(rack_jack_t *c) {
 
 uint64_t rack_jack_cycles(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->cycles); }
 int rack_jack_is_shut_down(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->shut_down); }
-int rack_jack_is_freewheeling(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->freewheeling); }
 uint32_t rack_jack_buffer_size(const rack_jack_t *c) { return atomic_load(&((struct rack_jack *)c)->buffer_size); }
 
 int rack_jack_time_mapping(const rack_jack_t *cc, uint32_t *cycle_frame, int64_t *engine_time) {
@@ -300,11 +302,11 @@ int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max) {
 
 int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_name) {
     /* "<client> input L" …: two racks in one patchbay read apart ("fx input L", "verb input L"). */
-    static const char *what[6] = {"input L", "input R", "output L", "output R",
-                                  "MIDI control in", "MIDI feedback out"};
+    static const char *what[RACK_PORT_COUNT] = {"input L", "input R", "output L", "output R",
+                                                "MIDI control in", "MIDI feedback out"};
     char pretty[512];
     int failed = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < RACK_PORT_COUNT; i++) {
         if (!c->ports[i]) continue;
         jack_uuid_t u = jack_port_uuid(c->ports[i]);
         snprintf(pretty, sizeof pretty, "%s %s", client_name, what[i]);
@@ -325,7 +327,7 @@ int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_name) {
 }
 
 void rack_jack_remove_pretty_names(rack_jack_t *c) {
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < RACK_PORT_COUNT; i++)
         if (c->ports[i]) jack_remove_properties(c->client, jack_port_uuid(c->ports[i]));
     char *uuid_text = jack_client_get_uuid(c->client);
     if (uuid_text) {
@@ -351,7 +353,7 @@ int rack_jack_real_client_name(rack_jack_t *c, char *buf, size_t size) {
         jack_free(uuid);
     }
     if (!buf[0]) {
-        const char *port = jack_port_name(c->ports[0]);
+        const char *port = jack_port_name(c->ports[RACK_PORT_IN_1]);
         const char *colon = port ? strchr(port, ':') : NULL;
         if (colon) snprintf(buf, size, "%.*s", (int)(colon - port), port);
     }

@@ -15,12 +15,14 @@
 /// (`ParameterSpec.clamp`); a kernel only guards its own numerical limits (e.g. the low-pass
 /// keeps its cutoff below Nyquist so `tan` stays finite).
 ///
-/// A kernel that owns memory frees it in `deallocate()`, called once by its owner (the engine
-/// core) after the last `process`.
+/// A kernel that owns memory holds it in noncopyable owners (`UniqueBuffer`), so the kernel is
+/// itself noncopyable and its memory goes when the kernel does: with its owner (the engine
+/// core), on the thread that drops that owner. (`Reverb` is the exception still: a copyable
+/// handle whose owner calls its `deallocate()` once.)
 ///
 /// Kernels: `LowPass`, `WetDryGain`, `Player`. `InputSanitiser` is a stateless stage (nothing
 /// to prepare or reset: one function that also counts what it replaced).
-public protocol Kernel {
+public protocol Kernel: ~Copyable {
     /// What one `process` call works on: buffers and the call's settings.
     associatedtype Block
 

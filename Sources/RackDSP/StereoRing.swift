@@ -15,11 +15,21 @@ public struct StereoRing: @unchecked Sendable, Equatable {
     private let mask: Int
     private let left: UnsafeMutablePointer<Float>
     private let right: UnsafeMutablePointer<Float>
-    /// [0] = write counter (producer), [1] = read counter (consumer), [2] = 1 once the producer
-    /// has written the last frame of its stream (end of a file that does not loop, or a read
-    /// error), [3] = 1 while the stream loops (set by the owner, read by the consumer at pass ends).
+    /// The shared words, by `Counter`.
     @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
-    private static let counterCount = 4
+    /// The words producer, consumer and owner share.
+    @usableFromInline enum Counter: Int, CaseIterable {
+        /// Frames written since the ring was made (producer).
+        case written
+        /// Frames read since the ring was made (consumer).
+        case read
+        /// 1 once the producer has written the last frame of its stream (end of a file that does
+        /// not loop, or a read error).
+        case finished
+        /// 1 while the stream loops (set by the owner, read by the consumer at pass ends).
+        case looping
+    }
+    private static var counterCount: Int { Counter.allCases.count }
     /// Where the passes of a looping file end in this ring (nil: a plain stream, no passes).
     private let passStorage: UnsafeMutablePointer<PlayerPasses?>
 
@@ -57,31 +67,31 @@ public struct StereoRing: @unchecked Sendable, Equatable {
     /// Set by the owner (any thread), read by the consumer.
     /// - Realtime: safe (reading)
     public var isLooping: Bool {
-        @_noLocks get { counters[3].load(ordering: .acquiring) != 0 }
-        nonmutating set { counters[3].store(newValue ? 1 : 0, ordering: .releasing) }
+        @_noLocks get { counters[Counter.looping.rawValue].load(ordering: .acquiring) != 0 }
+        nonmutating set { counters[Counter.looping.rawValue].store(newValue ? 1 : 0, ordering: .releasing) }
     }
 
     /// Frames the consumer has taken since the ring was made (readable from any thread).
     /// - Realtime: safe
     public var framesRead: Int {
-        @_noLocks get { counters[1].load(ordering: .acquiring) }
+        @_noLocks get { counters[Counter.read.rawValue].load(ordering: .acquiring) }
     }
 
     /// Frames the consumer can read now.
     public var availableToRead: Int {
-        @_noLocks get { counters[0].load(ordering: .acquiring) - counters[1].load(ordering: .acquiring) }
+        @_noLocks get { counters[Counter.written.rawValue].load(ordering: .acquiring) - counters[Counter.read.rawValue].load(ordering: .acquiring) }
     }
     /// Frames the producer can write now.
     @inlinable public var availableToWrite: Int { capacity - (writeIndex() - readIndex()) }
 
-    @usableFromInline func writeIndex() -> Int { counters[0].load(ordering: .acquiring) }
-    @usableFromInline func readIndex() -> Int { counters[1].load(ordering: .acquiring) }
+    @usableFromInline func writeIndex() -> Int { counters[Counter.written.rawValue].load(ordering: .acquiring) }
+    @usableFromInline func readIndex() -> Int { counters[Counter.read.rawValue].load(ordering: .acquiring) }
 
     /// Producer: copies up to `frames` frames in; returns how many fitted.
     @discardableResult
     public func write(left l: UnsafePointer<Float>, right r: UnsafePointer<Float>, frames: Int) -> Int {
-        let w = counters[0].load(ordering: .relaxed)
-        let n = min(frames, capacity - (w - counters[1].load(ordering: .acquiring)))
+        let w = counters[Counter.written.rawValue].load(ordering: .relaxed)
+        let n = min(frames, capacity - (w - counters[Counter.read.rawValue].load(ordering: .acquiring)))
         if n <= 0 { return 0 }
         let start = w & mask
         let first = min(n, capacity - start)
@@ -93,7 +103,7 @@ public struct StereoRing: @unchecked Sendable, Equatable {
             left[i - first] = l[i]
             right[i - first] = r[i]
         }
-        counters[0].store(w + n, ordering: .releasing)
+        counters[Counter.written.rawValue].store(w + n, ordering: .releasing)
         return n
     }
 
@@ -101,8 +111,8 @@ public struct StereoRing: @unchecked Sendable, Equatable {
     /// - Realtime: safe
     @_noLocks
     public func read(left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>, frames: Int) -> Int {
-        let rd = counters[1].load(ordering: .relaxed)
-        let n = min(frames, counters[0].load(ordering: .acquiring) - rd)
+        let rd = counters[Counter.read.rawValue].load(ordering: .relaxed)
+        let n = min(frames, counters[Counter.written.rawValue].load(ordering: .acquiring) - rd)
         if n <= 0 { return 0 }
         let start = rd & mask
         let first = min(n, capacity - start)
@@ -114,18 +124,18 @@ public struct StereoRing: @unchecked Sendable, Equatable {
             l[i] = left[i - first]
             r[i] = right[i - first]
         }
-        counters[1].store(rd + n, ordering: .releasing)
+        counters[Counter.read.rawValue].store(rd + n, ordering: .releasing)
         return n
     }
 
     /// Producer: marks (or clears) the end of the stream. A reader that stops short of its end
     /// marker is starving the player: that is an underrun; after the marker it is the end.
-    public func setFinished(_ finished: Bool) { counters[2].store(finished ? 1 : 0, ordering: .releasing) }
+    public func setFinished(_ finished: Bool) { counters[Counter.finished.rawValue].store(finished ? 1 : 0, ordering: .releasing) }
 
     /// True once the producer has marked the end of its stream.
     /// - Realtime: safe
     public var isFinished: Bool {
-        @_noLocks get { counters[2].load(ordering: .acquiring) != 0 }
+        @_noLocks get { counters[Counter.finished.rawValue].load(ordering: .acquiring) != 0 }
     }
 }
 

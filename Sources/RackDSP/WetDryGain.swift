@@ -10,7 +10,8 @@
 /// across a control segment (see `Segment`). Fully bypassed (bypass 1 across a segment) the
 /// output is the input exactly, plus the wet tail while it is above `tailFloor`. Within a render call the caller first lists the call's segments with `append`,
 /// while it runs the stages before the reverb, then `process` mixes the whole call.
-public struct WetDryGain {
+/// Noncopyable: it owns its segment list (see `UniqueBuffer`), freed with it.
+public struct WetDryGain: ~Copyable {
     /// A stretch of one render call over which mix and gain share one linear interpolation.
     /// Sample `i` of the call (start ≤ i < end) sits at `x = (offset + i − start)/length` of
     /// its control segment and takes `mix = mixFrom + (mixTo − mixFrom)·x`, likewise `gain`.
@@ -56,8 +57,9 @@ public struct WetDryGain {
 
     /// The meter after the last `process`.
     public private(set) var meter = Meter()
-    /// The segments of the current render call (`maxFrames + 1` slots, allocated in `prepare`).
-    private var segments: UnsafeMutablePointer<Segment>?
+    /// The segments of the current render call (`maxFrames + 1` slots, allocated in `prepare`;
+    /// none before).
+    private var segments = UniqueBuffer<Segment>()
     private var segmentCount = 0
     /// The last gain converted to linear, and its conversion (the memo of `linearGain`).
     private var memoGainDecibels = Double.nan
@@ -79,15 +81,9 @@ public struct WetDryGain {
     /// Allocates room for the segments of a call of up to `maxFrames` frames (at most one a
     /// frame) and clears the meter. Not realtime.
     public mutating func prepare(sampleRate: Double, maxFrames: Int) {
-        deallocate()
-        segments = .allocate(capacity: maxFrames + 1)
+        let unused = Segment(start: 0, end: 0, offset: 0, length: 1, mixFrom: 0, mixTo: 0, gainFrom: 1, gainTo: 1)
+        segments = UniqueBuffer(repeating: unused, count: maxFrames + 1)
         reset()
-    }
-
-    /// Frees the segment storage (the owner calls it once, or `prepare` again).
-    public mutating func deallocate() {
-        segments?.deallocate()
-        segments = nil
     }
 
     /// Forgets listed segments and clears the meter.
@@ -110,8 +106,8 @@ public struct WetDryGain {
     /// - Realtime: safe
     @_noLocks
     public mutating func append(_ segment: Segment) {
-        guard let segments else { return }
-        segments[segmentCount] = segment
+        guard segmentCount < segments.count else { return }
+        segments.base[segmentCount] = segment
         segmentCount += 1
     }
 
@@ -141,20 +137,18 @@ public struct WetDryGain {
     public mutating func process(_ block: Block) {
         var peak = SIMD2<Float>(meter.peakLeft, meter.peakRight)
         var energy = SIMD2<Float>.zero
-        if let segments {
-            for k in 0..<segmentCount {
-                let seg = segments[k]
-                let left = seg.isProcessedOnly
-                    ? Self.mixChannel(seg, dry: block.dry.left, wet: block.wet.left, output: block.output.left)
-                    : Self.bypassChannel(seg, dry: block.dry.left, wet: block.wet.left, input: block.input.left,
-                                         output: block.output.left)
-                let right = seg.isProcessedOnly
-                    ? Self.mixChannel(seg, dry: block.dry.right, wet: block.wet.right, output: block.output.right)
-                    : Self.bypassChannel(seg, dry: block.dry.right, wet: block.wet.right, input: block.input.right,
-                                         output: block.output.right)
-                peak = pointwiseMax(peak, SIMD2(left.peak, right.peak))
-                energy += SIMD2(left.energy, right.energy)
-            }
+        for k in 0..<segmentCount {
+            let seg = segments.base[k]
+            let left = seg.isProcessedOnly
+                ? Self.mixChannel(seg, dry: block.dry.left, wet: block.wet.left, output: block.output.left)
+                : Self.bypassChannel(seg, dry: block.dry.left, wet: block.wet.left, input: block.input.left,
+                                     output: block.output.left)
+            let right = seg.isProcessedOnly
+                ? Self.mixChannel(seg, dry: block.dry.right, wet: block.wet.right, output: block.output.right)
+                : Self.bypassChannel(seg, dry: block.dry.right, wet: block.wet.right, input: block.input.right,
+                                     output: block.output.right)
+            peak = pointwiseMax(peak, SIMD2(left.peak, right.peak))
+            energy += SIMD2(left.energy, right.energy)
         }
         finish(peak: peak, energy: energy, frames: block.output.frames)
     }

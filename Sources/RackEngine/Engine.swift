@@ -47,7 +47,6 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
-        core.pointee.deallocate()
         core.deinitialize(count: 1)
         core.deallocate()
         queue.deallocate()
@@ -69,9 +68,6 @@ public final class Engine: @unchecked Sendable {
     /// Owner's thread, between render calls: adds an event straight to the pending lists
     /// (the offline driver's path; no queue hop). The scheduled list grows rather than drop.
     public func schedule(_ event: EngineEvent) { core.pointee.pending.insertGrowing(event) }
-
-    /// Scheduled events waiting in the engine (owner's thread while not rendering; tests).
-    public var scheduledWaiting: Int { core.pointee.pending.scheduledCount }
 
     /// Events the render thread dropped because a pending list was full (0 unless the
     /// control side broke its bound).
@@ -97,9 +93,6 @@ public final class Engine: @unchecked Sendable {
         core.pointee.player.attach(ring)
         core.pointee.player.setPlaying(playing)
     }
-
-    /// Frames the player could not get from its reader while playing.
-    public var playerUnderrunFrames: Int { core.pointee.player.underrunFrames }
 
     /// Target values now (owner's thread).
     public var targets: RackState { core.pointee.targets }

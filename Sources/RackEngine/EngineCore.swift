@@ -25,9 +25,10 @@ struct ShapeChange {
 }
 
 /// Everything the render thread touches: plain values and buffers allocated in `init`, no
-/// class references. Owned by `Engine`, which allocates it and frees it. `rackRender`
-/// (Render.swift) runs it.
-public struct EngineCore {
+/// class references. Noncopyable: `Engine` holds the one instance and drops it in its own
+/// `deinit` (on the thread that lets go of the engine, never the render thread), which frees
+/// every buffer here. `rackRender` (Render.swift) runs it.
+public struct EngineCore: ~Copyable {
     public let sampleRate: Double
     public let maxFrames: Int
     let controlPeriod: Int64
@@ -35,16 +36,16 @@ public struct EngineCore {
     public internal(set) var sampleTime: Int64 = 0
 
     /// One ramp per continuous parameter, in the order of `Parameters.continuous`.
-    var ramps: UnsafeMutablePointer<Ramp>
+    let rampStorage: UniqueBuffer<Ramp>
     /// How many ramps there are.
     let rampCount: Int
     /// The parameter of each ramp, in the order of `ramps`.
-    let rampParameters: UnsafeMutablePointer<ParameterID>
+    let rampParameterStorage: UniqueBuffer<ParameterID>
     /// The index in `ramps` of each parameter, indexed by `ParameterID.index`; nil for a
     /// choice (`room`), which has no ramp.
-    let rampIndices: UnsafeMutablePointer<Int?>
+    let rampIndexStorage: UniqueBuffer<Int?>
     /// Every parameter's default and longest ramp in frames, indexed by `ParameterID.index`.
-    var rampLimits: UnsafeMutablePointer<RampLimits>
+    let rampLimitStorage: UniqueBuffer<RampLimits>
     public internal(set) var room: Room
     var filter = LowPass(maximumCutoffHz: Parameters[.cutoff].maximum)
     var reverb = Reverb()
@@ -71,11 +72,12 @@ public struct EngineCore {
     public var droppedEvents: Int { @_noLocks get { pending.droppedEvents } }
 
     /// The block's dry sum (input + player, filtered in place), the reverb's output, and the
-    /// player's scratch space: `maxFrames` frames each.
-    var sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight: UnsafeMutablePointer<Float>
-    var roomChanges: UnsafeMutablePointer<RoomChange>
+    /// player's scratch space: `maxFrames` frames each (`sumLeft` … `scratchRight` below).
+    let sum, wet, scratch: UniqueStereo
+    /// The room changes the reverb stage sets in the current block, in offset order.
+    let roomChangeStorage: UniqueBuffer<RoomChange>
     /// The shapes the reverb stage sets in the current block, in offset order.
-    var shapeChanges: UnsafeMutablePointer<ShapeChange>
+    let shapeChangeStorage: UniqueBuffer<ShapeChange>
     var shapeChangeCount = 0
     /// The shape last listed for the reverb, once `hasSentShape`; until then the reverb has
     /// never been given one (every room at its own values, as designed: renders that move no
@@ -86,14 +88,32 @@ public struct EngineCore {
     /// the sample of the last room change: a change of one of them at the sample of a room
     /// change takes effect at once (the new room's network starts with it; the room's
     /// crossfade is its crossfade, and the old room's tail keeps its own values).
-    let followingRoomRamps: UnsafeMutablePointer<Int>
+    let followingRoomRampStorage: UniqueBuffer<Int>
     let followingRoomCount: Int
     var roomChangedAt = Int64.min
     /// Each room's own values (`Room.shape`), by `Room.index`.
-    let roomShapes: UnsafeMutablePointer<ReverbShape>
+    let roomShapeStorage: UniqueBuffer<ReverbShape>
     /// The block's unprocessed input (the dry sum before the filter), kept where `bypass` is
     /// not 0: `maxFrames` frames each.
-    var inputLeft, inputRight: UnsafeMutablePointer<Float>
+    let input: UniqueStereo
+
+    // The buffers above as plain pointers, for the render path (valid while the core lives).
+    var ramps: UnsafeMutablePointer<Ramp> { @_noLocks @inline(__always) get { rampStorage.base } }
+    var rampParameters: UnsafeMutablePointer<ParameterID> { @_noLocks @inline(__always) get { rampParameterStorage.base } }
+    var rampIndices: UnsafeMutablePointer<Int?> { @_noLocks @inline(__always) get { rampIndexStorage.base } }
+    var rampLimits: UnsafeMutablePointer<RampLimits> { @_noLocks @inline(__always) get { rampLimitStorage.base } }
+    var roomChanges: UnsafeMutablePointer<RoomChange> { @_noLocks @inline(__always) get { roomChangeStorage.base } }
+    var shapeChanges: UnsafeMutablePointer<ShapeChange> { @_noLocks @inline(__always) get { shapeChangeStorage.base } }
+    var followingRoomRamps: UnsafeMutablePointer<Int> { @_noLocks @inline(__always) get { followingRoomRampStorage.base } }
+    var roomShapes: UnsafeMutablePointer<ReverbShape> { @_noLocks @inline(__always) get { roomShapeStorage.base } }
+    var sumLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.left.base } }
+    var sumRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.right.base } }
+    var wetLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.left.base } }
+    var wetRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.right.base } }
+    var scratchLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { scratch.left.base } }
+    var scratchRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { scratch.right.base } }
+    var inputLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { input.left.base } }
+    var inputRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { input.right.base } }
 
     /// Sets everything up for `sampleRate` and at most `maxFrames` per render call, starting
     /// at `state` (values in parameter units, room as an index). Allocates; not realtime.
@@ -106,37 +126,31 @@ public struct EngineCore {
         self.applied = applied
         self.monitor = monitor
         pending = EventSchedule(scheduledCapacity: pendingCapacity, immediateCapacity: 2 * queue.capacity)
-        rampCount = Parameters.continuous.count
-        ramps = .allocate(capacity: rampCount)
-        rampParameters = .allocate(capacity: rampCount)
-        rampIndices = .allocate(capacity: Parameters.all.count)
-        rampIndices.initialize(repeating: nil, count: Parameters.all.count)
-        for (r, spec) in Parameters.continuous.enumerated() {
-            (ramps + r).initialize(to: Ramp(value: state[spec.id], shape: spec.rampShape))
-            (rampParameters + r).initialize(to: spec.id)
-            rampIndices[spec.id.index] = r
+        let continuous = Parameters.continuous
+        rampCount = continuous.count
+        rampStorage = UniqueBuffer(count: rampCount) { r in
+            Ramp(value: state[continuous[r].id], shape: continuous[r].rampShape)
         }
-        followingRoomCount = ReverbControls.followingRoom.count
-        followingRoomRamps = .allocate(capacity: followingRoomCount)
-        for (k, id) in ReverbControls.followingRoom.enumerated() { (followingRoomRamps + k).initialize(to: rampIndices[id.index]!) }
-        rampLimits = .allocate(capacity: Parameters.all.count)
-        for spec in Parameters.all {
-            (rampLimits + spec.id.index).initialize(to: spec.rampLimits(sampleRate: sampleRate))
-        }
+        rampParameterStorage = UniqueBuffer(count: rampCount) { r in continuous[r].id }
+        let rampIndices = UniqueBuffer<Int?>(repeating: nil, count: Parameters.all.count)
+        for (r, spec) in continuous.enumerated() { rampIndices.base[spec.id.index] = r }
+        let following = ReverbControls.followingRoom
+        followingRoomCount = following.count
+        followingRoomRampStorage = UniqueBuffer(count: following.count) { k in rampIndices.base[following[k].index]! }
+        rampIndexStorage = rampIndices
+        let rampLimits = UniqueBuffer(repeating: RampLimits(defaultFrames: 0, maximumFrames: 0), count: Parameters.all.count)
+        for spec in Parameters.all { rampLimits.base[spec.id.index] = spec.rampLimits(sampleRate: sampleRate) }
+        rampLimitStorage = rampLimits
         room = state.room
-        func buffer() -> UnsafeMutablePointer<Float> {
-            let p = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames)
-            p.initialize(repeating: 0, count: maxFrames)
-            return p
-        }
-        sumLeft = buffer(); sumRight = buffer()
-        wetLeft = buffer(); wetRight = buffer()
-        scratchLeft = buffer(); scratchRight = buffer()
-        roomChanges = .allocate(capacity: maxFrames + 1)
-        shapeChanges = .allocate(capacity: maxFrames + 1)
-        inputLeft = buffer(); inputRight = buffer()
-        roomShapes = .allocate(capacity: Room.allCases.count)
-        for r in Room.allCases { (roomShapes + r.rawValue).initialize(to: r.shape) }
+        sum = UniqueStereo(frames: maxFrames)
+        wet = UniqueStereo(frames: maxFrames)
+        scratch = UniqueStereo(frames: maxFrames)
+        roomChangeStorage = UniqueBuffer(repeating: RoomChange(offset: 0, room: state.room, crossfadeFrames: 0), count: maxFrames + 1)
+        shapeChangeStorage = UniqueBuffer(repeating: ShapeChange(offset: 0, shape: state.reverbShape), count: maxFrames + 1)
+        input = UniqueStereo(frames: maxFrames)
+        let roomShapes = UniqueBuffer(repeating: state.room.shape, count: Room.allCases.count)
+        for r in Room.allCases { roomShapes.base[r.rawValue] = r.shape }
+        roomShapeStorage = roomShapes
         filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.setRoom(state.room, crossfadeFrames: 0)
@@ -149,19 +163,11 @@ public struct EngineCore {
         mixer.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
     }
 
-    mutating func deallocate() {
-        pending.deallocate()
-        ramps.deallocate()
-        rampParameters.deallocate()
-        rampIndices.deallocate()
-        rampLimits.deallocate()
-        for p in [sumLeft, sumRight, wetLeft, wetRight, scratchLeft, scratchRight, inputLeft, inputRight] { p.deallocate() }
-        roomChanges.deallocate()
-        shapeChanges.deallocate()
-        followingRoomRamps.deallocate()
-        roomShapes.deallocate()
+    deinit {
+        // The reverb is a handle whose owner frees it by hand (see `Reverb`); everything else
+        // here frees itself.
+        var reverb = self.reverb
         reverb.deallocate()
-        mixer.deallocate()
     }
 
     /// The target of every parameter (what `get` and `dump` report).
@@ -170,12 +176,6 @@ public struct EngineCore {
         for r in 0..<rampCount { s[rampParameters[r]] = ramps[r].target }
         s.room = room
         return s
-    }
-
-    /// The value a parameter has at the current sample time (mid-ramp values included).
-    public func currentValue(_ id: ParameterID) -> Double {
-        guard let r = rampIndices[id.index] else { return Double(room.rawValue) }
-        return ramps[r].value(at: sampleTime)
     }
 
     /// True while any parameter is ramping.

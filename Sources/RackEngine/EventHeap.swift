@@ -1,3 +1,5 @@
+import RackDSP
+
 /// Events waiting for their sample on the render thread: a binary min-heap ordered by
 /// (sample time, arrival order), so that inserting or taking one costs O(log n) however many
 /// far-future events wait, and events for the same sample come out in the order they went in
@@ -9,15 +11,15 @@
 /// on the live path the heap never fills. Should it fill anyway, the new event is dropped and
 /// counted in `droppedEvents` (published as `EngineMonitor.Counter.droppedEvents`). The
 /// offline driver, which schedules from its own thread between render calls, grows it instead
-/// (`insertGrowing`). Plain values and pointers, no class references: `EngineCore` owns it
-/// and calls `deallocate()` once.
-struct EventHeap {
+/// (`insertGrowing`). Plain values and owned buffers, no class references; noncopyable:
+/// `EngineCore` holds the one instance, and its storage goes with it.
+struct EventHeap: ~Copyable {
     /// How many events fit.
-    private(set) var capacity: Int
+    var capacity: Int { @_noLocks get { events.count } }
     /// Events waiting: heap order over slots 0..<count.
-    private var events: UnsafeMutablePointer<EngineEvent>
+    private var events: UniqueBuffer<EngineEvent>
     /// Arrival number of the event in the same slot (the tie-break for equal sample times).
-    private var arrival: UnsafeMutablePointer<UInt64>
+    private var arrival: UniqueBuffer<UInt64>
     private var nextArrival: UInt64 = 0
     /// Events waiting now.
     private(set) var count = 0
@@ -26,21 +28,17 @@ struct EventHeap {
 
     /// Allocates room for `capacity` events. Not realtime.
     init(capacity: Int) {
-        self.capacity = capacity
-        events = .allocate(capacity: capacity)
-        arrival = .allocate(capacity: capacity)
+        events = UniqueBuffer(repeating: Self.emptySlot, count: capacity)
+        arrival = UniqueBuffer(repeating: 0, count: capacity)
     }
 
-    /// Frees the storage (once, by the owner).
-    func deallocate() {
-        events.deallocate()
-        arrival.deallocate()
-    }
+    /// What a slot holds before an event is put in it (never read).
+    private static var emptySlot: EngineEvent { EngineEvent(sampleTime: 0, .play) }
 
     /// The earliest event (the next `pop`), nil when none waits.
     /// - Realtime: safe
     @_noLocks
-    func peek() -> EngineEvent? { count > 0 ? events[0] : nil }
+    func peek() -> EngineEvent? { count > 0 ? events.base[0] : nil }
 
     /// Adds an event (after every event already waiting for the same sample); drops it and
     /// counts it in `droppedEvents` when the heap is full.
@@ -49,8 +47,8 @@ struct EventHeap {
     mutating func insert(_ event: EngineEvent) {
         if count == capacity { droppedEvents &+= 1; return }
         var i = count
-        events[i] = event
-        arrival[i] = nextArrival
+        events.base[i] = event
+        arrival.base[i] = nextArrival
         nextArrival &+= 1
         count += 1
         while i > 0 {
@@ -65,16 +63,12 @@ struct EventHeap {
     /// (the offline driver's path, between render calls).
     mutating func insertGrowing(_ event: EngineEvent) {
         if count == capacity {
-            let bigger = max(1, capacity * 2)
-            let e = UnsafeMutablePointer<EngineEvent>.allocate(capacity: bigger)
-            let a = UnsafeMutablePointer<UInt64>.allocate(capacity: bigger)
-            e.initialize(from: events, count: count)
-            a.initialize(from: arrival, count: count)
-            events.deallocate()
-            arrival.deallocate()
-            events = e
-            arrival = a
-            capacity = bigger
+            let bigger = max(1, capacity * 2), waiting = count
+            let grownEvents = UniqueBuffer(count: bigger) { i in i < waiting ? events.base[i] : Self.emptySlot }
+            let grownArrival = UniqueBuffer(count: bigger) { i in i < waiting ? arrival.base[i] : 0 }
+            // The old buffers are freed as the new ones take their place.
+            events = grownEvents
+            arrival = grownArrival
         }
         insert(event)
     }
@@ -93,11 +87,11 @@ struct EventHeap {
     @_noLocks
     mutating func pop() -> EngineEvent? {
         guard count > 0 else { return nil }
-        let first = events[0]
+        let first = events.base[0]
         count -= 1
         if count > 0 {
-            events[0] = events[count]
-            arrival[0] = arrival[count]
+            events.base[0] = events.base[count]
+            arrival.base[0] = arrival.base[count]
             siftDown(from: 0)
         }
         return first
@@ -121,13 +115,13 @@ struct EventHeap {
     /// True when the event in slot `a` comes before the one in slot `b`.
     @_noLocks @inline(__always)
     private func comesBefore(_ a: Int, _ b: Int) -> Bool {
-        let ta = events[a].sampleTime, tb = events[b].sampleTime
-        return ta < tb || (ta == tb && arrival[a] < arrival[b])
+        let ta = events.base[a].sampleTime, tb = events.base[b].sampleTime
+        return ta < tb || (ta == tb && arrival.base[a] < arrival.base[b])
     }
 
     @_noLocks @inline(__always)
     private mutating func swapAt(_ a: Int, _ b: Int) {
-        let e = events[a]; events[a] = events[b]; events[b] = e
-        let o = arrival[a]; arrival[a] = arrival[b]; arrival[b] = o
+        let e = events.base[a]; events.base[a] = events.base[b]; events.base[b] = e
+        let o = arrival.base[a]; arrival.base[a] = arrival.base[b]; arrival.base[b] = o
     }
 }

@@ -1,3 +1,5 @@
+import RackDSP
+
 /// The render thread's events once drained from the control thread's queue, on two paths so
 /// that an immediate change never waits behind scheduled ones:
 ///
@@ -11,13 +13,15 @@
 /// scheduled events before it were mapped through a clock that stopped) and takes the
 /// immediate path itself, so its echo says, in order, how many were dropped.
 ///
-/// Storage is allocated in `init`; `EngineCore` owns it and calls `deallocate()` once.
-struct EventSchedule {
+/// Storage is allocated in `init`; noncopyable: `EngineCore` holds the one instance, and its
+/// storage goes with it.
+struct EventSchedule: ~Copyable {
     /// Scheduled events, by (sample time, arrival).
     private(set) var scheduled: EventHeap
     /// Immediate events: a ring of `immediateCapacity` slots, `immediateCount` from `head`.
-    private let immediate: UnsafeMutablePointer<EngineEvent>
-    let immediateCapacity: Int
+    private let immediate: UniqueBuffer<EngineEvent>
+    /// Slots in `immediate` (at least 1).
+    var immediateCapacity: Int { @_noLocks get { immediate.count } }
     private var head = 0
     private var immediateCount = 0
     /// Immediate events that found the list full. The list holds twice the control queue's
@@ -29,16 +33,7 @@ struct EventSchedule {
     /// Allocates: not realtime.
     init(scheduledCapacity: Int, immediateCapacity: Int) {
         scheduled = EventHeap(capacity: scheduledCapacity)
-        self.immediateCapacity = max(1, immediateCapacity)
-        immediate = .allocate(capacity: self.immediateCapacity)
-        immediate.initialize(repeating: EngineEvent(sampleTime: 0, .play), count: self.immediateCapacity)
-    }
-
-    /// Frees the storage (once, by the owner).
-    func deallocate() {
-        scheduled.deallocate()
-        immediate.deinitialize(count: immediateCapacity)
-        immediate.deallocate()
+        immediate = UniqueBuffer(repeating: EngineEvent(sampleTime: 0, .play), count: max(1, immediateCapacity))
     }
 
     /// Events dropped because a list was full (0 on the live path; see the type's notes).
@@ -80,14 +75,14 @@ struct EventSchedule {
     /// The next event `pop` gives: the oldest immediate one, else the earliest scheduled one.
     /// - Realtime: safe
     @_noLocks
-    func peek() -> EngineEvent? { immediateCount > 0 ? immediate[head] : scheduled.peek() }
+    func peek() -> EngineEvent? { immediateCount > 0 ? immediate.base[head] : scheduled.peek() }
 
     /// Takes the next event (see `peek`), nil when none waits.
     /// - Realtime: safe
     @_noLocks
     mutating func pop() -> EngineEvent? {
         if immediateCount > 0 {
-            let e = immediate[head]
+            let e = immediate.base[head]
             head = head + 1 == immediateCapacity ? 0 : head + 1
             immediateCount -= 1
             return e
@@ -101,7 +96,7 @@ struct EventSchedule {
         guard immediateCount < immediateCapacity else { droppedImmediate &+= 1; return }
         var slot = head + immediateCount
         if slot >= immediateCapacity { slot -= immediateCapacity }
-        immediate[slot] = e
+        immediate.base[slot] = e
         immediateCount += 1
     }
 }

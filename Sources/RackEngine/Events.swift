@@ -142,8 +142,10 @@ public struct EventQueue: @unchecked Sendable {
     public let capacity: Int
     private let mask: Int
     private let slots: UnsafeMutablePointer<EngineEvent>
-    /// [0] = write counter, [1] = read counter.
+    /// The two free-running counters, by `Counter`.
     private let counters: UnsafeMutablePointer<Atomic<Int>>
+    /// Events pushed since the queue was made (producer) and popped (consumer).
+    private enum Counter: Int { case written, read }
 
     public init(minimumCapacity: Int) {
         let c = powerOfTwo(atLeast: minimumCapacity)
@@ -153,7 +155,7 @@ public struct EventQueue: @unchecked Sendable {
         slots.initialize(repeating: EngineEvent(sampleTime: 0, .play), count: c)
         counters = .allocate(capacity: 2)
         counters.initialize(to: Atomic(0))
-        (counters + 1).initialize(to: Atomic(0))
+        (counters + Counter.read.rawValue).initialize(to: Atomic(0))
     }
 
     public func deallocate() {
@@ -166,10 +168,10 @@ public struct EventQueue: @unchecked Sendable {
     /// - Realtime: safe (the render thread is the producer of the applied-events queue).
     @_noLocks
     public func push(_ event: EngineEvent) -> Bool {
-        let w = counters[0].load(ordering: .relaxed)
-        if w - counters[1].load(ordering: .acquiring) >= capacity { return false }
+        let w = counters[Counter.written.rawValue].load(ordering: .relaxed)
+        if w - counters[Counter.read.rawValue].load(ordering: .acquiring) >= capacity { return false }
         slots[w & mask] = event
-        counters[0].store(w + 1, ordering: .releasing)
+        counters[Counter.written.rawValue].store(w + 1, ordering: .releasing)
         return true
     }
 
@@ -177,17 +179,17 @@ public struct EventQueue: @unchecked Sendable {
     /// - Realtime: safe
     @_noLocks
     public func pop() -> EngineEvent? {
-        let r = counters[1].load(ordering: .relaxed)
-        if r == counters[0].load(ordering: .acquiring) { return nil }
+        let r = counters[Counter.read.rawValue].load(ordering: .relaxed)
+        if r == counters[Counter.written.rawValue].load(ordering: .acquiring) { return nil }
         let e = slots[r & mask]
-        counters[1].store(r + 1, ordering: .releasing)
+        counters[Counter.read.rawValue].store(r + 1, ordering: .releasing)
         return e
     }
 
     /// Events waiting (approximate when called concurrently).
     /// - Realtime: safe
     public var count: Int {
-        @_noLocks get { counters[0].load(ordering: .acquiring) - counters[1].load(ordering: .acquiring) }
+        @_noLocks get { counters[Counter.written.rawValue].load(ordering: .acquiring) - counters[Counter.read.rawValue].load(ordering: .acquiring) }
     }
 
     /// True when a push would fail now.

@@ -29,7 +29,7 @@ public final class MIDILink: @unchecked Sendable {
     deinit {
         if let t = router.pointee.table { t.deallocate() }
         collectRetired()
-        if router.pointee.load(.incomingTable) != 0 { router.pointee.tableHeaders[0]?.deallocate() }
+        if router.pointee.load(.incomingTable) != 0 { router.pointee.tableHeaders[MIDIRouter.Shared.incomingTable.rawValue]?.deallocate() }
         waiting?.deallocate()
         router.pointee.deallocate()
         router.deinitialize(count: 1)
@@ -56,14 +56,14 @@ public final class MIDILink: @unchecked Sendable {
 
     private func collectRetired() {
         guard router.pointee.load(.retiredTable) != 0 else { return }
-        router.pointee.tableHeaders[1]?.deallocate()
-        router.pointee.tableHeaders[1] = nil
+        router.pointee.tableHeaders[MIDIRouter.Shared.retiredTable.rawValue]?.deallocate()
+        router.pointee.tableHeaders[MIDIRouter.Shared.retiredTable.rawValue] = nil
         router.pointee.store(.retiredTable, 0)
     }
 
     private func handOver() {
         guard let w = waiting, router.pointee.load(.incomingTable) == 0 else { return }
-        router.pointee.tableHeaders[0] = w
+        router.pointee.tableHeaders[MIDIRouter.Shared.incomingTable.rawValue] = w
         router.pointee.store(.incomingTable, Int(bitPattern: w.slots))
         waiting = nil
     }

@@ -36,7 +36,8 @@ public struct MIDIRouter {
     var table: MIDITable?
     /// The words of `Shared`, by its raw value.
     let shared: UnsafeMutablePointer<Atomic<Int>>
-    /// The tables behind the pointers in `shared`: [0] incoming, [1] retired.
+    /// The tables behind the pointers in `shared`, by the word that holds their bits
+    /// (`Shared.incomingTable`, `Shared.retiredTable`: the first two words, so two slots).
     let tableHeaders: UnsafeMutablePointer<MIDITable?>
     /// Last MSB per channel and controller (−1: none yet), for the 14-bit LSB.
     let msbs: UnsafeMutablePointer<Int16>
@@ -130,9 +131,9 @@ public struct MIDIRouter {
         guard load(.incomingTable) != 0, load(.retiredTable) == 0 else { return }
         // The control thread writes the header only while the mailbox is empty: read it
         // before emptying the mailbox.
-        let incoming = tableHeaders[0]
+        let incoming = tableHeaders[Shared.incomingTable.rawValue]
         if let old = table {
-            tableHeaders[1] = old
+            tableHeaders[Shared.retiredTable.rawValue] = old
             store(.retiredTable, Int(bitPattern: old.slots))
         }
         table = incoming

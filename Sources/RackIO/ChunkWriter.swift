@@ -8,7 +8,8 @@ import Synchronization
 final class ChunkWriter: @unchecked Sendable {
     private let writer: AudioFileWriter
     private let chunkFrames: Int
-    private var buffers: [(UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)]
+    /// The two chunks: one filled by the render thread while the writer thread writes the other.
+    private let firstChunk: UniqueStereo, secondChunk: UniqueStereo
     private var filling = 0
     private var filled = 0
     private var pendingFrames: [Int]
@@ -24,14 +25,16 @@ final class ChunkWriter: @unchecked Sendable {
     init(writer: AudioFileWriter, chunkFrames: Int) {
         self.writer = writer
         self.chunkFrames = chunkFrames
-        buffers = (0..<2).map { _ in (.allocate(capacity: chunkFrames), .allocate(capacity: chunkFrames)) }
+        firstChunk = UniqueStereo(frames: chunkFrames)
+        secondChunk = UniqueStereo(frames: chunkFrames)
         pendingFrames = [0, 0]
         free.signal()
         free.signal()
     }
 
-    deinit {
-        for (l, r) in buffers { l.deallocate(); r.deallocate() }
+    /// Chunk `index` (0 or 1) as plain pointers, valid while the writer lives.
+    private func chunk(_ index: Int) -> StereoBuffers {
+        index == 0 ? firstChunk.buffers : secondChunk.buffers
     }
 
     private func startIfNeeded() {
@@ -51,7 +54,7 @@ final class ChunkWriter: @unchecked Sendable {
             let frames = pendingFrames[index]
             if frames < 0 { return }
             if failure == nil {
-                do { try writer.write(left: buffers[index].0, right: buffers[index].1, frames: frames) } catch { failure = error }
+                do { try writer.write(left: chunk(index).left, right: chunk(index).right, frames: frames) } catch { failure = error }
             }
             index ^= 1
             free.signal()
@@ -64,8 +67,9 @@ final class ChunkWriter: @unchecked Sendable {
         var done = 0
         while done < frames {
             let n = min(frames - done, chunkFrames - filled)
-            (buffers[filling].0 + filled).update(from: left + done, count: n)
-            (buffers[filling].1 + filled).update(from: right + done, count: n)
+            let buffer = chunk(filling)
+            (buffer.left + filled).update(from: left + done, count: n)
+            (buffer.right + filled).update(from: right + done, count: n)
             filled += n
             done += n
             if filled == chunkFrames { try handOver(frames: filled) }

@@ -72,9 +72,8 @@ public enum OfflineRenderer {
                              events: [EngineEvent], totalFrames: Int64, blockFrames block: Int,
                              progress: ((Double) -> Void)?) throws -> Int64 {
         var nextEvent = 0
-        let outL = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        let outR = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer { outL.deallocate(); outR.deallocate() }
+        let output = UniqueStereo(frames: block)
+        let outL = output.left.base, outR = output.right.base
         var rendered: Int64 = 0
         var lastProgress = -1.0
         while rendered < totalFrames {

@@ -117,19 +117,15 @@ private final class StreamFeeder: @unchecked Sendable {
     /// Signalled when the thread has ended.
     private let ended = DispatchSemaphore(value: 0)
     private let chunk = 4096
-    private let left: UnsafeMutablePointer<Float>
-    private let right: UnsafeMutablePointer<Float>
+    private let buffer: UniqueStereo
 
     init(reader: ResamplingReader, ring: StereoRing) {
         self.reader = reader
         self.ring = ring
-        left = .allocate(capacity: chunk)
-        right = .allocate(capacity: chunk)
+        buffer = UniqueStereo(frames: chunk)
     }
 
     deinit {
-        left.deallocate()
-        right.deallocate()
         ring.deallocate()
     }
 
@@ -146,12 +142,12 @@ private final class StreamFeeder: @unchecked Sendable {
         while ring.availableToRead < frames && !ring.isFinished && !stopFlag.load(ordering: .acquiring) {
             let want = min(chunk, ring.availableToWrite)
             if want == 0 { return }
-            let got = try reader.read(left: left, right: right, frames: want)
+            let got = try reader.read(left: buffer.left.base, right: buffer.right.base, frames: want)
             if got == 0 {
                 ring.setFinished(true)
                 return
             }
-            ring.write(left: left, right: right, frames: got)
+            ring.write(left: buffer.left.base, right: buffer.right.base, frames: got)
         }
     }
 

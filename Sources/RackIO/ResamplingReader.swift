@@ -3,6 +3,7 @@
 
 import CSndfile
 import Foundation
+import RackDSP
 
 /// Streams a file converted to `targetRate` with libsamplerate (SRC_SINC_BEST_QUALITY), stereo;
 /// passes through untouched (no SRC) when rates are equal. Supports looping (wraps to frame 0 at
@@ -27,12 +28,12 @@ public final class ResamplingReader {
 
     // Interleaved stereo input waiting for the converter.
     private let inCapacity = 8192
-    private let inBuf: UnsafeMutablePointer<Float>
+    private let inBuf: UniqueBuffer<Float>
     private var inStart = 0
     private var inCount = 0
     // Converter output before it is deinterleaved.
     private let outCapacity = 4096
-    private let outBuf: UnsafeMutablePointer<Float>
+    private let outBuf: UniqueBuffer<Float>
 
     // Positions in the "concatenated" timeline (pass k of a loop starts at input k·frames).
     /// Input index of the next frame to be handed to the converter.
@@ -61,13 +62,8 @@ public final class ResamplingReader {
                 throw .badData(path: path, reason: error.description)
             }
         }
-        inBuf = .allocate(capacity: inCapacity * 2)
-        outBuf = .allocate(capacity: outCapacity * 2)
-    }
-
-    deinit {
-        inBuf.deallocate()
-        outBuf.deallocate()
+        inBuf = UniqueBuffer(repeating: 0, count: inCapacity * 2)
+        outBuf = UniqueBuffer(repeating: 0, count: outCapacity * 2)
     }
 
     /// Length of the whole file at the target rate, in frames:
@@ -143,8 +139,8 @@ public final class ResamplingReader {
             let want = Int(min(Int64(outCapacity), skip + Int64(frames - done)))
             let result: (inputUsed: Int, outputGenerated: Int)
             do {
-                result = try converter.process(input: inBuf + inStart * 2, inputFrames: inCount,
-                                               output: outBuf, outputFrames: want, endOfInput: inputEnded)
+                result = try converter.process(input: inBuf.base + inStart * 2, inputFrames: inCount,
+                                               output: outBuf.base, outputFrames: want, endOfInput: inputEnded)
             } catch {
                 throw .io(path: info.path, reason: error.description)
             }
@@ -162,7 +158,7 @@ public final class ResamplingReader {
             let first = Int(min(Int64(generated), skip))
             let useful = generated - first
             if useful > 0 {
-                Interleaving.split(outBuf + 2 * first, frames: useful, left: left + done, right: right + done)
+                Interleaving.split(outBuf.base + 2 * first, frames: useful, left: left + done, right: right + done)
             }
             done += useful
             genPos += Int64(generated)
@@ -182,11 +178,11 @@ public final class ResamplingReader {
     /// end of input.
     private func refill() throws(AudioFileError) {
         if inStart > 0 {
-            if inCount > 0 { inBuf.update(from: inBuf + inStart * 2, count: inCount * 2) }
+            if inCount > 0 { inBuf.base.update(from: inBuf.base + inStart * 2, count: inCount * 2) }
             inStart = 0
         }
         while inCount < inCapacity && !inputEnded {
-            let n = try reader.readInterleaved(into: inBuf + inCount * 2, frames: inCapacity - inCount)
+            let n = try reader.readInterleaved(into: inBuf.base + inCount * 2, frames: inCapacity - inCount)
             inCount += n
             fedEnd += Int64(n)
             if n == 0, try !rewindForLoop() { inputEnded = true }

@@ -33,9 +33,8 @@ final class RingFeeder: @unchecked Sendable {
     private func run() {
         defer { finished.signal() }
         let chunk = 32_768
-        let l = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
-        let r = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
-        defer { l.deallocate(); r.deallocate() }
+        let buffer = UniqueStereo(frames: chunk)
+        let l = buffer.left.base, r = buffer.right.base
         while true {
             while ring.availableToWrite < chunk {
                 waiting.store(true, ordering: .sequentiallyConsistent)

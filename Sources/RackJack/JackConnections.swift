@@ -100,13 +100,17 @@ extension JackDriver {
         }
         let playback = physical(UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue))
         let capture = physical(UInt(JackPortIsPhysical.rawValue | JackPortIsOutput.rawValue))
-        for (i, peer) in playback.prefix(2).enumerated() where jack_connect(client, ownName(2 + i), peer) == 0 {
-            made.append("\(clientName):\(Self.portNames[2 + i]) → \(peer)")
-            want(Self.portNames[2 + i], peer)
+        for (i, peer) in playback.prefix(2).enumerated() {
+            let ours = Self.firstOutputIndex + i
+            guard jack_connect(client, ownName(ours), peer) == 0 else { continue }
+            made.append("\(clientName):\(Self.portNames[ours]) → \(peer)")
+            want(Self.portNames[ours], peer)
         }
-        for (i, peer) in capture.prefix(2).enumerated() where jack_connect(client, peer, ownName(i)) == 0 {
-            made.append("\(peer) → \(clientName):\(Self.portNames[i])")
-            want(Self.portNames[i], peer)
+        for (i, peer) in capture.prefix(2).enumerated() {
+            let ours = Self.firstInputIndex + i
+            guard jack_connect(client, peer, ownName(ours)) == 0 else { continue }
+            made.append("\(peer) → \(clientName):\(Self.portNames[ours])")
+            want(Self.portNames[ours], peer)
         }
         // MIDI: every physical capture port (controllers) into midi_in, when rack has one.
         if port(Self.midiInIndex) != nil {

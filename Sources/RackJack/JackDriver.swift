@@ -72,11 +72,19 @@ public final class JackDriver: @unchecked Sendable {
     /// the owner says otherwise.
     public var warn: (String) -> Void
 
-    /// Our ports by `rack_jack_port` index; midi_in and midi_out exist unless MIDI is off.
-    public static let portNames = ["in_1", "in_2", "out_1", "out_2", "midi_in", "midi_out"]
-    static let midiInIndex = 4
+    /// Our ports' short names by `rack_jack_port` index (`enum rack_port`, where the names
+    /// live); midi_in and midi_out exist unless MIDI is off.
+    public static let portNames = (0..<Int(RACK_PORT_COUNT.rawValue)).map {
+        String(cString: rack_jack_port_short_name(Int32($0)))
+    }
+    /// The first of the audio inputs (in_1, in_2) and of the audio outputs (out_1, out_2).
+    static let firstInputIndex = Int(RACK_PORT_IN_1.rawValue)
+    static let firstOutputIndex = Int(RACK_PORT_OUT_1.rawValue)
+    static let midiInIndex = Int(RACK_PORT_MIDI_IN.rawValue)
     /// True for the ports that take input (connections run peer → ours).
-    static func isInput(_ index: Int) -> Bool { index < 2 || index == midiInIndex }
+    static func isInput(_ index: Int) -> Bool {
+        index == firstInputIndex || index == Int(RACK_PORT_IN_2.rawValue) || index == midiInIndex
+    }
     /// The MIDI stage the process callback runs (nil: no MIDI ports, `--no-midi`). Set before
     /// the first join; it must outlive the client.
     public let midi: MIDILink?
@@ -125,8 +133,6 @@ public final class JackDriver: @unchecked Sendable {
     public var xruns: Int { xrunsBefore + (context.map { Int(rack_jack_xruns($0)) } ?? 0) }
 
     public var dspLoadPercent: Double { isRunning ? Double(jack_cpu_load(client)) : 0 }
-
-    public var isFreewheeling: Bool { context.map { rack_jack_is_freewheeling($0) != 0 } ?? false }
 
     /// Joins: opens the client, registers the ports, activates with the process callback held
     /// (silent, engine untouched), learns the rate the server actually runs it at, then makes

@@ -24,7 +24,6 @@ nonisolated(unsafe) private let descriptor: UnsafeMutablePointer<LV2_Descriptor>
         deactivate: { _ in },
         cleanup: { handle in
             let p = instance(handle)
-            p.pointee.deallocate()
             p.deinitialize(count: 1)
             p.deallocate()
         },
@@ -44,7 +43,7 @@ private func instance(_ handle: LV2_Handle?) -> UnsafeMutablePointer<PluginInsta
 @_noLocks
 private func connectPort(_ handle: LV2_Handle?, _ port: UInt32, _ data: UnsafeMutableRawPointer?) {
     let p = instance(handle)
-    if Int(port) < p.pointee.portCount { p.pointee.ports[Int(port)] = data }
+    if Int(port) < p.pointee.portCount { p.pointee.ports.base[Int(port)] = data }
 }
 
 /// `run` (through `rack_lv2_run`, which brackets it for the runtime probe): renders `frames`

@@ -12,13 +12,14 @@ enum PluginTuning {
 }
 
 /// One instance of the plugin: the engine and what `run()` needs around it, allocated in
-/// `init` (the host's `instantiate`) and freed in `deallocate()` (`cleanup`).
+/// `init` (the host's `instantiate`) and freed when the instance goes (`cleanup`
+/// deinitialises it). Noncopyable: the host's handle points at the one instance.
 ///
-/// Threading, as LV2 defines it: `init`, `activate`, `deactivate` and `deallocate` are never
+/// Threading, as LV2 defines it: `init`, `activate`, `deactivate` and `cleanup` are never
 /// called concurrently with `run()`; `run()` is the realtime path and the only thread that
 /// touches the engine while the instance is active, so it is both the producer and the
 /// consumer of the engine's queues.
-struct PluginInstance {
+struct PluginInstance: ~Copyable {
     let sampleRate: Double
     /// The engine's largest render call; `run()` splits longer calls into pieces of this size.
     let maxFrames: Int
@@ -29,18 +30,18 @@ struct PluginInstance {
     private var echoes: EventQueue
 
     /// Where the host connected each port (nil until it does).
-    let ports: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let ports: UniqueBuffer<UnsafeMutableRawPointer?>
     /// Each parameter's limits and the value the engine was last given, by `ParameterID.rawValue`.
-    private let limits: UnsafeMutablePointer<ControlLimits>
-    private let current: UnsafeMutablePointer<Double>
+    private let limits: UniqueBuffer<ControlLimits>
+    private let current: UniqueBuffer<Double>
     /// The first control port's index and how many there are (`PluginLayout`'s, copied here so
     /// `run()` reads no global).
     private let firstControlPort: Int, controlCount: Int
     /// How many ports there are.
     let portCount: Int
     /// Zeros for an audio input the host left unconnected; a sink for an unconnected output.
-    private let silence: UnsafeMutablePointer<Float>
-    private let sinkLeft: UnsafeMutablePointer<Float>, sinkRight: UnsafeMutablePointer<Float>
+    private let silence: UniqueBuffer<Float>
+    private let sink: UniqueStereo
     /// True until the first `run()` after `activate`: it takes the ports' values without a ramp.
     private var startsFresh = true
 
@@ -55,26 +56,14 @@ struct PluginInstance {
         controls = engine.takeUnretainedValue().controlQueue
         echoes = engine.takeUnretainedValue().appliedQueue
         portCount = PluginLayout.portCount
-        ports = .allocate(capacity: portCount)
-        ports.initialize(repeating: nil, count: portCount)
-        let count = Parameters.all.count
+        ports = UniqueBuffer(repeating: nil, count: portCount)
         firstControlPort = PluginLayout.firstControlPort
-        controlCount = count
-        limits = .allocate(capacity: count)
-        current = .allocate(capacity: count)
-        for spec in Parameters.all {
-            (limits + spec.id.rawValue).initialize(to: ControlLimits(spec))
-            (current + spec.id.rawValue).initialize(to: spec.defaultValue)
-        }
-        silence = Self.zeros(maxFrames)
-        sinkLeft = Self.zeros(maxFrames)
-        sinkRight = Self.zeros(maxFrames)
-    }
-
-    private static func zeros(_ frames: Int) -> UnsafeMutablePointer<Float> {
-        let p = UnsafeMutablePointer<Float>.allocate(capacity: frames)
-        p.initialize(repeating: 0, count: frames)
-        return p
+        controlCount = Parameters.all.count
+        // By `ParameterID.rawValue`: the table is in id order.
+        limits = UniqueBuffer(count: controlCount) { index in ControlLimits(Parameters.all[index]) }
+        current = UniqueBuffer(count: controlCount) { index in Parameters.all[index].defaultValue }
+        silence = UniqueBuffer(repeating: 0, count: maxFrames)
+        sink = UniqueStereo(frames: maxFrames)
     }
 
     private static func makeEngine(sampleRate: Double, maxFrames: Int) -> Unmanaged<Engine> {
@@ -96,15 +85,9 @@ struct PluginInstance {
         startsFresh = true
     }
 
-    /// `cleanup`: frees everything.
-    func deallocate() {
+    /// `cleanup`: lets go of the engine (retained by hand); the buffers free themselves.
+    deinit {
         engine.release()
-        ports.deallocate()
-        limits.deallocate()
-        current.deallocate()
-        silence.deallocate()
-        sinkLeft.deallocate()
-        sinkRight.deallocate()
     }
 
     /// `run()`: takes the control ports (a moved port ramps over its parameter's default ramp
@@ -114,6 +97,7 @@ struct PluginInstance {
     @_noLocks
     mutating func run(frames: Int) {
         readControls()
+        let silence = silence.base, sinkLeft = sink.left.base, sinkRight = sink.right.base
         let inputLeft = audio(.inputLeft) ?? silence
         let inputRight = audio(.inputRight) ?? silence
         let outputLeft = audio(.outputLeft) ?? sinkLeft
@@ -137,7 +121,7 @@ struct PluginInstance {
     /// - Realtime: safe
     @_noLocks
     private func audio(_ port: PluginLayout.AudioPort) -> UnsafeMutablePointer<Float>? {
-        ports[port.rawValue]?.assumingMemoryBound(to: Float.self)
+        ports.base[port.rawValue]?.assumingMemoryBound(to: Float.self)
     }
 
     /// Posts an event for every control port whose value moved since the last call (all of
@@ -149,8 +133,8 @@ struct PluginInstance {
         let jump = startsFresh
         startsFresh = false
         for index in 0..<controlCount {
-            let limit = limits[index]
-            let port = ports[firstControlPort + index]?.assumingMemoryBound(to: Float.self)
+            let limit = limits.base[index]
+            let port = ports.base[firstControlPort + index]?.assumingMemoryBound(to: Float.self)
             let value: Double
             if let port {
                 guard let accepted = limit.accept(port.pointee) else { continue }
@@ -158,12 +142,12 @@ struct PluginInstance {
             } else {
                 value = limit.defaultValue
             }
-            if !jump && value == current[index] { continue }
+            if !jump && value == current.base[index] { continue }
             guard let parameter = ParameterID(rawValue: index) else { continue }   // ports are in table order (PluginLayout)
             let event = EngineEvent(sampleTime: EngineEvent.immediately, .set(parameter, value, ramp: jump ? .jump : .standard))
             // A full queue (a host calling run(0) again and again: the engine drains it only
             // when it renders) keeps the old value, so the change is posted again next call.
-            if controls.push(event) { current[index] = value }
+            if controls.push(event) { current.base[index] = value }
         }
     }
 }

@@ -170,10 +170,12 @@ struct DecayAxes {
         (self.left, self.right, self.top, self.bottom) = (left, right, top, bottom)
     }
 
-    func x(_ hz: Double) -> Double { left + (right - left) * log(hz / minimumHz) / log(maximumHz / minimumHz) }
-    func y(_ seconds: Double) -> Double {
-        bottom - (bottom - top) * log(seconds / minimumSeconds) / log(maximumSeconds / minimumSeconds)
-    }
+    /// The frequency axis, left to right, and the time axis, bottom to top (both logarithmic).
+    var frequencyAxis: LogAxis { LogAxis(minimum: minimumHz, maximum: maximumHz, start: left, end: right) }
+    var secondsAxis: LogAxis { LogAxis(minimum: minimumSeconds, maximum: maximumSeconds, start: bottom, end: top) }
+
+    func x(_ hz: Double) -> Double { frequencyAxis.position(hz) }
+    func y(_ seconds: Double) -> Double { secondsAxis.position(seconds) }
 
     /// Whether a damping frequency gets a marker: damping on, and inside the frequency axis.
     func marks(damping hz: Double) -> Bool {

@@ -17,8 +17,11 @@ public enum ResponsePlot {
         return (0...count).map { minimumFrequency * exp(r * Double($0) / Double(count)) }
     }
 
+    /// The frequency axis: 10 Hz … 20 kHz, logarithmic, across the plot.
+    static let frequencyAxis = LogAxis(minimum: minimumFrequency, maximum: maximumFrequency, start: left, end: right)
+
     /// Where a frequency (Hz) and a level (dB) sit in the plot.
-    static func x(_ f: Double) -> Double { left + (right - left) * log(f / minimumFrequency) / log(maximumFrequency / minimumFrequency) }
+    static func x(_ f: Double) -> Double { frequencyAxis.position(f) }
     static func y(_ db: Double) -> Double { bottom - (bottom - top) * (db - minimumDecibels) / (maximumDecibels - minimumDecibels) }
 
     public static func svg(curves: [ResponseCurveSpec], sampleRate: Double) -> String {

@@ -17,7 +17,6 @@ final class WetDryGainTests: XCTestCase {
     func testSteadyMixAndGain() {
         var mixer = WetDryGain()
         mixer.prepare(sampleRate: 48_000, maxFrames: 4)
-        defer { mixer.deallocate() }
         let out = mix([1, 1, -1, 0], [0, 2, 0, 4],
                       [.init(start: 0, end: 4, offset: 0, length: 4, mixFrom: 0.25, mixTo: 0.25, gainFrom: 2, gainTo: 2)],
                       mixer: &mixer)
@@ -31,7 +30,6 @@ final class WetDryGainTests: XCTestCase {
     func testRampsInterpolateAcrossTheControlSegment() {
         var mixer = WetDryGain()
         mixer.prepare(sampleRate: 48_000, maxFrames: 8)
-        defer { mixer.deallocate() }
         // A control segment of 8 frames from dry at unit gain to wet at gain 0, rendered as
         // two stretches: the second starts 4 frames into it.
         let ones = [Float](repeating: 1, count: 8), zeros = [Float](repeating: 0, count: 8)
@@ -47,7 +45,6 @@ final class WetDryGainTests: XCTestCase {
     func testPeakWindowAndRunningEnergy() {
         var mixer = WetDryGain()
         mixer.prepare(sampleRate: 48_000, maxFrames: 2)
-        defer { mixer.deallocate() }
         let steady = WetDryGain.Segment(start: 0, end: 2, offset: 0, length: 2, mixFrom: 0, mixTo: 0, gainFrom: 1, gainTo: 1)
         _ = mix([3, -4], [0, 0], [steady], mixer: &mixer)
         _ = mix([1, 0], [0, 0], [steady], mixer: &mixer)

@@ -8,7 +8,6 @@ final class EventHeapTests: XCTestCase {
 
     func testOrdersBySampleTimeThenArrival() {
         var heap = EventHeap(capacity: 64)
-        defer { heap.deallocate() }
         // Deterministic shuffle of times with repeats; the value records the arrival order.
         var x: UInt64 = 7
         var inserted: [(Int64, Double)] = []
@@ -31,7 +30,6 @@ final class EventHeapTests: XCTestCase {
 
     func testDropsAndCountsWhenFull() {
         var heap = EventHeap(capacity: 3)
-        defer { heap.deallocate() }
         for i in 0..<5 { heap.insert(event(Int64(10 - i), Double(i))) }
         XCTAssertEqual(heap.count, 3)
         XCTAssertEqual(heap.droppedEvents, 2)

@@ -6,6 +6,7 @@ import XCTest
 import RackDSP
 import RackEngine
 @testable import RackPlot
+import RackTestSupport
 
 // MARK: - A small DOM read with XMLParser (Foundation's XMLDocument is not everywhere on Linux)
 
@@ -366,8 +367,7 @@ final class PlotOutputTests: XCTestCase {
     var directory: String!
 
     override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "/rack-plot-tests-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory("rack-plot-tests")
     }
 
     override func tearDownWithError() throws {

@@ -49,7 +49,16 @@ rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_f
 /// Frees the context (after jack_client_close, or deactivate).
 void rack_jack_destroy(rack_jack_t *c);
 
-jack_port_t *rack_jack_port(rack_jack_t *c, int index); // 0,1 = in_1,in_2; 2,3 = out_1,out_2; 4,5 = midi_in,midi_out
+/// The client's ports, by index: the audio pair in and out, then MIDI in and out (these two
+/// exist only once rack_jack_enable_midi succeeded).
+enum rack_port {
+    RACK_PORT_IN_1, RACK_PORT_IN_2, RACK_PORT_OUT_1, RACK_PORT_OUT_2, RACK_PORT_MIDI_IN, RACK_PORT_MIDI_OUT,
+    RACK_PORT_COUNT
+};
+/// The JACK short name of port `index` (`in_1` …), NULL for an index past the last.
+const char *rack_jack_port_short_name(int index);
+/// The port `index` (see `enum rack_port`), NULL when it is not registered.
+jack_port_t *rack_jack_port(rack_jack_t *c, int index);
 
 /// Registers midi_in and midi_out and runs `fn` with `midi` every cycle (call before
 /// jack_activate). Returns 0 when a port cannot be registered (the rack runs without MIDI).
@@ -96,7 +105,6 @@ const char *rack_jack_library_version(void);
 
 uint64_t rack_jack_cycles(const rack_jack_t *c);
 int rack_jack_is_shut_down(const rack_jack_t *c);
-int rack_jack_is_freewheeling(const rack_jack_t *c);
 uint32_t rack_jack_buffer_size(const rack_jack_t *c);
 
 /// The frame time (jack_last_frame_time) of the latest cycle and the engine sample time at
