@@ -33,7 +33,7 @@ final class FeedbackTests: XCTestCase {
         XCTAssertEqual(rig.replies(), [OSCMessage("/rack/room", [.string("plate")])] + implied
             + [OSCMessage("/rack/preset", [.string("Warm")])]
             + Parameters.all.map { RackController.valueMessage($0, warm[$0.id]) })
-        XCTAssertEqual(Array(rig.controller.presets.preset(named: "Warm")!.state.values.prefix(5)), [384, -3, 40, 0, Double(Room.mediumHall.rawValue)])
+        XCTAssertEqual(Array(rig.controller.presets.preset(named: "Warm")!.state.values.prefix(5)), [384, -3, 40, -0.8, Double(Room.mediumHall.rawValue)])
         rig.send("/rack/unsubscribe")
         rig.send("/rack/mix", [.float(77)])
         rig.settle()

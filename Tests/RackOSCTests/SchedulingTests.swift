@@ -58,6 +58,7 @@ final class SchedulingTests: XCTestCase {
         XCTAssertEqual(rig.engine.targets, warm, "the recall reached the engine")
         XCTAssertEqual(rig.controller.targets, rig.engine.targets, "and /rack/get says what sounds")
         rig.send("/rack/mix", [.float(0)])
+        rig.send("/rack/gain", [.float(0)])  // Warm trims its output by 0.8 dB (its loudness)
         rig.send("/rack/player/load", [.string(try rig.writeTone(seconds: 2))])
         rig.render(blocks: 20)
         XCTAssertGreaterThan(rig.left.map(abs).max() ?? 0, 0.3, "the loaded file sounds")
