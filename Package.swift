@@ -84,7 +84,7 @@ let package = Package(
         ]),
 
         // What several test targets share: temporary directories and test tones.
-        .target(name: "RackTestSupport", dependencies: ["RackIO", "RackEngine"], path: "Tests/RackTestSupport"),
+        .target(name: "RackTestSupport", dependencies: ["RackIO"], path: "Tests/RackTestSupport"),
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackPathTextTests", dependencies: ["RackPathText"]),
         .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),

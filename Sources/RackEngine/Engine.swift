@@ -69,6 +69,10 @@ public final class Engine: @unchecked Sendable {
     /// (the offline driver's path; no queue hop). The scheduled list grows rather than drop.
     public func schedule(_ event: EngineEvent) { core.pointee.pending.insertGrowing(event) }
 
+    /// Scheduled events waiting in the engine (owner's thread, while not rendering). For this
+    /// package's tests: `package`, not public API.
+    package var scheduledWaiting: Int { core.pointee.pending.scheduledCount }
+
     /// Events the render thread dropped because a pending list was full (0 unless the
     /// control side broke its bound).
     public var droppedEvents: Int { monitor.get(.droppedEvents) }

@@ -178,6 +178,13 @@ public struct EngineCore: ~Copyable {
         return s
     }
 
+    /// The value a parameter has at the current sample time (mid-ramp values included). For
+    /// this package's tests: `package`, not public API.
+    package func currentValue(_ id: ParameterID) -> Double {
+        guard let r = rampIndices[id.index] else { return Double(room.rawValue) }
+        return ramps[r].value(at: sampleTime)
+    }
+
     /// True while any parameter is ramping.
     /// - Realtime: safe
     public var isRamping: Bool {
