@@ -32,14 +32,26 @@ struct ReverbWetStage {
     /// setting at once.
     var fresh = true
 
+    /// The cut corners (Hz) the sections were last set for (NaN: not since a reset): a cut whose
+    /// corner has not moved is not set again (setting it again would change nothing).
+    var lowcutHz = Double.nan
+    var highcutHz = Double.nan
+
     /// Takes the shape's cut corners and width at `fs` Hz (new coefficients, same states; a cut
-    /// switching on or off crossfades, see the type's notes).
+    /// switching on or off crossfades, see the type's notes). A cut whose corner has not moved
+    /// keeps its coefficients (no tangent computed).
     @_noLocks @inline(__always)
     mutating func set(_ shape: ReverbShape, sampleRate fs: Double) {
-        lowcut.set(highPass: true, cornerHz: shape.lowcutHz,
-                   enabled: shape.lowcutHz > ReverbShape.lowcutRange.lowerBound, sampleRate: fs, immediately: fresh)
-        highcut.set(highPass: false, cornerHz: shape.highcutHz,
-                    enabled: shape.highcutHz < ReverbShape.highcutRange.upperBound, sampleRate: fs, immediately: fresh)
+        if shape.lowcutHz != lowcutHz {
+            lowcutHz = shape.lowcutHz
+            lowcut.set(highPass: true, cornerHz: shape.lowcutHz,
+                       enabled: shape.lowcutHz > ReverbShape.lowcutRange.lowerBound, sampleRate: fs, immediately: fresh)
+        }
+        if shape.highcutHz != highcutHz {
+            highcutHz = shape.highcutHz
+            highcut.set(highPass: false, cornerHz: shape.highcutHz,
+                        enabled: shape.highcutHz < ReverbShape.highcutRange.upperBound, sampleRate: fs, immediately: fresh)
+        }
         width = Float(shape.width)
     }
 
@@ -49,6 +61,7 @@ struct ReverbWetStage {
         lowcut.settle()
         highcut.settle()
         fresh = true
+        (lowcutHz, highcutHz) = (.nan, .nan)
     }
 
     /// One group of both channels, in place.
