@@ -66,7 +66,7 @@ struct LineAbsorption {
 /// per 32-sample control tick): the same formulas as `LineAbsorption.init`, in parts (a `decay`
 /// move remakes the gains and the poles, a `damping` move only the poles) and cheaper per line:
 /// 10^(−3·τ_i/T) is 2^(loopExponent_i · 1/T) with loopExponent_i = −3·log2(10)·τ_i made once per
-/// room and rate, 2^x is a Horner polynomial and √ Newton's iteration (neither divides). The
+/// room and rate, 2^x, cos and √ are `ReverbControlMath`'s (none divides). The
 /// result differs from `LineAbsorption.init`'s by float rounding only (relative 1e-15).
 struct LineAbsorptionFactors {
     /// −3·log2(10)·τ_i, τ_i the loop delay (diffuser + line) of line i in s: g_mid = 2^(this/T60mid).
@@ -91,16 +91,15 @@ struct LineAbsorptionFactors {
     }
 
     /// The mid-band gains, low shelves and diffuser absorptions of `absorption` for these T60s
-    /// (s); its poles are left as they are (`setPoles`).
+    /// (s); its poles are left as they are (`setPoles`). (Whole vectors, lane by lane through
+    /// `ReverbControlMath.lanes`: a loop storing `v[i]` goes through memory each lane.)
     @_noLocks @inline(__always)
     func setGains(_ absorption: inout LineAbsorption, midDecaySeconds: Double, lowDecaySeconds: Double) {
         let perMid = 1 / midDecaySeconds, perLow = 1 / lowDecaySeconds
-        for i in 0..<8 {
-            let gMid = Self.exp2(loopExponent[i] * perMid)
-            absorption.midGain[i] = gMid
-            absorption.lowShelf[i] = Self.exp2(loopExponent[i] * perLow) - gMid
-            absorption.diffuser[i] = Self.exp2(diffuserExponent[i] * perMid)
-        }
+        let gMid = ReverbControlMath.lanes(loopExponent * perMid, ReverbControlMath.exp2)
+        absorption.midGain = gMid
+        absorption.lowShelf = ReverbControlMath.lanes(loopExponent * perLow, ReverbControlMath.exp2) - gMid
+        absorption.diffuser = ReverbControlMath.lanes(diffuserExponent * perMid, ReverbControlMath.exp2)
     }
 
     /// The HF damping poles of `absorption` for its mid-band gains, `halfDecayHz` at `fs` Hz
@@ -111,55 +110,9 @@ struct LineAbsorptionFactors {
             absorption.pole = .zero
             return
         }
-        let cosW = RackMath.cos(2 * RackMath.pi * halfDecayHz / fs)
-        for i in 0..<8 {
-            let r2 = absorption.midGain[i] * absorption.midGain[i]
-            let k = (1 - r2 * cosW) / (1 - r2)
-            let discriminant = k * k - 1
-            absorption.pole[i] = k - Self.squareRoot(discriminant)
-        }
-    }
-
-    /// √x for x ≥ 0 (0 for anything else): Newton's iteration for 1/√x, r ← r·(3 − x·r²)/2, from
-    /// the exponent-halving guess (relative error ≤ 3.5 %: four steps reach double precision),
-    /// then one Newton step for √x itself. (`Double.squareRoot()` is not visible to the realtime
-    /// checker; `ReverbCoefficients.squareRoot` goes through log2 and exp2, 25 divisions.)
-    @_noLocks @inline(__always)
-    static func squareRoot(_ x: Double) -> Double {
-        guard x > 0 && x.isFinite else { return x.isInfinite && x > 0 ? x : 0 }
-        var r = Double(bitPattern: 0x5FE6_EB50_C7B5_37A9 &- (x.bitPattern >> 1))
-        let half = 0.5 * x
-        r *= 1.5 - half * r * r
-        r *= 1.5 - half * r * r
-        r *= 1.5 - half * r * r
-        r *= 1.5 - half * r * r
-        let root = x * r
-        return root + 0.5 * r * (x - root * root)
-    }
-
-    /// 2^x: x = n + f, |f| ≤ 0.5, e^(f·ln2) by its Taylor
-    /// series to the 13th power (as `RackMath.exp2`, error below 1e-16) in Horner form, with the
-    /// coefficients 1/k! as constants, so no division.
-    @_noLocks @inline(__always)
-    static func exp2(_ x: Double) -> Double {
-        if !(x >= -1022 && x <= 1023) { return x.isNaN ? x : (x > 0 ? .infinity : 0) }
-        let n = RackMath.floor(x + 0.5)
-        let y = (x - n) * RackMath.ln2
-        var p = 1.605_904_383_682_161_3e-10               // 1/13!
-        p = p * y + 2.087_675_698_786_81e-09             // 1/12!
-        p = p * y + 2.505_210_838_544_172e-08            // 1/11!
-        p = p * y + 2.755_731_922_398_589e-07            // 1/10!
-        p = p * y + 2.755_731_922_398_589_3e-06          // 1/9!
-        p = p * y + 2.480_158_730_158_73e-05             // 1/8!
-        p = p * y + 1.984_126_984_126_984e-04            // 1/7!
-        p = p * y + 1.388_888_888_888_889e-03            // 1/6!
-        p = p * y + 8.333_333_333_333_333e-03            // 1/5!
-        p = p * y + 4.166_666_666_666_666_4e-02          // 1/4!
-        p = p * y + 0.166_666_666_666_666_66             // 1/3!
-        p = p * y + 0.5
-        p = p * y + 1
-        p = p * y + 1
-        let scale = Double(bitPattern: UInt64(Int64(n) + 1023) << 52)
-        return p * scale
+        let cosW = ReverbControlMath.cos(2 * RackMath.pi * halfDecayHz / fs)
+        let r2 = absorption.midGain * absorption.midGain
+        let k = (1 - r2 * cosW) / (1 - r2)
+        absorption.pole = k - ReverbControlMath.lanes(k * k - 1, ReverbControlMath.squareRoot)
     }
 }

@@ -194,13 +194,9 @@ struct ReverbCoefficients {
     @_noLocks @inline(__always)
     mutating func applyGains(_ absorption: LineAbsorption) {
         let a = absorption.diffuser
-        var gain = SIMD8<Float>(repeating: 0), lowShelf = SIMD8<Float>(repeating: 0)
-        for i in 0..<8 {
-            gain[i] = Float(absorption.midGain[i] / a[i] * invRoot8)
-            lowShelf[i] = Float(absorption.lowShelf[i] / a[i] * invRoot8)
-        }
-        self.gain = gain
-        self.lowShelf = lowShelf
+        // Whole vectors (each lane the same IEEE operations as a scalar loop, in registers).
+        gain = SIMD8<Float>(absorption.midGain / a * invRoot8)
+        lowShelf = SIMD8<Float>(absorption.lowShelf / a * invRoot8)
         diffuserAbsorption = SIMD8<Float>(a)
     }
 
@@ -260,7 +256,7 @@ struct ReverbCoefficients {
     @_noLocks @inline(__always)
     static func correction(_ nodes: SIMD16<Double>, decaySeconds: Double) -> Double {
         let last = Double(nodes.scalarCount - 1)
-        let position = RackMath.log2(decaySeconds / ReverbTuning.decayCorrectionFirstSeconds)
+        let position = ReverbControlMath.log2(decaySeconds / ReverbTuning.decayCorrectionFirstSeconds)
             / ReverbTuning.decayCorrectionOctavesPerNode
         if !(position > 0) { return nodes[0] }
         if position >= last { return nodes[nodes.scalarCount - 1] }

@@ -142,7 +142,7 @@ struct CutSection {
         if enabled { running = true }
         if immediately { settle() }
         guard enabled else { return }
-        let g = RackMath.tan(RackMath.pi * min(cornerHz, 0.49 * fs) / fs)
+        let g = ReverbControlMath.tan(RackMath.pi * min(cornerHz, 0.49 * fs) / fs)
         let k = 1.414_213_562_373_095_1
         let a1 = 1 / (1 + g * (g + k))
         (self.a1, a2, a3) = (Float(a1), Float(g * a1), Float(g * g * a1))
