@@ -12,6 +12,13 @@ final class ReverbControlMathTests: XCTestCase {
             x += 0.0173
         }
         XCTAssertEqual(ReverbControlMath.exp2(-2000), 0)
+        for start in stride(from: -60.0, to: 60, by: 0.37) {
+            let lanes = SIMD8<Double>(0, 0.11, 0.5, 0.77, 1.5, 2.25, 3.3, 9.1) + start
+            let vector = ReverbControlMath.exp2(lanes)
+            for i in 0..<8 {
+                XCTAssertEqual(vector[i], Foundation.exp2(lanes[i]), accuracy: Foundation.exp2(lanes[i]) * 4e-15, "exp2(\(lanes[i])) as a lane")
+            }
+        }
         XCTAssertTrue(ReverbControlMath.exp2(.nan).isNaN)
         for v in [1e-9, 0.001, 0.5, 0.7071, 1, 1.4142, 2, 3, 12, 440, 20_000, 1e12] {
             XCTAssertEqual(ReverbControlMath.log2(v), Foundation.log2(v), accuracy: 1e-13, "log2(\(v))")

@@ -91,15 +91,15 @@ struct LineAbsorptionFactors {
     }
 
     /// The mid-band gains, low shelves and diffuser absorptions of `absorption` for these T60s
-    /// (s); its poles are left as they are (`setPoles`). (Whole vectors, lane by lane through
-    /// `ReverbControlMath.lanes`: a loop storing `v[i]` goes through memory each lane.)
+    /// (s); its poles are left as they are (`setPoles`). (Whole vectors: a loop storing `v[i]`
+    /// goes through memory each lane.)
     @_noLocks @inline(__always)
     func setGains(_ absorption: inout LineAbsorption, midDecaySeconds: Double, lowDecaySeconds: Double) {
         let perMid = 1 / midDecaySeconds, perLow = 1 / lowDecaySeconds
-        let gMid = ReverbControlMath.lanes(loopExponent * perMid, ReverbControlMath.exp2)
+        let gMid = ReverbControlMath.exp2(loopExponent * perMid)
         absorption.midGain = gMid
-        absorption.lowShelf = ReverbControlMath.lanes(loopExponent * perLow, ReverbControlMath.exp2) - gMid
-        absorption.diffuser = ReverbControlMath.lanes(diffuserExponent * perMid, ReverbControlMath.exp2)
+        absorption.lowShelf = ReverbControlMath.exp2(loopExponent * perLow) - gMid
+        absorption.diffuser = ReverbControlMath.exp2(diffuserExponent * perMid)
     }
 
     /// The HF damping poles of `absorption` for its mid-band gains, `halfDecayHz` at `fs` Hz

@@ -32,6 +32,33 @@ enum ReverbControlMath {
         return p * scale
     }
 
+    /// 2^x of each lane, for lanes in −1022…1023 (the loop gains' exponents, ≥ −60): the same
+    /// series as `exp2(_:)` on whole vectors, the nearest integer n by adding and subtracting
+    /// 1.5·2^52 (whose low mantissa bits then hold n, for 2^n's exponent field).
+    @_noLocks @inline(__always)
+    static func exp2(_ x: SIMD8<Double>) -> SIMD8<Double> {
+        let shifter = SIMD8<Double>(repeating: 6_755_399_441_055_744)    // 1.5·2^52
+        let shifted = x + shifter
+        let n = shifted - shifter
+        let y = (x - n) * RackMath.ln2
+        var p = SIMD8<Double>(repeating: 1.605_904_383_682_161_3e-10)
+        p = p * y + 2.087_675_698_786_81e-09
+        p = p * y + 2.505_210_838_544_172e-08
+        p = p * y + 2.755_731_922_398_589e-07
+        p = p * y + 2.755_731_922_398_589_3e-06
+        p = p * y + 2.480_158_730_158_73e-05
+        p = p * y + 1.984_126_984_126_984e-04
+        p = p * y + 1.388_888_888_888_889e-03
+        p = p * y + 8.333_333_333_333_333e-03
+        p = p * y + 4.166_666_666_666_666_4e-02
+        p = p * y + 0.166_666_666_666_666_66
+        p = p * y + 0.5
+        p = p * y + 1
+        p = p * y + 1
+        let exponent = (unsafeBitCast(shifted, to: SIMD8<UInt64>.self) &+ 1023) &<< 52
+        return p * unsafeBitCast(exponent, to: SIMD8<Double>.self)
+    }
+
     /// log2(x) for finite x > 0 (NaN for negative input, −∞ for 0): x = m·2^e, m in [√½, √2),
     /// log(m) = 2·atanh(s), s = (m − 1)/(m + 1), by its series to s^23.
     @_noLocks @inline(__always)
