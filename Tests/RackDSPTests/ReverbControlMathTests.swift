@@ -42,6 +42,17 @@ final class ReverbControlMathTests: XCTestCase {
             XCTAssertEqual(ReverbControlMath.squareRoot(v), v.squareRoot(), accuracy: v.squareRoot() * 4.5e-16, "√\(v)")
             v *= 1.37
         }
+        v = 1e-12
+        while v < 1e14 {
+            let lanes = SIMD8<Double>(1, 1.1, 1.5, 2, 2.9, 3.3, 5.7, 9.99) * v
+            let roots = ReverbControlMath.squareRoot(lanes)
+            for i in 0..<8 {
+                XCTAssertEqual(roots[i], lanes[i].squareRoot(), accuracy: lanes[i].squareRoot() * 4.5e-16, "√\(lanes[i]) as a lane")
+            }
+            v *= 3.7
+        }
+        XCTAssertEqual(ReverbControlMath.squareRoot(SIMD8<Double>(0, -1, -0.0, 4, -1e-300, 1e-300, 9, 16)),
+                       SIMD8<Double>(0, 0, 0, 2, 0, 1e-150, 3, 4))
         XCTAssertEqual(ReverbControlMath.squareRoot(0), 0)
         XCTAssertEqual(ReverbControlMath.squareRoot(-1), 0)
     }

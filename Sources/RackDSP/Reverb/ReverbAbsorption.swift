@@ -113,6 +113,6 @@ struct LineAbsorptionFactors {
         let cosW = ReverbControlMath.cos(2 * RackMath.pi * halfDecayHz / fs)
         let r2 = absorption.midGain * absorption.midGain
         let k = (1 - r2 * cosW) / (1 - r2)
-        absorption.pole = k - ReverbControlMath.lanes(k * k - 1, ReverbControlMath.squareRoot)
+        absorption.pole = k - ReverbControlMath.squareRoot(k * k - 1)
     }
 }

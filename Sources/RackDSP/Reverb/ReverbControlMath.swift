@@ -131,14 +131,6 @@ enum ReverbControlMath {
         return sc.sin / sc.cos
     }
 
-    /// `function` of each lane of `x`, written out lane by lane (constant indices: the lanes stay
-    /// in registers).
-    @_noLocks @inline(__always)
-    static func lanes(_ x: SIMD8<Double>, _ function: (Double) -> Double) -> SIMD8<Double> {
-        SIMD8(function(x[0]), function(x[1]), function(x[2]), function(x[3]),
-              function(x[4]), function(x[5]), function(x[6]), function(x[7]))
-    }
-
     /// √x for x ≥ 0 (0 for anything else): Newton's iteration for 1/√x, r ← r·(3 − x·r²)/2, from
     /// the exponent-halving guess (relative error ≤ 3.5 %: four steps reach double precision),
     /// then one Newton step for √x itself. (`Double.squareRoot()` is not visible to the realtime
@@ -154,5 +146,22 @@ enum ReverbControlMath {
         r *= 1.5 - half * r * r
         let root = x * r
         return root + 0.5 * r * (x - root * root)
+    }
+
+    /// √x of each lane (0 for negative lanes): `squareRoot(_:)` on whole vectors.
+    @_noLocks @inline(__always)
+    static func squareRoot(_ x: SIMD8<Double>) -> SIMD8<Double> {
+        var bits = unsafeBitCast(x, to: SIMD8<UInt64>.self)
+        bits &= (bits &>> 63) &- 1                      // a negative lane (sign bit set) to +0
+        let v = unsafeBitCast(bits, to: SIMD8<Double>.self)
+        let guess = SIMD8<UInt64>(repeating: 0x5FE6_EB50_C7B5_37A9) &- (bits &>> 1)
+        var r = unsafeBitCast(guess, to: SIMD8<Double>.self)
+        let half = 0.5 * v
+        r *= 1.5 - half * r * r
+        r *= 1.5 - half * r * r
+        r *= 1.5 - half * r * r
+        r *= 1.5 - half * r * r
+        let root = v * r
+        return root + 0.5 * r * (v - root * root)
     }
 }
