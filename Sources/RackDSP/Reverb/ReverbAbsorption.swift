@@ -61,3 +61,59 @@ struct LineAbsorption {
         }
     }
 }
+
+/// The absorption remade while a shaping control moves (`ReverbCoefficients.shape`, up to once
+/// per 32-sample control tick): the same formulas as `LineAbsorption.init`, in parts (a `decay`
+/// move remakes the gains and the poles, a `damping` move only the poles) and cheaper per line:
+/// 10^(−3·τ_i/T) is 2^(loopExponent_i · 1/T) with loopExponent_i = −3·log2(10)·τ_i made once per
+/// room and rate, 2^x, cos and √ are `ReverbControlMath`'s (none divides). The result
+/// differs from `LineAbsorption.init`'s by double rounding only (worst 8e-14 relative over every
+/// room, rate, decay and damping: `ReverbControlMathTests.testShapedAbsorptionIsTheDesignMaths`).
+struct LineAbsorptionFactors {
+    /// −3·log2(10)·τ_i, τ_i the loop delay (diffuser + line) of line i in s: g_mid = 2^(this/T60mid).
+    var loopExponent: SIMD8<Double>
+    /// −3·log2(10)·M_i, M_i the diffuser delay of line i in s: a_i = 2^(this/T60mid).
+    var diffuserExponent: SIMD8<Double>
+
+    /// Zero exponents (an unprepared core: every gain 1).
+    init() {
+        loopExponent = .zero
+        diffuserExponent = .zero
+    }
+
+    /// The factors of loops of these delays (samples) at `fs` Hz.
+    init(sampleRate fs: Double, lineDelay: SIMD8<Int32>, diffuserDelay: SIMD8<Int32>) {
+        self.init()
+        let perSecond = -3 * RackMath.log2Of10
+        for i in 0..<8 {
+            loopExponent[i] = perSecond * (Double(diffuserDelay[i] &+ lineDelay[i]) / fs)
+            diffuserExponent[i] = perSecond * (Double(diffuserDelay[i]) / fs)
+        }
+    }
+
+    /// The mid-band gains, low shelves and diffuser absorptions of `absorption` for these T60s
+    /// (s); its poles are left as they are (`setPoles`). (Whole vectors: a loop storing `v[i]`
+    /// goes through memory each lane.)
+    @_noLocks @inline(__always)
+    func setGains(_ absorption: inout LineAbsorption, midDecaySeconds: Double, lowDecaySeconds: Double) {
+        let perMid = 1 / midDecaySeconds, perLow = 1 / lowDecaySeconds
+        let gMid = ReverbControlMath.exp2(loopExponent * perMid)
+        absorption.midGain = gMid
+        absorption.lowShelf = ReverbControlMath.exp2(loopExponent * perLow) - gMid
+        absorption.diffuser = ReverbControlMath.exp2(diffuserExponent * perMid)
+    }
+
+    /// The HF damping poles of `absorption` for its mid-band gains, `halfDecayHz` at `fs` Hz
+    /// (nil: no damping), as `LineAbsorption.init` makes them.
+    @_noLocks @inline(__always)
+    func setPoles(_ absorption: inout LineAbsorption, halfDecayHz: Double?, sampleRate fs: Double) {
+        guard let halfDecayHz else {
+            absorption.pole = .zero
+            return
+        }
+        let cosW = ReverbControlMath.cos(2 * RackMath.pi * halfDecayHz / fs)
+        let r2 = absorption.midGain * absorption.midGain
+        let k = (1 - r2 * cosW) / (1 - r2)
+        absorption.pole = k - ReverbControlMath.squareRoot(k * k - 1)
+    }
+}

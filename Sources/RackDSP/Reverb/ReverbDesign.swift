@@ -60,6 +60,16 @@ struct ReverbCoefficients {
     var decaySeconds = 1.0
     var dampingHz = ReverbShape.dampingRange.upperBound
     var frozen = false
+    /// The room's own decay (s) and damping (Hz): `shape` makes the absorption for them exactly
+    /// as the design does (byte for byte).
+    var ownDecaySeconds = 1.0
+    var ownDampingHz = ReverbShape.dampingRange.upperBound
+    /// The absorption the loops have now (unless `frozen`), and the per-line factors that remake
+    /// it cheaply while a control moves.
+    var absorption = LineAbsorption.lossless
+    var absorptionFactors = LineAbsorptionFactors()
+    /// 1/√8, the Hadamard normalisation (kept: `squareRoot` is a series, not an instruction).
+    var invRoot8 = 1 / ReverbCoefficients.squareRoot(8)
     /// The room's decay correction (`RoomDefinition.decayCorrection`, its 16 nodes; all 1 for a
     /// definition outside the table) and its value at the room's own decay: a shaped decay's
     /// mid-band T60 is `decaySeconds · calibration · correction(decay)/correction(own)`, so at
@@ -121,12 +131,15 @@ struct ReverbCoefficients {
         lowCoefficient = Float(crossoverCoefficient)
         (calibration, lowRatio, sampleRate) = (room.calibration, room.lowRatio, fs)
         (decaySeconds, dampingHz) = (room.targetDecaySeconds, room.dampingHz)
+        (ownDecaySeconds, ownDampingHz) = (decaySeconds, dampingHz)
+        absorptionFactors = LineAbsorptionFactors(sampleRate: fs, lineDelay: lineDelay, diffuserDelay: diffuserDelay)
         let midDecaySeconds = room.targetDecaySeconds * room.calibration
         let absorption = LineAbsorption(midDecaySeconds: midDecaySeconds,
                                         lowDecaySeconds: midDecaySeconds * room.lowRatio,
                                         halfDecayHz: room.halfDecayHz, sampleRate: fs,
                                         lineDelay: lineDelay, diffuserDelay: diffuserDelay)
         apply(absorption)
+        self.absorption = absorption
         diffusion = Float(room.diffusion)
         midTapDelay = SIMD8(repeating: Int32(max(8, Self.samples(ReverbTuning.midTapFraction * Double(lineDelay.min())))))
         outputScale = Self.loudnessScale(absorption, crossoverCoefficient: crossoverCoefficient,
@@ -172,17 +185,25 @@ struct ReverbCoefficients {
     /// Sets the loop's absorption (the kernel's form of `absorption`). Realtime-safe.
     @_noLocks @inline(__always)
     mutating func apply(_ absorption: LineAbsorption) {
-        let invRoot8 = 1 / Self.squareRoot(8)
+        applyGains(absorption)
+        applyPoles(absorption)
+    }
+
+    /// The kernel's gains, low shelves and diffuser absorptions from `absorption`; the damped
+    /// forms follow in `applyPoles`, which must come after.
+    @_noLocks @inline(__always)
+    mutating func applyGains(_ absorption: LineAbsorption) {
         let a = absorption.diffuser
-        var gain = SIMD8<Float>(repeating: 0), lowShelf = SIMD8<Float>(repeating: 0)
-        for i in 0..<8 {
-            gain[i] = Float(absorption.midGain[i] / a[i] * invRoot8)
-            lowShelf[i] = Float(absorption.lowShelf[i] / a[i] * invRoot8)
-        }
-        self.gain = gain
-        self.lowShelf = lowShelf
-        damping = SIMD8<Float>(absorption.pole)
+        // Whole vectors (each lane the same IEEE operations as a scalar loop, in registers).
+        gain = SIMD8<Float>(absorption.midGain / a * invRoot8)
+        lowShelf = SIMD8<Float>(absorption.lowShelf / a * invRoot8)
         diffuserAbsorption = SIMD8<Float>(a)
+    }
+
+    /// The damping poles of `absorption` and the damped gains (with the gains set now).
+    @_noLocks @inline(__always)
+    mutating func applyPoles(_ absorption: LineAbsorption) {
+        damping = SIMD8<Float>(absorption.pole)
         dampedGain = (1 - damping) * gain
         dampedShelf = (1 - damping) * lowShelf
     }
@@ -193,22 +214,40 @@ struct ReverbCoefficients {
     /// Nyquist, no damping / damping at Nyquist), or a lossless loop when `frozen` (every
     /// loop gain 1: the Hadamard matrix, the allpasses and the delays keep the energy). Nothing
     /// changes when the values are those it has. Same delays, same output scale.
+    /// Only what moved is remade: a `decay` move the gains and the poles (which follow the
+    /// gains), a `damping` move the poles, each by `LineAbsorptionFactors`; at the room's own
+    /// decay and damping the absorption is the design's, byte for byte.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func shape(decaySeconds: Double, dampingHz: Double, frozen: Bool) {
-        if decaySeconds == self.decaySeconds && dampingHz == self.dampingHz && frozen == self.frozen { return }
+        let decayMoved = decaySeconds != self.decaySeconds || frozen != self.frozen
+        let dampingMoved = dampingHz != self.dampingHz || frozen != self.frozen
+        guard decayMoved || dampingMoved else { return }
         (self.decaySeconds, self.dampingHz, self.frozen) = (decaySeconds, dampingHz, frozen)
         if frozen {
             apply(.lossless)
             return
         }
-        let midDecaySeconds = decaySeconds * calibration
-            * (Self.correction(decayCorrection, decaySeconds: decaySeconds) / ownDecayCorrection)
         let halfDecayHz: Double? = dampingHz >= ReverbShape.dampingRange.upperBound
             ? nil : min(halfDecayPerDamping * dampingHz, 0.5 * sampleRate)
-        apply(LineAbsorption(midDecaySeconds: midDecaySeconds, lowDecaySeconds: midDecaySeconds * lowRatio,
-                             halfDecayHz: halfDecayHz, sampleRate: sampleRate,
-                             lineDelay: lineDelay, diffuserDelay: diffuserDelay))
+        if decaySeconds == ownDecaySeconds && dampingHz == ownDampingHz {
+            let midDecaySeconds = decaySeconds * calibration
+                * (Self.correction(decayCorrection, decaySeconds: decaySeconds) / ownDecayCorrection)
+            absorption = LineAbsorption(midDecaySeconds: midDecaySeconds, lowDecaySeconds: midDecaySeconds * lowRatio,
+                                        halfDecayHz: halfDecayHz, sampleRate: sampleRate,
+                                        lineDelay: lineDelay, diffuserDelay: diffuserDelay)
+            apply(absorption)
+            return
+        }
+        if decayMoved {
+            let midDecaySeconds = decaySeconds * calibration
+                * (Self.correction(decayCorrection, decaySeconds: decaySeconds) / ownDecayCorrection)
+            absorptionFactors.setGains(&absorption, midDecaySeconds: midDecaySeconds,
+                                       lowDecaySeconds: midDecaySeconds * lowRatio)
+            applyGains(absorption)
+        }
+        absorptionFactors.setPoles(&absorption, halfDecayHz: halfDecayHz, sampleRate: sampleRate)
+        applyPoles(absorption)
     }
 
     /// The decay correction at `decaySeconds`: `nodes` interpolated linearly in log decay
@@ -217,7 +256,7 @@ struct ReverbCoefficients {
     @_noLocks @inline(__always)
     static func correction(_ nodes: SIMD16<Double>, decaySeconds: Double) -> Double {
         let last = Double(nodes.scalarCount - 1)
-        let position = RackMath.log2(decaySeconds / ReverbTuning.decayCorrectionFirstSeconds)
+        let position = ReverbControlMath.log2(decaySeconds / ReverbTuning.decayCorrectionFirstSeconds)
             / ReverbTuning.decayCorrectionOctavesPerNode
         if !(position > 0) { return nodes[0] }
         if position >= last { return nodes[nodes.scalarCount - 1] }

@@ -32,14 +32,26 @@ struct ReverbWetStage {
     /// setting at once.
     var fresh = true
 
+    /// The cut corners (Hz) the sections were last set for (NaN: not since a reset): a cut whose
+    /// corner has not moved is not set again (setting it again would change nothing).
+    var lowcutHz = Double.nan
+    var highcutHz = Double.nan
+
     /// Takes the shape's cut corners and width at `fs` Hz (new coefficients, same states; a cut
-    /// switching on or off crossfades, see the type's notes).
+    /// switching on or off crossfades, see the type's notes). A cut whose corner has not moved
+    /// keeps its coefficients (no tangent computed).
     @_noLocks @inline(__always)
     mutating func set(_ shape: ReverbShape, sampleRate fs: Double) {
-        lowcut.set(highPass: true, cornerHz: shape.lowcutHz,
-                   enabled: shape.lowcutHz > ReverbShape.lowcutRange.lowerBound, sampleRate: fs, immediately: fresh)
-        highcut.set(highPass: false, cornerHz: shape.highcutHz,
-                    enabled: shape.highcutHz < ReverbShape.highcutRange.upperBound, sampleRate: fs, immediately: fresh)
+        if shape.lowcutHz != lowcutHz {
+            lowcutHz = shape.lowcutHz
+            lowcut.set(highPass: true, cornerHz: shape.lowcutHz,
+                       enabled: shape.lowcutHz > ReverbShape.lowcutRange.lowerBound, sampleRate: fs, immediately: fresh)
+        }
+        if shape.highcutHz != highcutHz {
+            highcutHz = shape.highcutHz
+            highcut.set(highPass: false, cornerHz: shape.highcutHz,
+                        enabled: shape.highcutHz < ReverbShape.highcutRange.upperBound, sampleRate: fs, immediately: fresh)
+        }
         width = Float(shape.width)
     }
 
@@ -49,6 +61,7 @@ struct ReverbWetStage {
         lowcut.settle()
         highcut.settle()
         fresh = true
+        (lowcutHz, highcutHz) = (.nan, .nan)
     }
 
     /// One group of both channels, in place.
@@ -56,13 +69,22 @@ struct ReverbWetStage {
     mutating func process(_ left: inout SIMD8<Float>, _ right: inout SIMD8<Float>) {
         fresh = false
         if lowcut.running || highcut.running {
-            for j in 0..<8 {
-                var frame = SIMD2<Float>(left[j], right[j])
-                if lowcut.running { frame = lowcut.process(frame) }
-                if highcut.running { frame = highcut.process(frame) }
-                left[j] = frame[0]
-                right[j] = frame[1]
-            }
+            // On local copies (states and coefficients stay in registers for the group), and
+            // written out with constant lane indices: a loop over `left[j]` stores one lane of a
+            // vector in memory and reloads the whole vector each sample, which stalls (store
+            // forwarding fails) and cost more than the filters. The same arithmetic, in order.
+            var low = lowcut, high = highcut
+            let f0 = Self.cut(SIMD2(left[0], right[0]), &low, &high)
+            let f1 = Self.cut(SIMD2(left[1], right[1]), &low, &high)
+            let f2 = Self.cut(SIMD2(left[2], right[2]), &low, &high)
+            let f3 = Self.cut(SIMD2(left[3], right[3]), &low, &high)
+            let f4 = Self.cut(SIMD2(left[4], right[4]), &low, &high)
+            let f5 = Self.cut(SIMD2(left[5], right[5]), &low, &high)
+            let f6 = Self.cut(SIMD2(left[6], right[6]), &low, &high)
+            let f7 = Self.cut(SIMD2(left[7], right[7]), &low, &high)
+            left = SIMD8(f0[0], f1[0], f2[0], f3[0], f4[0], f5[0], f6[0], f7[0])
+            right = SIMD8(f0[1], f1[1], f2[1], f3[1], f4[1], f5[1], f6[1], f7[1])
+            (lowcut, highcut) = (low, high)
         }
         if width != 1 {
             let mid = 0.5 * (left + right)
@@ -70,6 +92,17 @@ struct ReverbWetStage {
             left = mid + side
             right = mid - side
         }
+    }
+}
+
+extension ReverbWetStage {
+    /// One frame (left, right) through the running cuts: `lowcut`, then `highcut`.
+    @_noLocks @inline(__always)
+    static func cut(_ frame: SIMD2<Float>, _ lowcut: inout CutSection, _ highcut: inout CutSection) -> SIMD2<Float> {
+        var frame = frame
+        if lowcut.running { frame = lowcut.process(frame) }
+        if highcut.running { frame = highcut.process(frame) }
+        return frame
     }
 }
 
@@ -109,7 +142,7 @@ struct CutSection {
         if enabled { running = true }
         if immediately { settle() }
         guard enabled else { return }
-        let g = RackMath.tan(RackMath.pi * min(cornerHz, 0.49 * fs) / fs)
+        let g = ReverbControlMath.tan(RackMath.pi * min(cornerHz, 0.49 * fs) / fs)
         let k = 1.414_213_562_373_095_1
         let a1 = 1 / (1 + g * (g + k))
         (self.a1, a2, a3) = (Float(a1), Float(g * a1), Float(g * g * a1))
