@@ -37,7 +37,7 @@ final class SessionTests: XCTestCase {
     /// leaves it empty, while with a relative path (the control) it leaves that one file.
     func testNoRecordingWithoutAPath() throws {
         let previous = FileManager.default.currentDirectoryPath
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
         func session(recordPath: String?) throws -> [String] {
             let directory = try makeTemporaryDirectory("rack-no-recording")
             XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(directory))

@@ -104,7 +104,7 @@ final class PictureWorker: Sendable {
     /// are mapped, and unmapped when freed (`Malloc.mapLargeBlocks`, once); `malloc_trim` then
     /// returns what smaller blocks freed.
     private func releaseFreedMemory() {
-        Malloc.trim?(0)
+        _ = Malloc.trim?(0)
     }
 }
 
