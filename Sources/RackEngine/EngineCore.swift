@@ -233,6 +233,10 @@ public struct EngineCore: ~Copyable {
     mutating func change(_ id: ParameterID, to value: Double, ramp: RampLength, at t: Int64, offset: Int,
                          roomChangeCount: inout Int) {
         let frames = ramp.resolvedFrames(rampLimits[id.index])
+        // The buffers as plain pointers first: Swift 6.3's thread-sanitizer debug build cannot
+        // instrument a mutating access through a computed pointer of this noncopyable struct
+        // ("Invalid bitcast"); the compiler emits the same code either way otherwise.
+        let ramps = self.ramps, followingRoomRamps = self.followingRoomRamps, roomChanges = self.roomChanges
         if let r = rampIndices[id.index] {
             ramps[r].retarget(to: value, at: t, frames: t == roomChangedAt && followsRoom(r) ? 0 : frames)
             return

@@ -215,10 +215,11 @@ extension EngineCore {
         let share = bypassShare(stretch)
         guard share.from != 0 || share.to != 0 else { return }
         let step = (share.to - share.from) / Float(stretch.length)
+        let left = sumLeft, right = sumRight     // plain pointers first: see `change(_:to:…)`
         for i in 0..<stretch.frames {
             let keep = 1 - (share.from + step * Float(stretch.offsetInSegment + i))
-            sumLeft[offset + i] *= keep
-            sumRight[offset + i] *= keep
+            left[offset + i] *= keep
+            right[offset + i] *= keep
         }
     }
 
