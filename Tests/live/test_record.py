@@ -388,8 +388,26 @@ def _align_best(capture, reference, candidates=8):
     return best[0]
 
 
+class SkippedCycles(AssertionError):
+    """The capture missed cycles (xruns on the dummy server): the comparison measured the capture."""
+
+
 def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                          tmp_path):
+    """The session below; a capture that the server's xruns spoiled (and only such a capture)
+    is taken once more, and the second must match."""
+    for attempt in (1, 2):
+        directory = tmp_path / f"attempt{attempt}"
+        directory.mkdir()
+        try:
+            _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary, directory)
+            return
+        except SkippedCycles:
+            if attempt == 2:
+                raise
+
+
+def _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary, tmp_path):
     """Issue 21 #2: `rack run --file F --preset Warm --record R` with a 2.5 s file that loops,
     changes over OSC (most of them after the file's first end, the last one turning the loop
     off: the player stops at the end of that pass), then `rack render F out.wav
@@ -477,6 +495,8 @@ def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_facto
           f"({(offset + len(captured)) / 48000:.2f} s of a 2.5 s file), output RMS {level:.1f} dBFS; "
           f"difference peak {db(peak):.1f} dBFS; xruns {xruns}")
     assert level > -40 and (offset + len(captured)) / 48000 > 5.0, (offset, level)
-    assert db(peak) < -90, (f"live and re-rendered differ by {db(peak):.1f} dBFS peak; xruns during the capture: "
-                            f"{xruns} (a dummy server without realtime scheduling may skip cycles)")
+    if db(peak) >= -90 and xruns > 0:
+        raise SkippedCycles(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
+                            "the capture (a dummy server without realtime scheduling may skip cycles)")
+    assert db(peak) < -90, f"live and re-rendered differ by {db(peak):.1f} dBFS peak, with no xrun"
 
