@@ -523,7 +523,7 @@ def test_midi_under_pipewire(pw_rack_factory, pipewire, osc_factory, helpers, tm
     result = {}
 
     def run():
-        result["lines"] = midisend(helpers, pipewire, ["4800 B0 07 00", "9600 B0 4A 00"], 2.0,
+        result["lines"] = midisend(helpers, pipewire, ["4800 B0 07 00", "9600 B0 4A 00"], 4.0,
                                    "-o", f"{rack.client_name}:midi_in", "-i", f"{rack.client_name}:midi_out",
                                    tmp_path=tmp_path)
 
