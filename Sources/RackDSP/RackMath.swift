@@ -42,12 +42,8 @@ public enum RackMath {
     /// Splits x = m·2^e with m in [√½, √2), then log(m) = 2·atanh((m−1)/(m+1)).
     @inlinable @inline(__always) @_noLocks
     public static func log2(_ x: Double) -> Double {
-        if x.isNaN || x < 0 { return .nan }
-        if x == 0 { return -.infinity }
-        if x.isInfinite { return x }
-        var e = Double(x.exponent)
-        var m = x.significand            // in [1, 2)
-        if m > 1.414_213_562_373_095 { m *= 0.5; e += 1 }
+        if let special = log2Special(x) { return special }
+        let (e, m) = log2Split(x)
         let s = (m - 1) / (m + 1)
         let s2 = s * s
         var term = s, sum = 0.0
@@ -58,6 +54,26 @@ public enum RackMath {
             k += 2
         }
         return e + 2 * sum / ln2
+    }
+
+    /// log2(x) where it needs no series: NaN for NaN or negative x, −∞ for 0, x for +∞; nil for
+    /// finite x > 0. (Both log2 series, this one and `ReverbControlMath.log2`, start here.)
+    @inlinable @inline(__always) @_noLocks
+    public static func log2Special(_ x: Double) -> Double? {
+        if x.isNaN || x < 0 { return .nan }
+        if x == 0 { return -.infinity }
+        if x.isInfinite { return x }
+        return nil
+    }
+
+    /// x = m·2^e with m in [√½, √2) (e whole), for finite x > 0: the range reduction of both log2
+    /// series (log2 x = e + log2 m).
+    @inlinable @inline(__always) @_noLocks
+    public static func log2Split(_ x: Double) -> (exponent: Double, mantissa: Double) {
+        var e = Double(x.exponent)
+        var m = x.significand            // in [1, 2)
+        if m > 1.414_213_562_373_095 { m *= 0.5; e += 1 }
+        return (e, m)
     }
 
     /// 10^x.

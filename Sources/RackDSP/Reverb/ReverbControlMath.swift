@@ -63,12 +63,8 @@ enum ReverbControlMath {
     /// log(m) = 2·atanh(s), s = (m − 1)/(m + 1), by its series to s^23.
     @_noLocks @inline(__always)
     static func log2(_ x: Double) -> Double {
-        if x.isNaN || x < 0 { return .nan }
-        if x == 0 { return -.infinity }
-        if x.isInfinite { return x }
-        var e = Double(x.exponent)
-        var m = x.significand            // in [1, 2)
-        if m > 1.414_213_562_373_095 { m *= 0.5; e += 1 }
+        if let special = RackMath.log2Special(x) { return special }
+        let (e, m) = RackMath.log2Split(x)
         let s = (m - 1) / (m + 1)
         let s2 = s * s
         var p = 0.043_478_260_869_565_216                // 1/23
