@@ -109,6 +109,14 @@ final class MIDIFeedbackTests: XCTestCase {
         XCTAssertEqual(values, (0..<MIDIFeedbackQueue.capacity).map { $0 % 128 }, "the first ones, in order")
     }
 
+    /// The README's figure of the queue is the code's.
+    func testTheReadmesQueueFigureIsTheCodes() throws {
+        let readme = ReadmeFiguresTests.readme
+        let pattern = try Regex(#"The\s+queue\s+to\s+`midi_out`\s+holds\s+([\d,]+)\s+CCs"#, as: (Substring, Substring).self)
+        let match = try XCTUnwrap(readme.firstMatch(of: pattern), "the README no longer says it")
+        XCTAssertEqual(Int(match.1.replacingOccurrences(of: ",", with: "")), MIDIFeedbackQueue.capacity)
+    }
+
     /// The engine taking up the state after the server came back is no news: nothing is sent.
     func testARejoinSendsNothing() {
         let (rig, midi) = rig()
