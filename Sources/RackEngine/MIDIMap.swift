@@ -2,7 +2,8 @@ import RackDSP
 
 /// Which controller moves which parameter: the default map (General MIDI conventions), MIDI
 /// learn bindings, and the channel filter. A value on the control thread; the render thread
-/// gets it compiled into a `MIDITable` (see `MIDILink`).
+/// (controllers in) and the control thread's MIDI feedback (controllers out) use it compiled
+/// into a `MIDITable` (see `MIDILink`).
 ///
 /// A CC sent alone spans the whole range (127 → the maximum). An LSB on CC n+32 refines the
 /// last MSB of CC n (14-bit) for n in 0…31, the MIDI standard; CC 106 refines CC 74, the
@@ -70,7 +71,7 @@ public struct MIDIMap: Sendable, Equatable {
         return nil
     }
 
-    /// The render thread's table of this map with the channel filter `channel` (1…16; 0 = omni).
+    /// The table of this map with the channel filter `channel` (1…16; 0 = omni).
     /// Allocates; not realtime.
     public func table(channelFilter channel: Int) -> MIDITable {
         let t = MIDITable(channelFilter: UInt8(clamping: channel))
