@@ -24,7 +24,8 @@ public struct MIDIFeedbackQueue: @unchecked Sendable {
     /// Messages dropped because the ring was full (producer only).
     private let droppedCount: UnsafeMutablePointer<Int>
 
-    init() {
+    /// An empty ring. Allocates.
+    public init() {
         words = .allocate(capacity: Self.capacity)
         words.initialize(repeating: 0, count: Self.capacity)
         counters = .allocate(capacity: Counter.allCases.count)
@@ -33,7 +34,8 @@ public struct MIDIFeedbackQueue: @unchecked Sendable {
         droppedCount.initialize(to: 0)
     }
 
-    func deallocate() {
+    /// Frees the ring (the owner, once; no thread may use it after).
+    public func deallocate() {
         words.deallocate()
         counters.deinitialize(count: Counter.allCases.count)
         counters.deallocate()
