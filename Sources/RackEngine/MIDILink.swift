@@ -1,6 +1,7 @@
 /// The control thread's side of MIDI: owns the render thread's `MIDIRouter`, hands it new maps
 /// through a one-slot lock-free mailbox (a table is allocated here, swapped in by the render
-/// thread at the start of a cycle, and freed here once the render thread has let go of it), and
+/// thread at the start of a cycle, and freed here once the render thread has let go of it),
+/// queues the feedback CCs of the changes the control side learns of (`sendFeedback`), and
 /// collects what the render thread saw: program changes and the last controller moved (learn).
 ///
 /// Not thread-safe: one control thread uses it. The router must outlive every process cycle
@@ -14,6 +15,8 @@ public final class MIDILink: @unchecked Sendable {
     public let channelFilter: Int
     /// A table made but not yet handed over (the mailbox was busy).
     private var waiting: MIDITable?
+    /// The control thread's own table of `map`, which feedback looks its controllers up in.
+    private var feedbackTable: MIDITable
     /// The moved-controller word at the last look (learn compares against it).
     private var lastMoved = 0
 
@@ -24,6 +27,7 @@ public final class MIDILink: @unchecked Sendable {
         router = .allocate(capacity: 1)
         router.initialize(to: MIDIRouter())
         router.pointee.table = map.table(channelFilter: channelFilter)   // no cycle runs it yet
+        feedbackTable = map.table(channelFilter: channelFilter)
     }
 
     deinit {
@@ -31,6 +35,7 @@ public final class MIDILink: @unchecked Sendable {
         collectRetired()
         if router.pointee.load(.incomingTable) != 0 { router.pointee.tableHeaders[MIDIRouter.Shared.incomingTable.rawValue]?.deallocate() }
         waiting?.deallocate()
+        feedbackTable.deallocate()
         router.pointee.deallocate()
         router.deinitialize(count: 1)
         router.deallocate()
@@ -41,8 +46,25 @@ public final class MIDILink: @unchecked Sendable {
         map = newMap
         waiting?.deallocate()
         waiting = newMap.table(channelFilter: channelFilter)
+        feedbackTable.deallocate()
+        feedbackTable = newMap.table(channelFilter: channelFilter)
         handOver()
     }
+
+    /// MIDI feedback: `parameter`'s new value `value` goes out as the CC of every controller
+    /// bound to it in the map in force on this side (`MIDITable.forEachFeedback`), queued for
+    /// the render thread, which writes it to `midi_out` at the start of its next cycle. A
+    /// parameter no controller is bound to sends nothing; a full queue drops and counts
+    /// (`feedbackDropped`).
+    public func sendFeedback(_ parameter: ParameterID, value: Double) {
+        let queue = router.pointee.feedback
+        feedbackTable.forEachFeedback(of: parameter, value: value) { channel, controller, controllerValue in
+            queue.push(channel: channel, controller: controller, value: controllerValue)
+        }
+    }
+
+    /// Feedback CCs dropped because the queue to the render thread was full.
+    public var feedbackDropped: Int { router.pointee.feedback.dropped }
 
     /// Control-thread housekeeping, call often: frees the table the render thread let go of and
     /// hands over a waiting one.

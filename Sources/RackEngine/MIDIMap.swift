@@ -2,7 +2,8 @@ import RackDSP
 
 /// Which controller moves which parameter: the default map (General MIDI conventions), MIDI
 /// learn bindings, and the channel filter. A value on the control thread; the render thread
-/// gets it compiled into a `MIDITable` (see `MIDILink`).
+/// (controllers in) and the control thread's MIDI feedback (controllers out) use it compiled
+/// into a `MIDITable` (see `MIDILink`).
 ///
 /// A CC sent alone spans the whole range (127 → the maximum). An LSB on CC n+32 refines the
 /// last MSB of CC n (14-bit) for n in 0…31, the MIDI standard; CC 106 refines CC 74, the
@@ -70,7 +71,7 @@ public struct MIDIMap: Sendable, Equatable {
         return nil
     }
 
-    /// The render thread's table of this map with the channel filter `channel` (1…16; 0 = omni).
+    /// The table of this map with the channel filter `channel` (1…16; 0 = omni).
     /// Allocates; not realtime.
     public func table(channelFilter channel: Int) -> MIDITable {
         let t = MIDITable(channelFilter: UInt8(clamping: channel))
@@ -88,9 +89,10 @@ public struct MIDIMap: Sendable, Equatable {
     }
 }
 
-/// The render thread's form of a `MIDIMap`: one slot per controller number, with everything the
-/// conversion to a parameter value needs, in storage allocated by the control thread. The
-/// owner (`MIDILink`) frees it once the render thread has let go of it.
+/// The compiled form of a `MIDIMap`: one slot per controller number, with everything the
+/// conversion to a parameter value (render thread) and back to a controller value (feedback,
+/// control thread) needs, in storage allocated by the control thread. The owner (`MIDILink`)
+/// frees it once the render thread has let go of it.
 public struct MIDITable: @unchecked Sendable {
     /// What a controller does.
     public struct Slot: Sendable, Equatable {
@@ -124,6 +126,20 @@ public struct MIDITable: @unchecked Sendable {
     @_noLocks
     public static func value(_ slot: Slot, position: Double) -> Double {
         slot.range.value(normalized: position)
+    }
+
+    /// The feedback of `parameter` at `value`: `body` gets, in controller order, every
+    /// controller bound to it other than the LSB of a 14-bit pair (the MSB carries it), with its
+    /// channel (1…16: the binding's, else the channel filter, else 1) and the 7-bit value that
+    /// sends `value` (`controllerValue`). Nothing for a parameter no controller is bound to.
+    public func forEachFeedback(of parameter: ParameterID, value: Double,
+                                _ body: (_ channel: Int, _ controller: Int, _ value: UInt8) -> Void) {
+        for controller in 0..<128 {
+            let slot = slots[controller]
+            guard slot.parameter == parameter, slot.msb == nil else { continue }
+            let channel = slot.channel != 0 ? slot.channel : (channelFilter != 0 ? channelFilter : 1)
+            body(Int(channel), controller, Self.controllerValue(slot, value: value))
+        }
     }
 
     /// The 7-bit controller value (0…127) that sends `value` of `slot` (MIDI feedback).

@@ -4,9 +4,10 @@ import Synchronization
 /// The render thread's MIDI stage, run once per process cycle before `rackRender`:
 ///
 /// 1. **Map**: take a new `MIDITable` from the control thread's mailbox, if one waits.
-/// 2. **Feedback**: every mapped parameter whose target changed since the last cycle other than
-///    by MIDI is sent out as a CC (at frame 0 of this cycle): a change MIDI made is never echoed
-///    back to MIDI.
+/// 2. **Feedback**: the CCs the control thread's MIDI feedback sink queued (`feedback`, derived
+///    from the change stream like every other feedback) are moved to the output, at frame 0 of
+///    this cycle, at most the output's capacity a cycle: the rest wait for the next, in order.
+///    Nothing is computed here.
 /// 3. **Input**: the cycle's MIDI bytes go through `MIDIParser`; each CC of a bound controller
 ///    becomes a parameter event at its own frame (engine sample time + frame offset), inserted
 ///    in the engine's pending list, the path a timetagged OSC bundle takes, so the output does
@@ -41,10 +42,8 @@ public struct MIDIRouter {
     let tableHeaders: UnsafeMutablePointer<MIDITable?>
     /// Last MSB per channel and controller (−1: none yet), for the 14-bit LSB.
     let msbs: UnsafeMutablePointer<Int16>
-    /// The target each continuous parameter had after the last cycle, as MIDI or feedback last
-    /// knew it, in the order of the engine's ramps (`Parameters.continuous`).
-    let known: UnsafeMutablePointer<Double>
-    var primed = false
+    /// Control → render: the feedback CCs to send.
+    public let feedback: MIDIFeedbackQueue
     /// Render → control: program changes (`programChange` events).
     public let programs: EventQueue
     var movedCount = 0
@@ -56,8 +55,7 @@ public struct MIDIRouter {
         tableHeaders.initialize(repeating: nil, count: 2)
         msbs = .allocate(capacity: 16 * 128)
         msbs.initialize(repeating: -1, count: 16 * 128)
-        known = .allocate(capacity: Parameters.continuous.count)
-        known.initialize(repeating: 0, count: Parameters.continuous.count)
+        feedback = MIDIFeedbackQueue()
         programs = EventQueue(minimumCapacity: 64)
     }
 
@@ -66,7 +64,7 @@ public struct MIDIRouter {
         shared.deallocate()
         tableHeaders.deallocate()
         msbs.deallocate()
-        known.deallocate()
+        feedback.deallocate()
         programs.deallocate()
     }
 
@@ -85,8 +83,8 @@ public struct MIDIRouter {
     @_noLocks @inline(__always)
     func countDroppedEvent() { shared[Shared.droppedEvents.rawValue].wrappingAdd(1, ordering: .relaxed) }
 
-    /// Stages 1 and 2: a new table, and the feedback CCs into `out` (3 bytes each, at most
-    /// `capacity` messages). Returns how many messages were written.
+    /// Stages 1 and 2: a new table, and the queued feedback CCs into `out` (3 bytes each, at
+    /// most `capacity` messages). Returns how many messages were written.
     /// - Realtime: safe
     @_noLocks
     public mutating func beginCycle(_ core: UnsafeMutablePointer<EngineCore>, out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
@@ -94,33 +92,7 @@ public struct MIDIRouter {
         // The control thread's events join the lists first: MIDI then only takes room in the
         // scheduled list that is left over, never room the control side counted on.
         core.pointee.drainQueue()
-        let n = core.pointee.rampCount
-        if !primed {
-            for r in 0..<n { known[r] = core.pointee.ramps[r].target }
-            primed = true
-            return 0
-        }
-        guard let table else {
-            for r in 0..<n { known[r] = core.pointee.ramps[r].target }
-            return 0
-        }
-        var written = 0
-        for r in 0..<n {
-            let target = core.pointee.ramps[r].target
-            if target == known[r] { continue }
-            known[r] = target
-            let parameter = core.pointee.rampParameters[r]
-            for cc in 0..<128 {
-                let slot = table.slots[cc]
-                guard let bound = slot.parameter, bound.index == parameter.index, slot.msb == nil, written < capacity else { continue }
-                let channel = slot.channel != 0 ? slot.channel : (table.channelFilter != 0 ? table.channelFilter : 1)
-                out[3 * written] = 0xB0 | ((channel - 1) & 0x0F)
-                out[3 * written + 1] = UInt8(cc)
-                out[3 * written + 2] = MIDITable.controllerValue(slot, value: target)
-                written += 1
-            }
-        }
-        return written
+        return feedback.drain(into: out, capacity: capacity)
     }
 
     /// Stage 1: swaps in the table the control thread left in the mailbox, once the control
@@ -183,7 +155,6 @@ public struct MIDIRouter {
             position = Double(value) / 127
         }
         let v = MIDITable.value(slot, position: position)
-        if let r = core.pointee.rampIndices[parameter.index] { known[r] = v }
         // Not counted as scheduled by the control side; its echo (a `midiSet`) makes it the
         // target there.
         if core.pointee.pending.scheduledCount >= core.pointee.pending.scheduled.capacity {

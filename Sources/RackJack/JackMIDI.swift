@@ -2,7 +2,8 @@ import CJack
 import RackEngine
 
 /// The process callback's MIDI stage (the C trampoline calls it before the render): the
-/// router takes its new map and writes the feedback CCs, then every input event of the cycle
+/// router takes its new map and moves the feedback CCs the control thread queued to the output
+/// (at most `outCapacity`; the rest go out next cycle), then every input event of the cycle
 /// goes through it at its frame. Nothing here allocates or locks.
 /// - Realtime: safe
 @_noLocks

@@ -1,7 +1,7 @@
 /// The one stream of change records (`ControlState`'s): every sink of the rack's feedback
-/// subscribes to it (OSC subscribers and the web page through `Feedback`, `--record`, the
-/// session manager's dirty flag, `lastApplied`), in the order they subscribed, so no call site
-/// tells a sink itself. On the control thread only.
+/// subscribes to it (OSC subscribers and the web page through `Feedback`, MIDI out through
+/// `MIDIControl`, `--record`, the session manager's dirty flag, `lastApplied`), in the order
+/// they subscribed, so no call site tells a sink itself. On the control thread only.
 final class ChangeStream {
     private var sinks: [(ChangeRecord) -> Void] = []
 

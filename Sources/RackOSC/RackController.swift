@@ -13,7 +13,7 @@ import RackWire
 /// declared signature, routes it to its handler and relays what the render thread applied.
 /// The rack's state has one writer, `ControlState`: every transport submits a typed change
 /// (`submit`), the engine's echoes come back to it, and what it yields is the one
-/// `ChangeStream` that feedback, the web page, `--record` and the session manager follow.
+/// `ChangeStream` that feedback, MIDI out, the web page, `--record` and the session manager follow.
 /// Its collaborators each keep one concern: `PlayerSlot` (the file playing and the one swap in flight), `Feedback`
 /// (subscribers and meters), `SessionRecorder` (`--record`) and `ErrorBudget` (the rate limit
 /// on `/rack/error`). Everything it sends goes through a `Replier`: the UDP socket, or an
@@ -100,7 +100,7 @@ public final class RackController {
     }
 
     /// The sinks of the change stream, in the order each record reaches them: `lastApplied`,
-    /// the session manager's dirty flag, subscribers and the web page, `--record`.
+    /// the session manager's dirty flag, subscribers and the web page, MIDI out, `--record`.
     private func subscribeSinks() {
         changes.subscribe { [unowned self] record in
             guard case .parameter = record.change, let echo = record.echo else { return }
@@ -111,6 +111,7 @@ public final class RackController {
             if case .parameter = record.change, record.source != .rejoin { nsm?.markDirty(socket: replier) }
         }
         changes.subscribe { [unowned self] record in feedback.tell(record) }
+        changes.subscribe { [unowned self] record in midi?.tell(record) }
         changes.subscribe { [unowned self] record in
             if let engine { recorder.record(record, engine: engine) }
         }

@@ -142,24 +142,38 @@ final class MIDIMapTests: XCTestCase {
         XCTAssertEqual(pair.link.takeMovedController()?.controller, 74, "a 14-bit knob is learnt by its MSB")
     }
 
-    func testFeedbackOnlyForChangesFromElsewhere() {
+    /// The render side of feedback only moves what the control side queued (`sendFeedback`):
+    /// a MIDI change queues nothing, an unbound parameter nothing; at most the output's
+    /// capacity a cycle, the rest the next cycle, in order, none lost.
+    func testTheStageSendsWhatTheControlSideQueued() {
         let engine = Engine(sampleRate: rate, maxFrames: 256)
-        let link = MIDILink(map: .defaults, channelFilter: 0)
-        var fb = [UInt8](repeating: 0, count: 3 * 64)
+        var map = MIDIMap.defaults
+        map.bind(.init(channel: 0, controller: 39, parameter: .resonance))   // an LSB number bound itself
+        let link = MIDILink(map: map, channelFilter: 0)
         var l = [Float](repeating: 0, count: 256), r = l
-        func cycle(_ midi: [UInt8] = []) -> [UInt8] {
-            let n = link.router.pointee.beginCycle(engine.core, out: &fb, capacity: 64)
+        func cycle(_ midi: [UInt8] = [], capacity: Int = 64) -> [UInt8] {
+            var fb = [UInt8](repeating: 0, count: 3 * capacity)
+            let n = link.router.pointee.beginCycle(engine.core, out: &fb, capacity: capacity)
             if !midi.isEmpty { midi.withUnsafeBufferPointer { link.router.pointee.receive($0.baseAddress!, count: midi.count, frame: 0, core: engine.core) } }
             _ = engine.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r)
             return Array(fb[0..<(3 * n)])
         }
-        XCTAssertEqual(cycle(), [])
-        XCTAssertEqual(cycle([0xB0, 91, 10]), [], "a MIDI change is not echoed")
+        XCTAssertEqual(cycle([0xB0, 91, 10]), [], "a MIDI change queues nothing")
         XCTAssertEqual(cycle(), [], "not the cycle after either")
         _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .set(.gain, 12, ramp: .standard)))
-        XCTAssertEqual(cycle(), [])             // applied during this cycle's render
-        XCTAssertEqual(cycle(), [0xB0, 7, 127], "an OSC change goes out as CC 7")
-        XCTAssertEqual(cycle(), [])
+        XCTAssertEqual(cycle(), [], "the render side computes no feedback of its own")
+        link.sendFeedback(.gain, value: 12)
+        link.sendFeedback(.decay, value: 2)
+        XCTAssertEqual(cycle(), [0xB0, 7, 127], "CC 7 for gain; decay is bound to no controller")
+        link.sendFeedback(.resonance, value: 20)
+        XCTAssertEqual(cycle(), [0xB0, 39, 127, 0xB0, 71, 127], "every controller bound to it, in controller order")
+        link.sendFeedback(.cutoff, value: 20_000)
+        XCTAssertEqual(cycle(), [0xB0, 74, 127], "not CC 106, the LSB of cutoff's 14-bit pair")
+        for i in 0..<5 { link.sendFeedback(.mix, value: Double(i) / 127 * 100) }
+        XCTAssertEqual(cycle(capacity: 2), [0xB0, 91, 0, 0xB0, 91, 1])
+        XCTAssertEqual(cycle(capacity: 2), [0xB0, 91, 2, 0xB0, 91, 3], "the rest wait, in order")
+        XCTAssertEqual(cycle(capacity: 2), [0xB0, 91, 4])
+        XCTAssertEqual(link.feedbackDropped, 0)
     }
 
     func testMapSwapThroughTheMailbox() {

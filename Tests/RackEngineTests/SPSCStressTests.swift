@@ -3,7 +3,8 @@ import RackDSP
 import RackEngine
 import XCTest
 
-/// The lock-free single-producer/single-consumer queues under real concurrency: a producer and
+/// The lock-free single-producer/single-consumer queues (`EventQueue`, `MIDIFeedbackQueue`,
+/// `StereoRing`) under real concurrency: a producer and
 /// a consumer thread hand millions of items through a small queue (so that it wraps and runs
 /// full and empty all the time), and the consumer checks that every item arrives once, in
 /// order, intact. `scripts/test` runs this file under the thread sanitizer too
@@ -62,6 +63,48 @@ final class SPSCStressTests: XCTestCase {
             XCTAssertEqual(mismatches, 0, firstMismatch)
             XCTAssertNil(queue.pop(), "nothing beyond what was pushed")
         })
+    }
+
+    func testMIDIFeedbackQueueDeliversEveryMessageOnceInOrderAndIntact() {
+        let queue = MIDIFeedbackQueue()
+        defer { queue.deallocate() }
+        let count = Self.events
+        // Message i: channel, controller and value all derived from i (a slot a lap behind
+        // differs in its controller).
+        @Sendable func message(_ i: Int) -> (channel: Int, controller: Int, value: UInt8) {
+            ((i & 15) + 1, (i >> 4) & 127, UInt8((i >> 11) & 127))
+        }
+        concurrently(producer: {
+            for i in 0..<count {
+                while queue.count >= MIDIFeedbackQueue.capacity { sched_yield() }   // only the consumer makes room
+                let m = message(i)
+                queue.push(channel: m.channel, controller: m.controller, value: m.value)
+            }
+        }, consumer: {
+            let out = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * 64)
+            defer { out.deallocate() }
+            var got = 0
+            var mismatches = 0
+            var firstMismatch = ""
+            var size = 1
+            while got < count {
+                size = (size * 5 + 17) % 64 + 1   // 1…64 a cycle, varying
+                let n = queue.drain(into: out, capacity: size)
+                for j in 0..<n {
+                    let m = message(got + j)
+                    let expected: [UInt8] = [0xB0 | UInt8(m.channel - 1), UInt8(m.controller), m.value]
+                    if Array(UnsafeBufferPointer(start: out + 3 * j, count: 3)) != expected {
+                        if mismatches == 0 { firstMismatch = "message \(got + j): \(out[3 * j]) \(out[3 * j + 1]) \(out[3 * j + 2])" }
+                        mismatches += 1
+                    }
+                }
+                got += n
+                if n == 0 { sched_yield() }
+            }
+            XCTAssertEqual(mismatches, 0, firstMismatch)
+            XCTAssertEqual(queue.drain(into: out, capacity: 64), 0, "nothing beyond what was pushed")
+        })
+        XCTAssertEqual(queue.dropped, 0, "the producer never pushed into a full ring")
     }
 
     func testStereoRingDeliversEveryFrameOnceInOrderAndIntact() {

@@ -218,6 +218,46 @@ def test_feedback_out_never_echoes_midi(rack_factory, osc_factory, helpers, jack
     assert osc.get("mix") == pytest.approx(10 / 127 * 100, abs=1e-4)
 
 
+def test_feedback_of_program_changes_comes_back_within_the_readme_bound(rack_factory, osc_factory, helpers, jack,
+                                                                           tmp_path):
+    """MIDI out follows the change stream: three program changes recall presets; each recall's
+    parameter records send the CC of every mapped parameter, once, with the preset's value (the
+    7-bit step of its normalised value, computed here from the ranges). The round trip (program
+    change in → its first CC out: two control-loop passes and three periods) is printed; the best
+    of the three must be under the README's bound."""
+    import re
+
+    readme = (livelib.REPO / "README.md").read_text()
+    m = re.search(r"program\s+change\s+in\s+to\s+its\s+first\s+CC\s+out[^*]*\*\*under\s+(\d+)\s+ms\*\*", readme)
+    assert m, "the README no longer states the feedback round trip's bound"
+    bound_ms = int(m.group(1))
+    rack = rack_factory()
+    osc = osc_factory(rack.osc_port)
+    names = osc.request("/rack/preset/list").args
+    assert len(names) >= 3
+    starts = [24000, 48000, 72000]
+    lines = midisend(helpers, jack, [f"{f} C0 {p:02X}" for p, f in enumerate(starts)], 2.0,
+                     "-o", f"{rack.client_name}:midi_in", "-i", f"{rack.client_name}:midi_out", tmp_path=tmp_path)
+    recv = [(int(l.split()[1]), l.split()[2:]) for l in lines if l.startswith("recv")]
+    groups = [[r for r in recv if start <= r[0] < end] for start, end in zip(starts, starts[1:] + [10 ** 9])]
+    assert sum(map(len, groups)) == len(recv), f"feedback before the first program change: {recv}"
+    for g in groups:
+        assert sorted(r[1][1] for r in g) == ["07", "47", "4a", "5b"], f"one CC per mapped parameter: {recv}"
+        assert all(r[1][0] == "b0" for r in g), recv
+    dump = osc.request_all("/rack/dump")
+    assert dump[-1].args == [names[2]], f"the last program change recalled {dump[-1].args}, not {names[2]}"
+    ranges = {"cutoff": ("4a", lambda v: math.log2(v / 12) / math.log2(20000 / 12)),
+              "resonance": ("47", lambda v: (v + 20) / 40), "mix": ("5b", lambda v: v / 100),
+              "gain": ("07", lambda v: (v + 60) / 72)}
+    sent = {r[1][1]: int(r[1][2], 16) for r in groups[-1]}
+    for name, (cc, normalised) in ranges.items():
+        assert sent[cc] == math.floor(normalised(osc.get(name)) * 127 + 0.5), f"{name}: CC {cc} = {sent[cc]}"
+    trips = [(g[0][0] - start) / RATE * 1000 for g, start in zip(groups, starts)]
+    print(f"MIDI feedback round trip (program change in → first CC out): {', '.join(f'{t:.1f}' for t in trips)} ms "
+          f"(period {rack.period / RATE * 1000:.1f} ms; README: under {bound_ms} ms)")
+    assert min(trips) < bound_ms, f"round trips {trips} ms, none under {bound_ms} ms"
+
+
 def record_during(helpers, jack, ports, seconds, path, action):
     """Records `ports` for `seconds` while `action()` runs (started 0.3 s in)."""
     rec = subprocess.Popen([str(helpers["jackrec"]), str(path), str(seconds), *ports], stdout=subprocess.PIPE,
