@@ -17,6 +17,9 @@ public final class MIDILink: @unchecked Sendable {
     private var waiting: MIDITable?
     /// The control thread's own table of `map`, which feedback looks its controllers up in.
     private var feedbackTable: MIDITable
+    /// The value each channel's controller was last sent or last sent us (`controllerKey`; nil:
+    /// none yet), so feedback sends only what it does not show.
+    private var shownValues = [UInt8?](repeating: nil, count: 16 * 128)
     /// The moved-controller word at the last look (learn compares against it).
     private var lastMoved = 0
 
@@ -56,12 +59,30 @@ public final class MIDILink: @unchecked Sendable {
     /// the render thread, which writes it to `midi_out` at the start of its next cycle. A
     /// parameter no controller is bound to sends nothing; a full queue drops and counts
     /// (`feedbackDropped`).
+    /// Only what a controller does not show already goes out: a CC whose last value sent, or
+    /// last received from the controller (`noteFeedback`), is the same is left out (a value set
+    /// again, a recall that leaves a parameter where it was), since a hardware port carries
+    /// about 1,000 messages a second and a motorised fader has nothing to do.
     public func sendFeedback(_ parameter: ParameterID, value: Double) {
         let queue = router.pointee.feedback
         feedbackTable.forEachFeedback(of: parameter, value: value) { channel, controller, controllerValue in
+            let key = Self.controllerKey(channel: channel, controller: controller)
+            guard shownValues[key] != controllerValue else { return }
+            shownValues[key] = controllerValue
             queue.push(channel: channel, controller: controller, value: controllerValue)
         }
     }
+
+    /// Notes that the controllers bound to `parameter` show `value` without sending it: a value
+    /// a controller set itself, or the state when MIDI starts.
+    public func noteFeedback(_ parameter: ParameterID, value: Double) {
+        feedbackTable.forEachFeedback(of: parameter, value: value) { channel, controller, controllerValue in
+            shownValues[Self.controllerKey(channel: channel, controller: controller)] = controllerValue
+        }
+    }
+
+    /// The index of a channel's (1…16) controller in `shownValues`.
+    private static func controllerKey(channel: Int, controller: Int) -> Int { ((channel - 1) & 0x0F) * 128 + controller }
 
     /// Feedback CCs dropped because the queue to the render thread was full.
     public var feedbackDropped: Int { router.pointee.feedback.dropped }

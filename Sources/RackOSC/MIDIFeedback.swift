@@ -17,9 +17,20 @@ extension ChangeRecord {
 }
 
 extension MIDIControl {
-    /// The change stream's MIDI sink: sends the record's `midiFeedback`, if it has one.
+    /// The change stream's MIDI sink: sends the record's `midiFeedback`, if it has one (only the
+    /// CCs that change, `MIDILink.sendFeedback`); a parameter a controller set, or the state
+    /// after a rejoin, is noted as what the controllers show.
     func tell(_ record: ChangeRecord) {
-        guard let feedback = record.midiFeedback else { return }
-        link.sendFeedback(feedback.parameter, value: feedback.value)
+        if let feedback = record.midiFeedback {
+            link.sendFeedback(feedback.parameter, value: feedback.value)
+        } else if case let .parameter(id, value) = record.change {
+            link.noteFeedback(id, value: value)
+        }
+    }
+
+    /// The controllers show `targets` (MIDI attached to a running rack): feedback sends what
+    /// changes from here on.
+    func noteShown(_ targets: RackState) {
+        for spec in Parameters.all { link.noteFeedback(spec.id, value: targets[spec.id]) }
     }
 }

@@ -63,7 +63,9 @@ public final class RackController {
     /// The session manager, when rack runs under NSM.
     public var nsm: NSMClient?
     /// MIDI control (MIDICommands.swift); nil with `--no-midi`.
-    public var midi: MIDIControl?
+    public var midi: MIDIControl? {
+        didSet { midi?.noteShown(state.targets) }   // feedback sends what changes from here on
+    }
 
     let player = PlayerSlot()
     let feedback: Feedback

@@ -39,10 +39,30 @@ final class MIDIFeedbackTests: XCTestCase {
         XCTAssertEqual(midi.link.router.pointee.feedback.count, 1)
         XCTAssertEqual(cycle(rig, midi), [0xB0, 7, 127], "gain +12 dB is CC 7 at 127")
         rig.send("/rack/cutoff", [.float(12)])
-        rig.send("/rack/mix", [.float(50)])
+        rig.send("/rack/mix", [.float(100)])
         rig.controller.serveOnce()
-        XCTAssertEqual(cycle(rig, midi), [0xB0, 74, 0, 0xB0, 91, 64], "in the order they were applied")
+        XCTAssertEqual(cycle(rig, midi), [0xB0, 74, 0, 0xB0, 91, 127], "in the order they were applied")
         XCTAssertEqual(cycle(rig, midi), [], "each once")
+    }
+
+    /// MIDI is told what changes: a value set again, or set to where it already was (as far as
+    /// a 7-bit controller shows), sends nothing (a hardware port carries about 1,000 messages a
+    /// second).
+    func testAValueMIDIAlreadyKnowsIsNotSentAgain() {
+        let (rig, midi) = rig()
+        rig.send("/rack/mix", [.float(Float(rig.controller.targets[.mix]))])
+        rig.controller.serveOnce()
+        XCTAssertEqual(cycle(rig, midi), [], "mix set to its own value")
+        rig.send("/rack/gain", [.float(-6)])
+        rig.controller.serveOnce()
+        XCTAssertEqual(cycle(rig, midi).count, 3, "a change is sent")
+        rig.send("/rack/gain", [.float(-6)])
+        rig.controller.serveOnce()
+        XCTAssertEqual(cycle(rig, midi), [], "the same value again is not")
+        _ = cycle(rig, midi, [0xB0, 7, 100])          // a controller moves gain
+        rig.send("/rack/gain", [.float(Float(rig.controller.targets[.gain]))])
+        rig.controller.serveOnce()
+        XCTAssertEqual(cycle(rig, midi), [], "the value the controller set is known to MIDI")
     }
 
     func testAMIDIChangeIsNeverSentBack() {

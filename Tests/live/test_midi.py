@@ -220,11 +220,13 @@ def test_feedback_out_never_echoes_midi(rack_factory, osc_factory, helpers, jack
 
 def test_feedback_of_program_changes_comes_back_within_the_readme_bound(rack_factory, osc_factory, helpers, jack,
                                                                            tmp_path):
-    """MIDI out follows the change stream: three program changes recall presets; each recall's
-    parameter records send the CC of every mapped parameter, once, with the preset's value (the
-    7-bit step of its normalised value, computed here from the ranges). The round trip (program
-    change in → its first CC out: two control-loop passes and three periods) is printed; the best
-    of the three must be under the README's bound."""
+    """MIDI out follows the change stream: three program changes recall presets; each recall sends
+    the CC of every mapped parameter whose 7-bit step it changes, once, with the preset's value
+    (computed here from the ranges and the factory preset files), and nothing for a parameter it
+    leaves on the step the controller already shows. The round trip (program change in → its first
+    CC out: two control-loop passes and three periods) is printed; the best of the three must be
+    under the README's bound."""
+    import json
     import re
 
     readme = (livelib.REPO / "README.md").read_text()
@@ -235,23 +237,31 @@ def test_feedback_of_program_changes_comes_back_within_the_readme_bound(rack_fac
     osc = osc_factory(rack.osc_port)
     names = osc.request("/rack/preset/list").args
     assert len(names) >= 3
+    ranges = {"cutoff": ("4a", lambda v: math.log2(v / 12) / math.log2(20000 / 12)),
+              "resonance": ("47", lambda v: (v + 20) / 40), "mix": ("5b", lambda v: v / 100),
+              "gain": ("07", lambda v: (v + 60) / 72)}
+
+    def shown(values):
+        return {cc: math.floor(normalised(values[name]) * 127 + 0.5) for name, (cc, normalised) in ranges.items()}
+
+    steps = [shown({name: osc.get(name) for name in ranges})]
+    for name in names[:3]:
+        steps.append(shown(json.loads((livelib.REPO / "Presets" / f"{name}.json").read_text())))
+    expected = [{cc: v for cc, v in now.items() if before[cc] != v} for before, now in zip(steps, steps[1:])]
+    assert all(expected), f"each recall must move a mapped parameter for the round trip to be seen: {steps}"
     starts = [24000, 48000, 72000]
     lines = midisend(helpers, jack, [f"{f} C0 {p:02X}" for p, f in enumerate(starts)], 2.0,
                      "-o", f"{rack.client_name}:midi_in", "-i", f"{rack.client_name}:midi_out", tmp_path=tmp_path)
     recv = [(int(l.split()[1]), l.split()[2:]) for l in lines if l.startswith("recv")]
     groups = [[r for r in recv if start <= r[0] < end] for start, end in zip(starts, starts[1:] + [10 ** 9])]
     assert sum(map(len, groups)) == len(recv), f"feedback before the first program change: {recv}"
-    for g in groups:
-        assert sorted(r[1][1] for r in g) == ["07", "47", "4a", "5b"], f"one CC per mapped parameter: {recv}"
+    for g, want in zip(groups, expected):
         assert all(r[1][0] == "b0" for r in g), recv
+        got = {r[1][1]: int(r[1][2], 16) for r in g}
+        assert len(got) == len(g) and got == want, f"the CCs of what the recall changed, once each: {got} != {want}"
     dump = osc.request_all("/rack/dump")
     assert dump[-1].args == [names[2]], f"the last program change recalled {dump[-1].args}, not {names[2]}"
-    ranges = {"cutoff": ("4a", lambda v: math.log2(v / 12) / math.log2(20000 / 12)),
-              "resonance": ("47", lambda v: (v + 20) / 40), "mix": ("5b", lambda v: v / 100),
-              "gain": ("07", lambda v: (v + 60) / 72)}
-    sent = {r[1][1]: int(r[1][2], 16) for r in groups[-1]}
-    for name, (cc, normalised) in ranges.items():
-        assert sent[cc] == math.floor(normalised(osc.get(name)) * 127 + 0.5), f"{name}: CC {cc} = {sent[cc]}"
+    assert shown({name: osc.get(name) for name in ranges}) == steps[-1], "the presets' values are the files'"
     trips = [(g[0][0] - start) / RATE * 1000 for g, start in zip(groups, starts)]
     print(f"MIDI feedback round trip (program change in → first CC out): {', '.join(f'{t:.1f}' for t in trips)} ms "
           f"(period {rack.period / RATE * 1000:.1f} ms; README: under {bound_ms} ms)")
