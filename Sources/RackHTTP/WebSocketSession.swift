@@ -17,7 +17,7 @@ struct WebSocketSession: Sendable {
     /// queue (oldest dropped), written by a task of their own: neither rack's control thread nor
     /// other clients ever wait for this socket.
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let (pushes, queue) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(HTTPLimits.pushQueueLength))
+        let (pushes, queue) = PushQueue.make()
         let id = state.addListener(queue)
         defer {
             state.removeListener(id)
