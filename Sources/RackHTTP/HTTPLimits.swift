@@ -26,7 +26,7 @@ public enum HTTPLimits {
     /// Larger messages close the connection (status 1009).
     public static let maximumWebSocketMessageBytes = 65_536
     /// Datagrams from WebSocket clients (all of them together) waiting for the control thread; one
-    /// more is refused (dropped). The control thread empties
+    /// more is refused and its sender answered `/rack/error` (busy). The control thread empties
     /// the inbox as soon as it is woken, so only a stalled control thread or a flooding client
     /// fills it.
     public static let controlInboxLength = 1024
