@@ -5,6 +5,7 @@ Content-Security-Policy, and the default port 8001 with its fallback (in a priva
 namespace, so no other program's port 8001 is involved)."""
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from httplib import README, decode, get, osc as osc_bytes, raw_request, readme_number, readme_row
+from httplib import README, client, decode, get, osc as osc_bytes, raw_request, readme_number, readme_row
 from livelib import RackProcess, wait_until
 from test_hostile_http import FIRST_REQUEST_SECONDS, frame, open_websocket, read_frame
 
@@ -143,10 +144,7 @@ def test_meters_and_status_are_pushed_at_the_readme_rate(rack):
     README's rate and no more than 10 % below it (rack's loop sends one when
     1/15 s has passed since the last, so the period is a little longer than 1/15 s, never
     shorter)."""
-    ws_sync = pytest.importorskip("websockets.sync.client")
-    import json
-
-    from httplib import decode
+    ws_sync = client("websockets.sync.client")
     addresses = ("/rack/meter", "/rack/status")
     with ws_sync.connect(f"ws://127.0.0.1:{rack.http_port}/", open_timeout=3) as ws:
         for address in addresses:

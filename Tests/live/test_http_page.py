@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from httplib import get, get_json
+from httplib import client, get, get_json
 from livelib import close_to, process_usage, start_jack, stop_jack, wait_until
 
-webdriver = pytest.importorskip("selenium.webdriver")
+webdriver = client("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
