@@ -25,6 +25,11 @@ public enum HTTPLimits {
     /// Largest WebSocket message taken: the largest OSC datagram rack takes over UDP (64 KiB).
     /// Larger messages close the connection (status 1009).
     public static let maximumWebSocketMessageBytes = 65_536
+    /// Datagrams from WebSocket clients (all of them together) waiting for the control thread; one
+    /// more is refused and its sender answered `/rack/error` (busy). The control thread empties
+    /// the inbox as soon as it is woken, so only a stalled control thread or a flooding client
+    /// fills it.
+    public static let controlInboxLength = 1024
     /// Pushes queued for one WebSocket client before the oldest are dropped: a client that
     /// reads too slowly loses old values, never holds up rack. At 15 meter and status pushes a
     /// second plus every value change, 512 is several seconds of traffic.

@@ -8,8 +8,8 @@ import RackWire
 public protocol RackHTTPHost: AnyObject, Sendable {
     /// Queues `datagram` (a binary OSC packet, as on UDP) for the control thread, which applies it
     /// as if `peer` had sent it over UDP. Replies to it are handed to `reply`, on the control
-    /// thread: it must not block. Returns false when the control side's inbox is full (the
-    /// datagram is dropped, as the kernel drops UDP datagrams when the socket buffer is full).
+    /// thread: it must not block. Returns false when the control side's inbox is full: the
+    /// datagram is not taken, and the caller answers its sender (`WebSocketSession.refusal`).
     func submit(datagram: [UInt8], from peer: HTTPPeer, reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool
 
     /// The WebSocket of `peer` closed: replies to it have nowhere to go, and what it subscribed

@@ -17,7 +17,7 @@ struct WebSocketSession: Sendable {
     /// queue (oldest dropped), written by a task of their own: neither rack's control thread nor
     /// other clients ever wait for this socket.
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let (pushes, queue) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(HTTPLimits.pushQueueLength))
+        let (pushes, queue) = PushQueue.make()
         let id = state.addListener(queue)
         defer {
             state.removeListener(id)
@@ -37,8 +37,7 @@ struct WebSocketSession: Sendable {
             for try await message in inbound.messages(maxSize: HTTPLimits.maximumWebSocketMessageBytes) {
                 switch message {
                 case var .binary(buffer):
-                    let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-                    _ = host.submit(datagram: bytes, from: peer) { reply in queue.yield(.binary(reply)) }
+                    submit(buffer.readBytes(length: buffer.readableBytes) ?? [], queue: queue)
                 case let .text(text):
                     command(text, id: id, queue: queue)
                 }
@@ -46,6 +45,24 @@ struct WebSocketSession: Sendable {
             queue.finish()
             group.cancelAll()
         }
+    }
+
+    /// A binary frame: handed to the control thread as if it had come over UDP, its replies
+    /// queued for this socket. When the control side's inbox is full the datagram is not taken,
+    /// and the sender is told so at once: `/rack/error ADDRESS "busy: …"` on this socket.
+    func submit(_ datagram: [UInt8], queue: AsyncStream<Outgoing>.Continuation) {
+        let taken = host.submit(datagram: datagram, from: peer) { reply in queue.yield(.binary(reply)) }
+        if !taken { queue.yield(.binary(Self.refusal(of: datagram).encoded())) }
+    }
+
+    /// The answer to a datagram the full inbox refused: `/rack/error`, with the address of its
+    /// first message (empty when it does not decode, as the controller answers such a datagram).
+    static func refusal(of datagram: [UInt8]) -> OSCMessage {
+        let messages = try? datagram.withUnsafeBytes { bytes in try OSCPacket.decode(bytes) }
+        return OSCMessage("/rack/error", [
+            .string(messages?.first?.0.address ?? ""),
+            .string("busy: \(HTTPLimits.controlInboxLength) messages from WebSocket clients are already waiting for the control thread"),
+        ])
     }
 
     /// `{"COMMAND": "LISTEN" | "IGNORE", "DATA": "/path"}`. A LISTEN is answered at once with the

@@ -2,7 +2,6 @@ import Foundation
 import RackEngine
 import RackHTTP
 import RackOSC
-import Synchronization
 import RackWire
 
 /// Joins the HTTP side to the controller, and nothing else: datagrams from WebSockets queue
@@ -19,14 +18,11 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
         case closed(OSCEndpoint)
     }
 
-    /// Datagrams queued at most; more are dropped (as a full UDP socket buffer drops them).
-    static let inboxCapacity = 1024
-
     let state: LiveState
     private let socket: UDPSocket
-    private let inbox = Mutex<[Item]>([])
+    private let inbox = ControlInbox<Item>(capacity: HTTPLimits.controlInboxLength)
     // The rest is touched only on the control thread (`drain`, `send`, `publishPeriodic`): the
-    // `@unchecked Sendable` above is for the inbox, which is locked.
+    // `@unchecked Sendable` above is for that.
     /// Where replies to a WebSocket's sender go, while it is open.
     private var routes: [OSCEndpoint: @Sendable ([UInt8]) -> Void] = [:]
     private var presetNames: [String] = []
@@ -41,18 +37,13 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     // MARK: - From the HTTP side (any thread)
 
     func submit(datagram: [UInt8], from peer: HTTPPeer, reply: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
-        let item = Item.datagram(datagram, peer, reply)
-        let queued = inbox.withLock { q in
-            guard q.count < Self.inboxCapacity else { return false }
-            q.append(item)
-            return true
-        }
+        let queued = inbox.offer(.datagram(datagram, peer, reply))
         if queued { socket.wake() }
         return queued
     }
 
     func disconnected(_ peer: HTTPPeer) {
-        inbox.withLock { $0.append(.closed(peer)) }
+        inbox.insist(.closed(peer))
         socket.wake()
     }
 
@@ -60,11 +51,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
 
     /// Hands every queued datagram to `controller`, as if it had come over UDP from its sender.
     func drain(into controller: RackController) {
-        let items = inbox.withLock { q -> [Item] in
-            defer { q.removeAll(keepingCapacity: true) }
-            return q
-        }
-        for item in items {
+        for item in inbox.takeAll() {
             switch item {
             case let .datagram(bytes, from, reply):
                 routes[from] = reply

@@ -2,15 +2,28 @@
 path or the headers on the way), JSON GETs, and OSC bytes for WebSocket frames."""
 from __future__ import annotations
 
+import importlib
 import json
-import socket
-
 import re
+import socket
+from types import ModuleType
 
 import livelib
 from livelib import build_message, parse_packet, wait_until  # noqa: F401 (the suite's one wait, re-exported)
 
 README = (livelib.REPO / "README.md").read_text()
+
+
+def client(module: str) -> ModuleType:
+    """One of the HTTP tests' independent clients (websockets, python-oscquery, selenium), from
+    the venv scripts/install-deps makes (scripts/live-test puts it first on PATH). Missing, it is
+    a setup that is not the README's, not a reason to skip: the module's collection fails, saying
+    so (Debian's own websockets, outside the venv, lacks the sync client)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(f"{module} is missing ({e}): run scripts/install-deps, which makes .venv "
+                          "with the HTTP tests' clients, and scripts/live-test, which uses it") from e
 
 
 def readme_row(name: str) -> str:

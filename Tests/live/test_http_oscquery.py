@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import socket
 
-import pytest
 from zeroconf import ServiceInfo
 
-from httplib import body, get, get_json, wait_until
+from httplib import body, client, get, get_json, wait_until
 from livelib import close_to
 
-oscquery_client = pytest.importorskip("pythonoscquery.osc_query_client")
+oscquery_client = client("pythonoscquery.osc_query_client")
 
 # The README's parameter table (the one table in the code is the source; this is the contract).
 PARAMETERS = {"cutoff": ("time.hz", 12, 20000, "logarithmic"), "resonance": ("gain.db", -20, 20, "linear"),

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from httplib import decode, osc as osc_bytes, readme_number, readme_row, wait_until
+from httplib import client, decode, osc as osc_bytes, readme_number, readme_row, wait_until
 from livelib import close_to
 
-ws_sync = pytest.importorskip("websockets.sync.client")
-exceptions = pytest.importorskip("websockets.exceptions")
+ws_sync = client("websockets.sync.client")
+exceptions = client("websockets.exceptions")
 
 
 def connect(rack, **kwargs):
