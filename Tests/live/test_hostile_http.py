@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from httplib import body, decode, get, osc as osc_bytes, readme_number, readme_row
+from httplib import body, client, decode, get, osc as osc_bytes, readme_number, readme_row
 from livelib import wait_until
 
-ws_sync = pytest.importorskip("websockets.sync.client")
+ws_sync = client("websockets.sync.client")
 
 # The README's figure (HTTPLimits.firstRequestSeconds in the code).
 FIRST_REQUEST_SECONDS = readme_number(r"first request head must \*parse\* within (\d+) s", readme_row("connections"))

@@ -22,10 +22,11 @@ import pytest
 
 import livelib
 import netjacklib
+from httplib import client
 from livelib import wait_until
 from netjacklib import DSP_ADDRESS, DSP_LINK, MASTER_ADDRESS, MASTER_LINK, NETNS_DIR
 
-webdriver = pytest.importorskip("selenium.webdriver")
+webdriver = client("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
