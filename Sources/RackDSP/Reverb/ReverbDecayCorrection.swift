@@ -80,10 +80,11 @@ extension RoomDefinition {
 
     /// The 16 decay-correction nodes of `room`'s short form (`ReverbShortForm.swift`): its
     /// mid-band T60 for a shaped decay is `decay · calibration · c(decay)` (no own-decay
-    /// factor: a room's own decay runs its own network). Measured as the rows above, on the
-    /// short form's network, over the nodes it runs (up to `ReverbTuning.shortFormHysteresis`
-    /// times its switching decay); nodes beyond hold the last measured one, nodes below its
-    /// floor the first that reaches its decay. All 1 for a room without a short form.
+    /// factor: a room's own decay runs its own network). Measured as the rows above (48 kHz,
+    /// T30 within 0.3 % of the node, the factor found by bisection), on the short form's
+    /// network alone (no switching), over the nodes it runs (up to the first node beyond
+    /// `ReverbTuning.shortFormHysteresis` times its switching decay); nodes beyond hold the
+    /// last measured one. Every short form reaches 0.1 s. All 1 for a room without one.
     static func shortFormDecayCorrection(_ room: Room) -> SIMD16<Double> {
         let row = shortFormDecayCorrectionTable[room.rawValue]
         var nodes = SIMD16<Double>(repeating: row.last ?? 1)
