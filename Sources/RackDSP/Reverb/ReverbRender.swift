@@ -111,6 +111,7 @@ extension Reverb {
             followDecay(shape, slots)
             slots[live].core.coefficients.shape(decaySeconds: shape.decaySeconds, dampingHz: shape.dampingHz,
                                                 frozen: shape.freeze)
+            shapeFormTails(shape, slots)
         }
         guard shapeChanged else { return }
         shapeChanged = false

@@ -18,7 +18,10 @@
 /// power, `ReverbTuning.shortFormCrossfadeSeconds`) to a clean network while the old one rings
 /// out, so a `decay` ramp across the threshold neither clicks nor sweeps pitch (no delay moves
 /// inside a running loop). A network nothing has sounded through yet (after a reset or at a
-/// room change) takes the wanted form at once. A frozen tail keeps its network.
+/// room change) takes the wanted form at once. A frozen tail keeps its network. The other
+/// form's tail goes on following the shape while it rings out (`shapeFormTails`): it is the
+/// same room, so a `decay` ramp down across the threshold takes the sound fed before the switch
+/// down with it, as one network would, instead of leaving it at the switching decay.
 ///
 /// The short form has its own decay correction (`RoomDefinition.shortFormDecayCorrection`:
 /// its loops lose less per pass, so its mid-band over broadband ratio differs) and its output
@@ -133,6 +136,18 @@ extension Reverb {
             slots[live].core.load(coefficients(of: room, short: wanted), room: room)
         } else if fadeLength == 0 {
             _ = startChange(to: room, short: wanted, frames: formCrossfadeFrames, slots)
+        }
+    }
+
+    /// The heard room's other-form tails (spilling slots of the live slot's room: only a form
+    /// change leaves one) take the shape too.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func shapeFormTails(_ shape: ReverbShape, _ slots: UnsafeMutablePointer<ReverbSlot>) {
+        let room = slots[live].core.room.index
+        for s in 0..<slotCount where s != live && slots[s].isIn(.spilling) && slots[s].core.room.index == room {
+            slots[s].core.coefficients.shape(decaySeconds: shape.decaySeconds, dampingHz: shape.dampingHz,
+                                             frozen: shape.freeze)
         }
     }
 }
