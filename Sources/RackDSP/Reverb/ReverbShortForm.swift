@@ -27,8 +27,8 @@
 /// its loops lose less per pass, so its mid-band over broadband ratio differs) and its output
 /// is scaled so that at the switching decay its late energy equals the room's own network's
 /// (`loudnessScale` at that decay): the crossfade does not jump in level. Rooms at their own
-/// values never reach the threshold (every room's own decay is above 5 times its own): they
-/// run their own network, byte for byte as designed.
+/// values never reach the threshold (every room's own decay is over 2.5 times its switching
+/// decay, mediumRoom's the closest): they run their own network, byte for byte as designed.
 extension RoomDefinition {
     /// Mean loop delay (s) of the room's eight lines (`ReverbTuning.loopDelaySeconds` × size).
     var meanLoopSeconds: Double {
