@@ -34,25 +34,27 @@ final class ReverbShapeTests: XCTestCase {
     /// Broadband T30 (Schroeder, −5…−35 dB) of the impulse response equals the set `decay`
     /// within ±10 %, at each room's own damping, at 44.1, 48 and 96 kHz: the whole grid (0.2,
     /// 0.5, 1, 2, 5, 10, 30 s) in a small room (smallRoom, size 0.42), a medium room
-    /// (mediumRoom, 0.64) and a chamber (mediumChamber, 0.67); a large room over the part of the
-    /// grid it reaches: largeHall (1.5) from 0.5 s, cathedral (2.03) from 0.7 s; and every other
-    /// room at its floor, 1 s and 10 s (`RoomDefinition.decayCorrectionTable`, the README's
-    /// rooms): a loop as long as the decay and lossless input diffusers cannot decay faster.
-    /// T30/decay measured when written: 1.00…1.10 (the worst, mediumRoom at 0.2 s and 96 kHz,
-    /// 1.096; 1.01…1.04 from 0.5 s up), largeHall 1.01…1.07, cathedral 1.02…1.09.
+    /// (mediumRoom, 0.64), a chamber (mediumChamber, 0.67), a hall (largeHall, 1.5) and the
+    /// largest room (cathedral, 2.03); every other room at 0.2, 0.3, 1 and 10 s. Below its
+    /// switching decay (`RoomDefinition.shortFormBelowSeconds`) a room runs its short form
+    /// (`ReverbShortForm.swift`), so every room reaches 0.2 s (the floors were 0.3 s in the
+    /// large rooms, 0.5 s in the halls, 0.7 s in cathedral). T30/decay measured when written
+    /// (0.2…0.5 s and around every switching decay): 0.95…1.07, worst 0.949 (largeHall2,
+    /// 0.3 s, 96 kHz); cathedral at 1.05 s (its own network) 1.093 at 44.1 kHz.
     func testDecaySetsTheBroadbandT30() throws {
         #if DEBUG
-        let grid: [(Room, Double, [Double])] = [(.smallRoom, 48_000, [0.2, 2]), (.largeHall, 48_000, [0.5])]
+        let grid: [(Room, Double, [Double])] = [(.smallRoom, 48_000, [0.2, 2]), (.largeHall, 48_000, [0.2, 0.5]),
+                                                (.cathedral, 48_000, [0.2, 0.3])]
         #else
         let decays = [0.2, 0.5, 1, 2, 5, 10, 30]
         let rates = [44_100.0, 48_000, 96_000]
+        let wholeGrid: [Room] = [.smallRoom, .mediumRoom, .mediumChamber, .largeHall, .cathedral]
         var grid: [(Room, Double, [Double])] = []
         for rate in rates {
-            grid += [(.smallRoom, rate, decays), (.mediumRoom, rate, decays), (.mediumChamber, rate, decays),
-                     (.largeHall, rate, decays.filter { $0 >= 0.5 }), (.cathedral, rate, [0.7] + decays.filter { $0 >= 1 })]
+            grid += wholeGrid.map { ($0, rate, decays) }
         }
-        for room in Room.allCases where ![.smallRoom, .mediumRoom, .mediumChamber, .largeHall, .cathedral].contains(room) {
-            for rate in rates { grid.append((room, rate, [Self.shortestDecaySeconds(room), 1, 10])) }
+        for room in Room.allCases where !wholeGrid.contains(room) {
+            for rate in rates { grid.append((room, rate, [0.2, 0.3, 1, 10])) }
         }
         #endif
         for (room, rate, decays) in grid {
@@ -67,15 +69,29 @@ final class ReverbShapeTests: XCTestCase {
         }
     }
 
-    /// The shortest decay (s) each room reaches within ±10 % at 44.1, 48 and 96 kHz (the
-    /// README's rooms section states these).
-    static func shortestDecaySeconds(_ room: Room) -> Double {
-        switch room {
-        case .smallRoom, .mediumRoom, .mediumChamber: 0.2
-        case .largeRoom, .largeRoom2, .largeChamber, .plate: 0.3
-        case .mediumHall, .mediumHall2, .mediumHall3, .largeHall, .largeHall2: 0.5
-        case .cathedral: 0.7
+    /// Every room at its own decay runs its own network (even coming back from its short form:
+    /// its own decay is above the hysteresis bound), and a decay below a room's switching decay
+    /// runs its short form from the first sample when nothing has sounded yet (cathedral at
+    /// 0.3 s; smallRoom has none).
+    func testOnlyShortDecaysRunTheShortForm() {
+        for room in Room.allCases {
+            let below = room.definition.shortFormBelowSeconds
+            XCTAssertFalse(ReverbCoefficients.wantsShortForm(decaySeconds: room.targetDecaySeconds, below: below, short: true),
+                           room.name)
+            XCTAssertEqual(below > 0, room != .smallRoom, room.name)
         }
+        var reverb = Reverb()
+        reverb.prepare(sampleRate: 48_000, maxFrames: 64)
+        defer { reverb.deallocate() }
+        reverb.setRoom(.cathedral, crossfadeFrames: 0)
+        var shape = Room.cathedral.shape
+        shape.decaySeconds = 0.3
+        reverb.setShape(shape)
+        let silence = [Float](repeating: 0, count: 64)
+        var out = silence, outR = silence
+        reverb.process(inputLeft: silence, inputRight: silence, outputLeft: &out, outputRight: &outR, frames: 64)
+        XCTAssertTrue(reverb.active.coefficients.isShortForm)
+        XCTAssertEqual((0..<reverb.slotCount).filter { !reverb.slots![$0].isIn(.clean) }.count, 1, "no crossfade")
     }
 
     // MARK: damping

@@ -110,11 +110,12 @@ final class ShapingParameterTests: XCTestCase {
     /// 20 kHz its switching off; `lowcut` back to 10 Hz likewise. (Before `CutSection`
     /// crossfaded its switching and moved to the state-variable form: the first engage −42.7 dB
     /// re the sine, −44.1 dB at 200 ms; back to 20 kHz −50.7 and −61.5 dB. When written:
-    /// −82.7/−92.6 and −74.7/−90.9 dB.)
+    /// −82.7/−92.6 and −74.7/−90.9 dB.) `decay` to 0.3 s crosses the default room's switching
+    /// decay (0.55 s): the network crossfades to its short form (`ReverbShortForm.swift`).
     func testRampsOfTheNewControlsDoNotSplatter() {
         let sineWindowDecibels = 10 * log10(0.125 * 0.02 * rate)
         let changes: [(ParameterID, Double, (ParameterID, Double)?)] = [
-            (.decay, 8, nil), (.damping, 800, nil), (.lowcut, 600, nil), (.highcut, 1500, nil),
+            (.decay, 8, nil), (.decay, 0.3, nil), (.damping, 800, nil), (.lowcut, 600, nil), (.highcut, 1500, nil),
             (.highcut, 20_000, (.highcut, 1500)), (.lowcut, 10, (.lowcut, 600)),
             (.width, 0, nil), (.predelay, 120, nil), (.bypass, 1, nil),
         ]

@@ -85,6 +85,10 @@ public struct Reverb: @unchecked Sendable {
     var roomCount = 0
     /// Each room's target decay time (s), by `Room.index`.
     var decayTimes: UnsafeMutablePointer<Double>? = nil
+    /// Each room's short form (`ReverbShortForm.swift`), by `Room.index`, and the input
+    /// crossfade between a room's two forms (samples).
+    var shortForms: UnsafeMutablePointer<ReverbCoefficients>? = nil
+    var formCrossfadeFrames = 8
 
     /// The shaping controls set by `setShape` (nil: every room at its own values, as designed).
     var shape: ReverbShape? = nil
@@ -142,6 +146,8 @@ public struct Reverb: @unchecked Sendable {
         roomCount = rooms.count
         decayTable = Self.decayMatchingTable(table, sampleRate: sampleRate)
         holdTable = Self.holdingTable(table, sampleRate: sampleRate)
+        shortForms = Self.shortFormTable(table, sampleRate: sampleRate)
+        formCrossfadeFrames = max(8, Int((ReverbTuning.shortFormCrossfadeSeconds * sampleRate).rounded()))
         let times = UnsafeMutablePointer<Double>.allocate(capacity: rooms.count)
         for room in rooms { times[room.index] = room.targetDecaySeconds }
         decayTimes = times
@@ -191,6 +197,8 @@ public struct Reverb: @unchecked Sendable {
         decayTable = nil
         holdTable?.deallocate()
         holdTable = nil
+        shortForms?.deallocate()
+        shortForms = nil
         decayTimes?.deallocate()
         decayTimes = nil
         fadeLength = 0
@@ -262,7 +270,7 @@ public struct Reverb: @unchecked Sendable {
             return
         }
         if room.index == slots[live].core.room.index { return }
-        if !startChange(to: room, frames: crossfadeFrames, slots) {
+        if !startChange(to: room, short: startsShort(room), frames: crossfadeFrames, slots) {
             pendingRoom = room
             pendingFrames = crossfadeFrames
         }

@@ -18,10 +18,12 @@
 ///   curve is the room's at its own decay, only without the short-decay shortening that its
 ///   own `calibration` absorbed: T30 ran long, smallRoom +11 % at 1 s and +16 % at 10 s,
 ///   the halls +6…8 % at 10 s.
-/// - Shortest decays: a room cannot decay faster than its fixed structure lets it: the four
+/// - Shortest decays: a network cannot decay faster than its fixed structure lets it: the four
 ///   lossless input diffusers ring for about 21 of their delays, and a loop as long as the
-///   decay passes the input once. Below a room's floor (listed in the rows; about 1.5 loop
-///   delays, ~0.15 s in smallRoom to ~0.66 s in cathedral) T30 stays longer than the setting.
+///   decay passes the input once. Below a room's own network's floor (listed in the rows; about
+///   1.5 loop delays, ~0.15 s in smallRoom to ~0.66 s in cathedral) T30 stays longer than the
+///   setting; but every room larger than smallRoom runs its short form there
+///   (`ReverbShortForm.swift`, its own rows below), which reaches 0.1…0.15 s.
 ///
 /// So each room has 16 correction factors on the grid of `ReverbTuning.decayCorrectionNode`
 /// (0.1 … 30 s, log-spaced), and a shaped decay's mid-band T60 is
@@ -74,5 +76,48 @@ extension RoomDefinition {
         [1.276, 1.276, 1.276, 1.276, 1.276, 1.225, 1.093, 1.028, 0.986, 0.968, 0.951, 0.932, 0.928, 0.923, 0.919, 0.915],
         // cathedral: reaches its decay from 0.66 s
         [1.338, 1.338, 1.338, 1.338, 1.338, 1.338, 1.236, 1.103, 1.034, 0.993, 0.971, 0.949, 0.931, 0.926, 0.918, 0.914],
+    ]
+
+    /// The 16 decay-correction nodes of `room`'s short form (`ReverbShortForm.swift`): its
+    /// mid-band T60 for a shaped decay is `decay · calibration · c(decay)` (no own-decay
+    /// factor: a room's own decay runs its own network). Measured as the rows above (48 kHz,
+    /// T30 within 0.3 % of the node, the factor found by bisection), on the short form's
+    /// network alone (no switching), over the nodes it runs (up to the first node beyond
+    /// `ReverbTuning.shortFormHysteresis` times its switching decay); nodes beyond hold the
+    /// last measured one. Every short form reaches 0.1 s. All 1 for a room without one.
+    static func shortFormDecayCorrection(_ room: Room) -> SIMD16<Double> {
+        let row = shortFormDecayCorrectionTable[room.rawValue]
+        var nodes = SIMD16<Double>(repeating: row.last ?? 1)
+        for k in 0..<min(row.count, nodes.scalarCount) { nodes[k] = row[k] }
+        return nodes
+    }
+
+    /// By `Room` order (smallRoom has no short form: an empty row).
+    static let shortFormDecayCorrectionTable: [[Double]] = [
+        [],
+        // mediumRoom
+        [1.356, 1.223, 1.145, 1.030, 0.970],
+        // largeRoom
+        [1.395, 1.249, 1.168, 1.046, 0.982],
+        // largeRoom2
+        [1.427, 1.283, 1.195, 1.066, 0.994, 0.955],
+        // mediumChamber
+        [1.398, 1.243, 1.154, 1.058, 1.014],
+        // largeChamber
+        [1.421, 1.257, 1.168, 1.067, 1.018, 0.994],
+        // plate
+        [1.369, 1.131, 1.058, 1.014, 1.006],
+        // mediumHall
+        [1.432, 1.233, 1.126, 1.009, 0.974, 0.970, 0.951],
+        // mediumHall2
+        [1.430, 1.236, 1.131, 1.009, 0.970, 0.962, 0.948],
+        // mediumHall3
+        [1.432, 1.248, 1.135, 1.013, 0.966, 0.958, 0.941],
+        // largeHall
+        [1.449, 1.263, 1.159, 1.025, 0.978, 0.970, 0.951],
+        // largeHall2
+        [1.472, 1.289, 1.187, 1.045, 0.986, 0.978, 0.955],
+        // cathedral
+        [1.526, 1.351, 1.253, 1.096, 1.013, 0.986, 0.962, 0.955],
     ]
 }

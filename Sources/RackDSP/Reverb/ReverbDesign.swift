@@ -78,6 +78,10 @@ struct ReverbCoefficients {
     var ownDecayCorrection = 1.0
     /// `ReverbTuning.halfDecayPerDamping`, copied (a `static let` read is a call on the render path).
     var halfDecayPerDamping = ReverbTuning.halfDecayPerDamping
+    /// True for a room's short form (`ReverbShortForm.swift`), and the decay (s) below which the
+    /// room runs it (`RoomDefinition.shortFormBelowSeconds`; 0: the room has none), in both forms.
+    var isShortForm = false
+    var shortFormBelowSeconds = 0.0
     /// Sizes this room needs (samples).
     var longestLine: Int
     var longestDiffuser: Int
@@ -116,6 +120,7 @@ struct ReverbCoefficients {
         self.init(definition: room.definition, sampleRate: fs)
         decayCorrection = RoomDefinition.decayCorrection(room)
         ownDecayCorrection = Self.correction(decayCorrection, decaySeconds: decaySeconds)
+        shortFormBelowSeconds = room.definition.shortFormBelowSeconds
     }
 
     /// The coefficients of a room definition at `fs` Hz (any definition, for tuning experiments).

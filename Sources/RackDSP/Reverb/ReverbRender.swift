@@ -54,7 +54,7 @@ extension Reverb {
     @inline(__always)
     mutating func renderGroup(_ slots: UnsafeMutablePointer<ReverbSlot>) -> (SIMD8<Float>, SIMD8<Float>) {
         if let next = pendingRoom, fadeLength == 0 {
-            if next.index == slots[live].core.room.index || startChange(to: next, frames: pendingFrames, slots) {
+            if next.index == slots[live].core.room.index || startChange(to: next, short: startsShort(next), frames: pendingFrames, slots) {
                 pendingRoom = nil
             }
         }
@@ -108,8 +108,10 @@ extension Reverb {
     @_noLocks @inline(__always)
     mutating func applyShape(_ shape: ReverbShape, _ slots: UnsafeMutablePointer<ReverbSlot>) {
         if case .none = pendingRoom {
+            followDecay(shape, slots)
             slots[live].core.coefficients.shape(decaySeconds: shape.decaySeconds, dampingHz: shape.dampingHz,
                                                 frozen: shape.freeze)
+            shapeFormTails(shape, slots)
         }
         guard shapeChanged else { return }
         shapeChanged = false

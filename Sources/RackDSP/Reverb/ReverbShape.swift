@@ -5,8 +5,9 @@ public struct ReverbShape: Sendable, Equatable {
     /// Broadband RT60 of the late reverb (s, `decayRange`): the loops' absorption is recomputed
     /// for it (Jot & Chaigne), scaled by the room's calibration (its mid-band T60 over its
     /// broadband T60 at its own damping) and its decay correction (how that ratio moves with the
-    /// decay, `RoomDefinition.decayCorrectionTable`). Below a room's shortest reachable decay
-    /// (0.2 … 0.7 s, smallRoom … cathedral) the response decays more slowly than set.
+    /// decay, `RoomDefinition.decayCorrectionTable`). Below the decay its own loops can carry a
+    /// large room runs a smaller network, its short form (`ReverbShortForm.swift`): every room
+    /// reaches 0.2 s.
     public var decaySeconds: Double
     /// Time (s, `predelayRange`) from the dry sound to the reverb's first energy, added to
     /// the room's own early pattern.

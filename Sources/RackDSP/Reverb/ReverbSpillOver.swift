@@ -1,16 +1,18 @@
 /// The slot bookkeeping of `Reverb`'s room changes (see `ReverbSlot` for the life of a slot).
 /// Every function here costs O(slots) or one bounded clearing step.
 extension Reverb {
-    /// Starts the input crossfade to `room`: a slot still ringing with that room takes the
+    /// Starts the input crossfade to `room` (in its short form when `short`,
+    /// `ReverbShortForm.swift`): a slot still ringing with that room in that form takes the
     /// input again, else a clean slot gets the room. False when no slot is free yet (a slot
     /// is being cut or cleared; the caller retries at a later group).
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func startChange(to room: Room, frames: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) -> Bool {
-        guard let table else { return false }
+    mutating func startChange(to room: Room, short: Bool, frames: Int, _ slots: UnsafeMutablePointer<ReverbSlot>) -> Bool {
+        guard table != nil else { return false }
         var target = -1
         for s in 0..<slotCount where s != live {
-            if slots[s].isIn(.spilling) && slots[s].core.room.index == room.index { target = s }
+            if slots[s].isIn(.spilling) && slots[s].core.room.index == room.index
+                && slots[s].core.coefficients.isShortForm == short { target = s }
         }
         if target < 0 {
             for s in 0..<slotCount where slots[s].isIn(.clean) {
@@ -23,15 +25,18 @@ extension Reverb {
             return false
         }
         // A clean slot gets the room; a tail taking the input again gets its own decay back.
-        slots[target].core.load(table[room.index], room: room)
+        let incoming = coefficients(of: room, short: short)
+        slots[target].core.load(incoming, room: room)
         slots[target].phase = .live
         slots[target].holdGroups = 0
         // The old tail takes a longer new room's decay (see `SpillOverTuning.matchedFadeOutSeconds`),
-        // after bridging the new room's late onset.
+        // after bridging the new room's late onset. (Not a short form's tail: the matching and
+        // bridging tables hold the rooms' own networks.)
         let matched = decaySeconds(room) > decaySeconds(slots[live].core.room)
+            && !slots[live].core.coefficients.isShortForm
         if matched {
             let fadeOut = min(frames, matchedFadeOutFrames)
-            let bridge = bridgeFrames(old: slots[live].core.coefficients, new: table[room.index],
+            let bridge = bridgeFrames(old: slots[live].core.coefficients, new: incoming,
                                       fadeIn: frames, fadeOut: fadeOut)
             if bridge > 0, let holdTable {
                 slots[live].core.load(holdTable[slots[live].core.room.index], room: slots[live].core.room)

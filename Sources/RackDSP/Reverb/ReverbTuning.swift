@@ -91,6 +91,34 @@ enum ReverbTuning {
     /// the outputs: −0.03…−0.12 at 48 kHz).
     static let midTapFraction = 0.43
 
+    // MARK: Short decays in large rooms (the short form)
+
+    /// Most a pass round an average loop may lose (dB) before a room hands its late network to
+    /// its short form (`RoomDefinition.shortForm`): a loop of delay τ loses 60·τ/T60 dB a pass,
+    /// so a room switches below T60 = 60·τ̄/this (`RoomDefinition.shortFormBelowSeconds`; τ̄ its
+    /// mean loop delay). 20 dB: what smallRoom, the smallest network, loses at 0.2 s (18 dB),
+    /// the shortest decay the contract measures; cathedral's own loops lost ~58 dB a pass at
+    /// 0.3 s (the tail was the first passes of a sparse network, ringing +16.6 dB at 568 Hz).
+    static let shortFormLossPerPassDecibels = 20.0
+    /// Size (`RoomDefinition.size`) of every room's short form: smallRoom's, the network that
+    /// reaches 0.15 s within ±10 % and meets the quality goals at 0.3 s. Rooms no larger have
+    /// no short form.
+    static let shortFormSize = 0.42
+    /// `RoomDefinition.inputDiffuserScale` of the short form, at most. The input diffusers are
+    /// lossless and ring for ~19 of their delays (60 dB at g = 0.7): cathedral's longest
+    /// (23 ms) alone rang 0.44 s. Half smallRoom's (0.30): in a dark room (cathedral's damping
+    /// halves T60 at 3.5 kHz) the loops take the top octave out within a pass or two, and what
+    /// is left up there in a 0.3 s tail is the input diffusers' periodic echo trains, which
+    /// rang +8.8 dB at 8.9 kHz at 0.30 (+4.5 at 0.20, +1.1 at 0.15; cathedral at 0.3 s, 48 kHz).
+    static let shortFormInputDiffuserScale = 0.15
+    /// A room in its short form goes back to its own network only above this many times the
+    /// switching decay (dimensionless): a decay that hovers at the threshold does not crossfade
+    /// to and fro.
+    static var shortFormHysteresis: Double { @inline(__always) @_noLocks get { 1.25 } }
+    /// Length (s) of the input crossfade between a room's two forms: 20 ms, the engine's
+    /// default ramp (as a room change's).
+    static var shortFormCrossfadeSeconds: Double { @inline(__always) @_noLocks get { 0.02 } }
+
     // MARK: Input diffusion
 
     /// Delays of the input diffusers at `RoomDefinition.size == 1` (s): four lossless Schroeder
