@@ -17,10 +17,11 @@
 /// with the missing overlap, full at half of it. Rooms at their own values are therefore never
 /// modulated (their output is bit-identical to the unmodulated network).
 ///
-/// Determinism: the LFO phases start from fixed values when the network is cleared and advance
-/// by a fixed step per 8-sample group (integer phase, wrapping): the modulation is a function of
-/// the absolute sample position since the clear, whatever the block sizes. Within a group η is
-/// constant (it moves by at most ~1e-3 per group).
+/// Determinism: the LFO phases are a function of the number of 8-sample groups since the network
+/// was cleared (fixed starting phases plus a fixed step per group, integer phase, wrapping): the
+/// modulation is a function of the absolute sample position since the clear, whatever the block
+/// sizes. Within a group η is constant (it moves by at most ~1e-3 per group). Unmodulated, a
+/// group costs the count's increment and a compare: the LFO is computed only when modulated.
 struct ReverbModulation {
     /// LFO rate of each line (Hz): spread over 1.2…2.1 Hz, no two in a simple ratio. (At
     /// 0.47…0.83 Hz a 1.4 s stretch of smallRoom's tail at 20 s still rang +5.3 dB at 2.6 kHz;
@@ -35,8 +36,9 @@ struct ReverbModulation {
     /// decay is above it).
     static var unmodulatedOverlap: Double { @_noLocks @inline(__always) get { 1 } }
 
-    /// Phase of each line's LFO (a full cycle is 2³²), and its step per group.
-    var phase: SIMD8<UInt32> = .zero
+    /// Groups since the clear (wrapping), and each line's LFO phase step per group (a full cycle
+    /// is 2³²).
+    var group: UInt32 = 0
     var step: SIMD8<UInt32> = .zero
     /// Depth (0…`fullDepth`; 0: unmodulated) for the decay `depthDecaySeconds` (s).
     var depth: Float = 0
@@ -65,11 +67,18 @@ struct ReverbModulation {
         depthDecaySeconds = -1
     }
 
-    /// The starting phases (an eighth of a cycle apart), no allpass memory.
+    /// The LFOs' phases at the clear: an eighth of a cycle apart.
+    static var startPhase: SIMD8<UInt32> {
+        @_noLocks @inline(__always) get {
+            SIMD8(0, 0x2000_0000, 0x4000_0000, 0x6000_0000, 0x8000_0000, 0xA000_0000, 0xC000_0000, 0xE000_0000)
+        }
+    }
+
+    /// Back to the first group, no allpass memory.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func reset() {
-        phase = SIMD8<UInt32>(0, 0x2000_0000, 0x4000_0000, 0x6000_0000, 0x8000_0000, 0xA000_0000, 0xC000_0000, 0xE000_0000)
+        group = 0
         previousOutput = .zero
     }
 
@@ -88,12 +97,12 @@ struct ReverbModulation {
         depth = Self.fullDepth * Float(missing < 0 ? 0 : (missing > 1 ? 1 : missing))
     }
 
-    /// This group's allpass coefficient η of every line; the phases advance to the next group.
+    /// The allpass coefficient η of every line in group `group` (since the clear).
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func coefficients() -> SIMD8<Float> {
+    func coefficients(group: UInt32) -> SIMD8<Float> {
+        let phase = Self.startPhase &+ step &* SIMD8(repeating: group)
         let x = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: phase)) * (1 / 2_147_483_648)  // −1 … 1
-        phase &+= step
         let lfo = 4 * x * (1 - pointwiseMax(x, -x))          // a parabolic sine: smooth (C¹)
         return depth * (lfo - Self.lfoOffset)
     }
@@ -108,13 +117,15 @@ extension ReverbCore {
     mutating func lineOutputs(_ lines: UnsafeMutablePointer<Float>, write: Int) -> Block8 {
         let ringStride = lineStride, ringMask = lineMask, lineDelay = coefficients.lineDelay
         modulation.update(decaySeconds: coefficients.decaySeconds)
-        let allpass = modulation.coefficients()
+        let group = modulation.group
+        modulation.group = group &+ 1
         if modulation.depth == 0 {
             let plain = Block8 { i in Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i])) & ringMask))) }
                 .transposed()
             modulation.previousOutput = plain.v7
             return plain
         }
+        let allpass = modulation.coefficients(group: group)
         let current = Block8 { i in Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i]) &+ 1) & ringMask))) }
             .transposed()
         var before = SIMD8<Float>.zero                 // x[n−1] of the group's first sample
