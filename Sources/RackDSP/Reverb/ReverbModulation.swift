@@ -49,9 +49,10 @@ struct ReverbModulation {
     /// decay is above it).
     static var unmodulatedOverlap: Double { @_noLocks @inline(__always) get { 1 } }
 
-    /// Groups since the clear, and groups between two knots of the value noise.
+    /// Groups since the clear, groups between two knots of the value noise, and its inverse.
     var group = 0
     var knotGroups = 1
+    var knotStep: Float = 1
     /// Depth (tan(θ/2) at the noise's extremes, 0…`fullDepth`; 0: unmodulated) for the decay
     /// `depthDecaySeconds` (s).
     var depth: Float = 0
@@ -67,6 +68,7 @@ struct ReverbModulation {
         var total = 0.0
         for i in 0..<8 { total += Double(loopDelay[i]) }
         knotGroups = max(1, Int(Self.knotSeconds * sampleRate / 8 + 0.5))
+        knotStep = 1 / Float(knotGroups)
         loopSeconds = total / sampleRate
         depthDecaySeconds = -1
     }
@@ -93,16 +95,18 @@ struct ReverbModulation {
         depth = Self.fullDepth * Float(missing < 0 ? 0 : (missing > 1 ? 1 : missing))
     }
 
-    /// The value noise of the four pairs in group `group`: −1…1, smoothstep between knots.
+    /// The value noise of the four pairs at the start of group `group` and at the start of the
+    /// next: −1…1, smoothstep between knots (one division and two knots' hashes per group).
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    func wander(group: Int) -> SIMD4<Float> {
+    func wander(group: Int) -> (start: SIMD4<Float>, end: SIMD4<Float>) {
         let knot = group / knotGroups
-        let fraction = Float(group &- knot &* knotGroups) / Float(knotGroups)
+        let position = Float(group &- knot &* knotGroups)
         let before = Self.knotValues(UInt32(truncatingIfNeeded: knot))
         let after = Self.knotValues(UInt32(truncatingIfNeeded: knot &+ 1))
-        let smooth = fraction * fraction * (3 - 2 * fraction)
-        return before + (after - before) * smooth
+        let from = position * knotStep, to = (position + 1) * knotStep
+        let smoothFrom = from * from * (3 - 2 * from), smoothTo = to * to * (3 - 2 * to)
+        return (before + (after - before) * smoothFrom, before + (after - before) * smoothTo)
     }
 
     /// The noise's values at knot `knot`, one per pair, −1…1: an integer hash of the knot and
@@ -117,13 +121,6 @@ struct ReverbModulation {
         x &*= 0x846C_A68B
         x ^= x &>> 16
         return SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: x)) * (1 / 2_147_483_648)
-    }
-
-    /// tan(θ/2) of each pair at the start of group `group`.
-    /// - Realtime: safe
-    @_noLocks @inline(__always)
-    func halfAngleTangent(group: Int) -> SIMD4<Float> {
-        depth * wander(group: group)
     }
 
     /// The rotation of one sample: per line, the cosine and the signed sine that
@@ -152,8 +149,8 @@ extension ReverbCore {
         let plain = Block8 { i in Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i])) & ringMask))) }
             .transposed()
         if modulation.depth == 0 { return plain }
-        let start = modulation.halfAngleTangent(group: group)
-        let slope = (modulation.halfAngleTangent(group: group &+ 1) - start) * 0.125
+        let noise = modulation.wander(group: group)
+        let start = modulation.depth * noise.start, slope = modulation.depth * (noise.end - noise.start) * 0.125
         return Block8 { j in
             let (cosine, sine) = ReverbModulation.rotation(halfAngleTangent: start + slope * Float(j))
             let x = plain[j]
