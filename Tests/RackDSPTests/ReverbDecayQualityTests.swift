@@ -118,6 +118,33 @@ final class ReverbDecayQualityTests: XCTestCase {
         XCTAssertEqual(m.depth, ReverbModulation.fullDepth)
     }
 
+    /// The rotation is orthogonal for every angle the noise can give (so the loop stays
+    /// lossless: c² + s² = 1 within float rounding), and the noise is continuous from group to
+    /// group (a group's end is the next group's start), stays within −1…1 and wanders over most
+    /// of it in every pair.
+    func testRotationIsOrthogonalAndTheNoiseContinuous() {
+        for t in stride(from: -ReverbModulation.fullDepth, through: ReverbModulation.fullDepth, by: 0.01) {
+            let (c, s) = ReverbModulation.rotation(halfAngleTangent: SIMD4(repeating: t))
+            for i in 0..<8 { XCTAssertEqual(c[i] * c[i] + s[i] * s[i], 1, accuracy: 1e-6, "t \(t)") }
+        }
+        var m = ReverbModulation()
+        let c = ReverbCoefficients(room: .smallRoom, sampleRate: 48_000)
+        m.load(sampleRate: 48_000, lineDelay: c.lineDelay, diffuserDelay: c.diffuserDelay)
+        var lowest = SIMD4<Float>(repeating: 1), highest = SIMD4<Float>(repeating: -1), largestStep: Float = 0
+        var previous = m.wander(group: 0)
+        for group in 1..<60_000 {                        // 10 s at 48 kHz
+            let w = m.wander(group: group)
+            largestStep = max(largestStep, (w.start - previous.end).max(), (previous.end - w.start).max())
+            lowest = pointwiseMin(lowest, w.start)
+            highest = pointwiseMax(highest, w.start)
+            previous = w
+        }
+        XCTAssertLessThanOrEqual(largestStep, 1e-6)
+        XCTAssertGreaterThanOrEqual(lowest.min(), -1)
+        XCTAssertLessThanOrEqual(highest.max(), 1)
+        XCTAssertGreaterThan((highest - lowest).min(), 1, "every pair wanders over most of −1…1")
+    }
+
     /// The modulated network (smallRoom, decay moving from 5 s to 20 s, a room change to
     /// cathedral half-way) gives bit-identical output in blocks of 64, 333 and 4096 frames,
     /// and twice the same output from a reset (no hidden state).
