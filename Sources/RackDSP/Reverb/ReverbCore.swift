@@ -39,9 +39,9 @@
 ///   chosen so that, line by line, out_L·mid_R + mid_L·out_R = 0 (no L/R correlation through a
 ///   line's own delayed copy). The outputs are scaled per room to a common energy gain
 ///   (`ReverbTuning.lateEnergy`), so rooms are about equally loud.
-/// - Modulation (decays far beyond the room's own only): each line is read through a first-order
-///   allpass whose coefficient a slow LFO moves (`ReverbModulation`), so that long tails do not
-///   ring metallic; a room at its own decay is never modulated.
+/// - Modulation (decays far beyond the room's own only): the line outputs are rotated in pairs
+///   by slowly wandering angles (`ReverbModulation`: a time-varying orthogonal mixing), so that
+///   long tails do not ring metallic; a room at its own decay is never modulated.
 /// - DC blocker: a one-pole high-pass at `ReverbTuning.dcBlockerHertz` on both outputs (the
 ///   network is linear and time-invariant, so this is the same as blocking DC at its input).
 ///
@@ -118,7 +118,7 @@ struct ReverbCore {
         if let lines { for i in 0..<(8 * lineStride) { body(lines[i]) } }
         if let diffusers { for i in 0..<(8 * diffuserStride) { body(diffusers[i]) } }
         if let inputDiffusers { for i in 0..<(8 * diffuserStride) { body(inputDiffusers[i]) } }
-        for v in [lowState, dampState, modulation.previousOutput] { for i in 0..<8 { body(v[i]) } }
+        for v in [lowState, dampState] { for i in 0..<8 { body(v[i]) } }
         for v in [dcLeft, dcRight] { body(v[0]); body(v[1]) }
     }
 
