@@ -1,8 +1,9 @@
 /// The steady path of `Reverb.process`: while one network sounds alone and nothing moves (no
 /// room change running or waiting, no `freeze` fade, no pre-delay crossfade, no bridging tail,
 /// no shape waiting to be taken), a group needs none of `renderGroup`'s housekeeping nor
-/// `pushGroup`'s per-slot input gains: the heard network renders, the wet stage shapes, the
-/// input goes into its history. That is the whole of a plain render and most of any other.
+/// `pushGroup`'s per-slot input gains: the heard network renders, the wet stage shapes (only
+/// when a cut runs or the width is not 1), the input goes into its history. That is the whole
+/// of a plain render and most of any other.
 ///
 /// The same arithmetic in the same order as the general path, so the output is bit-identical
 /// to it: the group's output is the sum of the sounding networks started from +0 (so a −0
@@ -37,6 +38,9 @@ extension Reverb {
         let reads = PredelayReads(delay: predelay.current)
         let stride = historyLength &+ 8, mask = historyLength &- 1, end = historyLength
         let flush = inputFlush
+        // The wet stage at rest (no cut running, width 1) leaves the signal as it is: skipped.
+        let shaping = wetStage.isShaping
+        wetStage.fresh = false
         var k = start
         while frames &- k >= 8 {
             let write = historyWrite
@@ -51,7 +55,7 @@ extension Reverb {
                 left += l
                 right += r
             }
-            wetStage.process(&left, &right)
+            if shaping { wetStage.process(&left, &right) }
             let x = UnsafeRawPointer(inputs.left + k).loadUnaligned(as: SIMD8<Float>.self)
             let y = UnsafeRawPointer(inputs.right + k).loadUnaligned(as: SIMD8<Float>.self)
             let heldLeft = x.replacing(with: 0, where: (x .< flush) .& (x .> -flush))
