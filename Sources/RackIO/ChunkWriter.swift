@@ -76,6 +76,23 @@ final class ChunkWriter: @unchecked Sendable {
         }
     }
 
+    /// Room for the next `frames` frames in the chunk being filled, when they fit there whole:
+    /// the render writes into it directly and then calls `appended(frames:)` (no copy); nil
+    /// when they do not fit (render elsewhere, then `append`).
+    func space(frames: Int) -> StereoBuffers? {
+        startIfNeeded()
+        guard frames <= chunkFrames - filled else { return nil }
+        let buffer = chunk(filling)
+        return StereoBuffers(left: buffer.left + filled, right: buffer.right + filled, frames: frames)
+    }
+
+    /// The `frames` frames written into the last `space(frames:)` are in; a full chunk goes to
+    /// the writer thread.
+    func appended(frames: Int) throws {
+        filled += frames
+        if filled == chunkFrames { try handOver(frames: filled) }
+    }
+
     private func handOver(frames: Int) throws {
         pendingFrames[filling] = frames
         ready.signal()

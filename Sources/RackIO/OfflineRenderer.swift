@@ -85,12 +85,20 @@ public enum OfflineRenderer {
                 engine.schedule(events[nextEvent])
                 nextEvent += 1
             }
-            let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: outL, outputRight: outR)
+            // Straight into the writer's chunk when the block fits there (the default block
+            // divides the chunk), else through `output` and a copy.
+            let direct = drain.space(frames: n)
+            let left = direct?.left ?? outL, right = direct?.right ?? outR
+            let status = engine.render(frames: n, inputLeft: nil, inputRight: nil, outputLeft: left, outputRight: right)
             guard status == .success || status == .insufficientDataFromInputNode else {
                 throw RackError(.ioError, "render failed at frame \(rendered)")
             }
             feeder.consumed()
-            try drain.append(left: outL, right: outR, frames: n)
+            if direct != nil {
+                try drain.appended(frames: n)
+            } else {
+                try drain.append(left: outL, right: outR, frames: n)
+            }
             rendered += Int64(n)
             if let progress {
                 let p = Double(rendered) / Double(max(totalFrames, 1))

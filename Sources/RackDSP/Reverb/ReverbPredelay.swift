@@ -60,6 +60,9 @@ struct ReverbPredelay {
         if !sounding { reset() }
     }
 
+    /// True when no crossfade runs or waits: every group reads at `current`.
+    var isSteady: Bool { @_noLocks @inline(__always) get { current == next && target == current } }
+
     /// The reads of the group starting now, then one group on: the delay to read (and, during a
     /// crossfade, the delay fading out with the two gains of the group's samples).
     @_noLocks @inline(__always)

@@ -26,8 +26,12 @@ extension Reverb {
             phase = (phase + 1) & 7
             k += 1
         }
-        // Whole groups, straight to the output.
+        // Whole groups, straight to the output (while steady, without the housekeeping).
         while frames - k >= 8 {
+            if isSteady(slots) {
+                k = processSteadyGroups((inputLeft, inputRight), (outputLeft, outputRight), from: k, frames: frames, slots)
+                continue
+            }
             let (l, r) = renderGroup(slots)
             pushGroup(UnsafeRawPointer(inputLeft + k).loadUnaligned(as: SIMD8<Float>.self),
                       UnsafeRawPointer(inputRight + k).loadUnaligned(as: SIMD8<Float>.self), slots)

@@ -64,6 +64,10 @@ struct ReverbWetStage {
         (lowcutHz, highcutHz) = (.nan, .nan)
     }
 
+    /// True when `process` changes the signal: a cut running or the width away from 1 (while
+    /// false, and nothing calls `set`, it stays false: a cut only starts running from `set`).
+    var isShaping: Bool { @_noLocks @inline(__always) get { lowcut.running || highcut.running || width != 1 } }
+
     /// One group of both channels, in place.
     @_noLocks @inline(__always)
     mutating func process(_ left: inout SIMD8<Float>, _ right: inout SIMD8<Float>) {
