@@ -174,6 +174,20 @@ def _align(capture, reference):
 
 def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                           tmp_path):
+    """The session below; a capture that the server's xruns spoiled (and only such a capture)
+    is taken once more, and the second must match (as `test_a_recording_replays_on_its_own`)."""
+    for attempt in (1, 2):
+        directory = tmp_path / f"attempt{attempt}"
+        directory.mkdir()
+        try:
+            _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, directory)
+            return
+        except SkippedCycles:
+            if attempt == 2:
+                raise
+
+
+def _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, tmp_path):
     """Defect 4: a live session with interrupted ramps (explicit ones interrupted by explicit and
     default ones), a preset recall interrupted by a fader move, room changes (one crossfade
     interrupted), a 30 Hz fader and a timetagged bundle is recorded by --record while a real
@@ -268,6 +282,9 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
           f"{level:.1f} dBFS; difference peak {db(peak):.1f} dBFS, RMS {db(rms):.1f} dBFS; xruns {xruns}")
     assert offset > 0 and level > -40, (offset, level)
     big = np.nonzero(np.abs(diff).max(axis=1) > 10 ** (-90 / 20))[0]
+    if db(peak) >= -90 and xruns > 0:
+        raise SkippedCycles(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
+                            "the capture (a dummy server without realtime scheduling may skip cycles)")
     assert db(peak) < -90, (f"live and re-rendered differ by {db(peak):.1f} dBFS peak (RMS {db(rms):.1f} dBFS), "
                             f"first at {(offset + big[0]) / 48000:.3f} s of the file, in {len(big)} frames; "
                             f"xruns during the capture: {xruns} (a dummy server without realtime scheduling on "
