@@ -580,6 +580,10 @@ def test_midi_under_pipewire(pw_rack_factory, pipewire, osc_factory, helpers, tm
     t = threading.Thread(target=run)
     t.start()
     wait_connected(pipewire, f"{rack.client_name}:midi_out", "midisend:in")
+    # The feedback is sent once MIDI has flowed from midisend into the rack: a link PipeWire
+    # lists may not carry data for its first cycles (the lane's first test once got no CC back
+    # when the set went out at once).
+    wait_get(osc, "gain", -60, timeout=4.0)
     osc.send("/rack/mix", 100.0)
     t.join()
     assert osc.get("gain") == -60 and osc.get("cutoff") == pytest.approx(12)

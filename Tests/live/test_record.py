@@ -175,15 +175,16 @@ def _align(capture, reference):
 def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                           tmp_path):
     """The session below; a capture that the server's xruns spoiled (and only such a capture)
-    is taken once more, and the second must match (as `test_a_recording_replays_on_its_own`)."""
-    for attempt in (1, 2):
+    is taken again, at most twice more (as `test_a_recording_replays_on_its_own`); a mismatch
+    with no xrun fails at once."""
+    for attempt in (1, 2, 3):
         directory = tmp_path / f"attempt{attempt}"
         directory.mkdir()
         try:
             _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, directory)
             return
         except SkippedCycles:
-            if attempt == 2:
+            if attempt == 3:
                 raise
 
 
@@ -412,15 +413,16 @@ class SkippedCycles(AssertionError):
 def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                          tmp_path):
     """The session below; a capture that the server's xruns spoiled (and only such a capture)
-    is taken once more, and the second must match."""
-    for attempt in (1, 2):
+    is taken again, at most twice more (two clean-clone runs had xruns in two takes in a row on
+    this 2-core machine); a mismatch with no xrun fails at once."""
+    for attempt in (1, 2, 3):
         directory = tmp_path / f"attempt{attempt}"
         directory.mkdir()
         try:
             _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary, directory)
             return
         except SkippedCycles:
-            if attempt == 2:
+            if attempt == 3:
                 raise
 
 
