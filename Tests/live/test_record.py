@@ -177,15 +177,8 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     """The session below; a capture that the server's xruns spoiled (and only such a capture)
     is taken again, at most twice more (as `test_a_recording_replays_on_its_own`); a mismatch
     with no xrun fails at once."""
-    for attempt in (1, 2, 3):
-        directory = tmp_path / f"attempt{attempt}"
-        directory.mkdir()
-        try:
-            _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, directory)
-            return
-        except SkippedCycles:
-            if attempt == 3:
-                raise
+    _retaking_spoiled_captures(lambda directory: _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary,
+                                                    directory), tmp_path)
 
 
 def _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, tmp_path):
@@ -406,6 +399,20 @@ def _align_best(capture, reference, candidates=8):
     return best[0]
 
 
+def _retaking_spoiled_captures(take, tmp_path) -> None:
+    """Runs `take(directory)` in a fresh directory; a take the server's xruns spoiled (it raises
+    `SkippedCycles`, and only such a take) is run again, at most twice more."""
+    for attempt in (1, 2, 3):
+        directory = tmp_path / f"attempt{attempt}"
+        directory.mkdir()
+        try:
+            take(directory)
+            return
+        except SkippedCycles:
+            if attempt == 3:
+                raise
+
+
 class SkippedCycles(AssertionError):
     """The capture missed cycles (xruns on the dummy server): the comparison measured the capture."""
 
@@ -415,15 +422,8 @@ def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_facto
     """The session below; a capture that the server's xruns spoiled (and only such a capture)
     is taken again, at most twice more (two clean-clone runs had xruns in two takes in a row on
     this 2-core machine); a mismatch with no xrun fails at once."""
-    for attempt in (1, 2, 3):
-        directory = tmp_path / f"attempt{attempt}"
-        directory.mkdir()
-        try:
-            _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary, directory)
-            return
-        except SkippedCycles:
-            if attempt == 3:
-                raise
+    _retaking_spoiled_captures(lambda directory: _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary,
+                                                    directory), tmp_path)
 
 
 def _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary, tmp_path):
