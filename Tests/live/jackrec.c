@@ -10,6 +10,10 @@
  * on stdout and exits 0. Exit 69: no server; 66: a port cannot be connected; 74: write error;
  * 75: the recording did not complete within SECONDS + 5 s.
  *
+ * With JACKREC_STARTED=PATH in the environment it also creates PATH (empty) once the recording
+ * holds its first 20 ms, so a test can act on a capture that has a lead-in, whatever the delay
+ * between the connections appearing and the first recorded frame.
+ *
  * Build: cc -O2 -o jackrec jackrec.c -ljack
  */
 #include <errno.h>
@@ -108,10 +112,18 @@ int main(int argc, char **argv) {
         }
     }
     atomic_store(&armed, 1);
+    const char *started_path = getenv("JACKREC_STARTED");
+    size_t lead_in = (size_t)(0.020 * rate);
     int waited_ms = 0, limit_ms = (int)(seconds * 1000) + 5000;
     while (atomic_load(&recorded) < total_frames && waited_ms < limit_ms) {
-        usleep(10000);
-        waited_ms += 10;
+        usleep(1000);
+        waited_ms += 1;
+        if (started_path && atomic_load(&recorded) >= lead_in) {
+            FILE *started = fopen(started_path, "w");
+            if (started)
+                fclose(started);
+            started_path = NULL;
+        }
     }
     jack_deactivate(client);
     jack_client_close(client);

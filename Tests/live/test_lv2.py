@@ -483,12 +483,13 @@ def test_a_control_changed_from_jalvs_console_ramps_without_a_click(bundle, help
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=livelib.jack_env(server))
         procs.append(dc)
         assert livelib.wait_until(lambda: "midisend:dc" in livelib.jack_connections(server).get("rackfx:in_l", []), 10)
-        path = tmp_path / "ramp.f32"
+        path, started = tmp_path / "ramp.f32", tmp_path / "started"
         rec = subprocess.Popen([str(helpers["jackrec"]), str(path), "2.5", "rackfx:out_l"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=livelib.jack_env(server))
+                               stderr=subprocess.PIPE, text=True,
+                               env={**livelib.jack_env(server), "JACKREC_STARTED": str(started)})
         procs.append(rec)
-        recorder = f"jackrec-{rec.pid}:in_1"
-        assert livelib.wait_until(lambda: "rackfx:out_l" in livelib.jack_connections(server).get(recorder, []), 10)
+        # The change is typed once the capture holds its first 20 ms: the quiet plateau before it.
+        assert livelib.wait_until(started.exists, 10), "jackrec did not start recording within 10 s"
         jalv.stdin.write("gain = 0\n")
         jalv.stdin.flush()
         out, err = rec.communicate(timeout=20)
