@@ -113,7 +113,9 @@ def test_jackd_restart_loop_restores_connections(tmp_path, rack_binary):
                     if attempt == 2:
                         raise
                     time.sleep(1.0)   # a retry's back-off, not a wait a pass depends on
-            assert wait_until(lambda: state() == "running", 8), f"round {round_}: did not rejoin"
+            assert wait_until(lambda: state() == "running", 8), \
+                f"round {round_}: did not rejoin (server answering: {livelib.jack_running(server)}, " \
+                f"status: {state()})\n{rack.describe()}"
             if wait_until(wired, 3):
                 time.sleep(1.2)   # a window for a defect to show: still made a while later, not made and lost again
             if wired():
