@@ -186,6 +186,9 @@ public final class JackDriver: @unchecked Sendable {
         return true
     }
 
+    /// A dead client's close at least this long (s) is reported: the next join waits for it.
+    static let slowCloseSeconds = 1.0
+
     /// How long a join waits for the server to run the newly activated client once.
     static let firstCycleTimeout = 2.0
 
@@ -246,10 +249,17 @@ public final class JackDriver: @unchecked Sendable {
             rack_jack_hold(context)   // should a callback still run, it leaves the engine alone
             abandonedClients += 1     // deliberately leaked: see above
         } else {
-            let dead = DeadClient(client: client, context: context)
+            let dead = DeadClient(client: client, context: context, log: log)
             Thread.detachNewThread {
+                let started = Date()
                 jack_client_close(dead.client)
                 rack_jack_destroy(dead.context)   // after the close: no callback can touch it now
+                // JACK's library opens and closes clients under one lock: a rejoin waits for
+                // this close, and so does the control thread that tries it. Say when it was long.
+                let seconds = Date().timeIntervalSince(started)
+                if seconds >= Self.slowCloseSeconds {
+                    dead.log("closing the client of the JACK server that went away took \(String(format: "%.1f", seconds)) s; a rejoin waits for it")
+                }
             }
         }
     }
@@ -330,4 +340,6 @@ public final class JackDriver: @unchecked Sendable {
 private struct DeadClient: @unchecked Sendable {
     let client: OpaquePointer
     let context: OpaquePointer
+    /// The driver's `log`, set once before the first join.
+    let log: (String) -> Void
 }
