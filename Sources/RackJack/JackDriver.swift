@@ -61,6 +61,9 @@ public final class JackDriver: @unchecked Sendable {
     private var lastConnectionPoll = 0.0
     private var lastConnectAttempt = 0.0
     private var lastRejoinAttempt = 0.0
+    /// Closes of dead clients still running on their threads: no join is tried meanwhile, so
+    /// the control thread never waits on JACK's open/close lock (OSC keeps answering).
+    private let closing = ClosesInFlight()
     private var xrunsBefore = 0
     /// The server's rate while it is one the engine cannot serve (output silent meanwhile).
     public private(set) var unsupportedRate: Double?
@@ -249,8 +252,10 @@ public final class JackDriver: @unchecked Sendable {
             rack_jack_hold(context)   // should a callback still run, it leaves the engine alone
             abandonedClients += 1     // deliberately leaked: see above
         } else {
-            let dead = DeadClient(client: client, context: context, log: log)
+            let dead = DeadClient(client: client, context: context, log: log, closing: closing)
+            closing.begin()
             Thread.detachNewThread {
+                defer { dead.closing.end() }
                 let started = Date()
                 jack_client_close(dead.client)
                 rack_jack_destroy(dead.context)   // after the close: no callback can touch it now
@@ -277,7 +282,7 @@ public final class JackDriver: @unchecked Sendable {
             return
         }
         if client == nil {
-            guard now - lastRejoinAttempt >= Self.rejoinInterval else { return }
+            guard now - lastRejoinAttempt >= Self.rejoinInterval, closing.count == 0 else { return }
             lastRejoinAttempt = now
             if join() {
                 log("rejoined \(server.description) as '\(clientName)' (\(Int(sampleRate)) Hz, \(bufferSize) frames)")
@@ -342,4 +347,14 @@ private struct DeadClient: @unchecked Sendable {
     let context: OpaquePointer
     /// The driver's `log`, set once before the first join.
     let log: (String) -> Void
+    let closing: ClosesInFlight
+}
+
+/// How many dead clients are being closed on their own threads (the control thread reads it).
+private final class ClosesInFlight: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = 0
+    var count: Int { lock.lock(); defer { lock.unlock() }; return running }
+    func begin() { lock.lock(); running += 1; lock.unlock() }
+    func end() { lock.lock(); running -= 1; lock.unlock() }
 }
