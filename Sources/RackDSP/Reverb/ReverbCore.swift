@@ -71,6 +71,9 @@ struct ReverbCore {
     /// The same for the eight input diffusers (four per input channel), also `diffuserStride`
     /// apart (`ReverbCoefficients.longestDiffuser` covers their delays too).
     var inputDiffusers: UnsafeMutablePointer<Float>? = nil
+    /// The same for the lines' second diffusers (`ReverbCoefficients.secondDiffuserDelay`,
+    /// shorter than the first's).
+    var secondDiffusers: UnsafeMutablePointer<Float>? = nil
     var lineMask = 0
     var lineStride = 0
     var diffuserMask = 0
@@ -100,24 +103,29 @@ struct ReverbCore {
         let l = ZeroedFloats.allocate(8 * lineStride)
         let d = ZeroedFloats.allocate(8 * diffuserStride)
         let e = ZeroedFloats.allocate(8 * diffuserStride)
+        let s = ZeroedFloats.allocate(8 * diffuserStride)
         lines = l
         diffusers = d
         inputDiffusers = e
+        secondDiffusers = s
     }
 
     mutating func deallocate() {
         ZeroedFloats.free(lines)
         ZeroedFloats.free(diffusers)
         ZeroedFloats.free(inputDiffusers)
+        ZeroedFloats.free(secondDiffusers)
         lines = nil
         diffusers = nil
         inputDiffusers = nil
+        secondDiffusers = nil
     }
 
     func forEachStateValue(_ body: (Float) -> Void) {
         if let lines { for i in 0..<(8 * lineStride) { body(lines[i]) } }
         if let diffusers { for i in 0..<(8 * diffuserStride) { body(diffusers[i]) } }
         if let inputDiffusers { for i in 0..<(8 * diffuserStride) { body(inputDiffusers[i]) } }
+        if let secondDiffusers { for i in 0..<(8 * diffuserStride) { body(secondDiffusers[i]) } }
         for v in [lowState, dampState] { for i in 0..<8 { body(v[i]) } }
         for v in [dcLeft, dcRight] { body(v[0]); body(v[1]) }
     }
@@ -136,6 +144,7 @@ struct ReverbCore {
         lines?.update(repeating: 0, count: 8 * lineStride)
         diffusers?.update(repeating: 0, count: 8 * diffuserStride)
         inputDiffusers?.update(repeating: 0, count: 8 * diffuserStride)
+        secondDiffusers?.update(repeating: 0, count: 8 * diffuserStride)
         clearFilterStates()
     }
 
@@ -166,8 +175,9 @@ struct ReverbCore {
     /// registers as the single function did (stage methods on `self` measured ~25 % slower).
     @_noLocks @inline(__always)
     mutating func render(_ history: HistoryView) -> (SIMD8<Float>, SIMD8<Float>) {
-        guard let lines, let diffusers, let inputDiffusers else { return (.zero, .zero) }
+        guard let lines, let diffusers, let inputDiffusers, let secondDiffusers else { return (.zero, .zero) }
         let rings = ReverbRings(lines: lines, diffusers: diffusers, inputDiffusers: inputDiffusers,
+                                secondDiffusers: secondDiffusers,
                                 lineStride: lineStride, lineMask: lineMask, diffuserStride: diffuserStride,
                                 diffuserMask: diffuserMask, lineWrite: position)
         let lineOutputs = lineOutputs(lines, write: rings.lineWrite)
@@ -178,7 +188,8 @@ struct ReverbCore {
         let feedback = hadamard8(absorbed.transposed())
         let (smoothedLeft, smoothedRight) = Self.smoothedInput(history, coefficients)
         let (inputLeft, inputRight) = rings.diffuseInput(smoothedLeft, smoothedRight, coefficients)
-        let lineInputs = rings.writeLines(feedback: feedback, inputLeft: inputLeft, inputRight: inputRight, coefficients)
+        let lineInputs = rings.writeLines(feedback: feedback, inputLeft: inputLeft, inputRight: inputRight,
+                                          secondDiffusion: modulation.secondDiffusion, coefficients)
         var (left, right) = rings.outputTaps(lineInputs, coefficients)
         rings.refreshMirrors()
         position = (rings.lineWrite &+ 8) & rings.lineMask
@@ -253,6 +264,7 @@ struct ReverbRings {
     let lines: UnsafeMutablePointer<Float>
     let diffusers: UnsafeMutablePointer<Float>
     let inputDiffusers: UnsafeMutablePointer<Float>
+    let secondDiffusers: UnsafeMutablePointer<Float>
     let lineStride: Int
     let lineMask: Int
     let diffuserStride: Int
@@ -264,9 +276,10 @@ struct ReverbRings {
 
     @_noLocks @inline(__always)
     init(lines: UnsafeMutablePointer<Float>, diffusers: UnsafeMutablePointer<Float>,
-         inputDiffusers: UnsafeMutablePointer<Float>, lineStride: Int, lineMask: Int,
-         diffuserStride: Int, diffuserMask: Int, lineWrite: Int) {
+         inputDiffusers: UnsafeMutablePointer<Float>, secondDiffusers: UnsafeMutablePointer<Float>,
+         lineStride: Int, lineMask: Int, diffuserStride: Int, diffuserMask: Int, lineWrite: Int) {
         (self.lines, self.diffusers, self.inputDiffusers) = (lines, diffusers, inputDiffusers)
+        self.secondDiffusers = secondDiffusers
         (self.lineStride, self.lineMask, self.diffuserStride, self.diffuserMask) = (lineStride, lineMask, diffuserStride, diffuserMask)
         self.lineWrite = lineWrite
         diffuserWrite = lineWrite & diffuserMask
@@ -297,22 +310,33 @@ struct ReverbRings {
 
     /// Injection and the loop diffusers: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as
     /// − + − + (the Hadamard rows (h2 + h3)/2 and (h3 − h2)/2; multiplying by ±1 and adding is
-    /// exactly adding or subtracting); each line through its diffuser, with the writes.
-    /// Returns what entered each line.
+    /// exactly adding or subtracting); each line through its diffuser, then its second diffuser
+    /// (coefficient `secondDiffusion`; at 0 a plain delay, copied exactly), with the writes.
+    /// Returns what left each line's first diffuser (the line's input as the output taps read it).
     @_noLocks @inline(__always)
     func writeLines(feedback: Block8, inputLeft: SIMD8<Float>, inputRight: SIMD8<Float>,
-                    _ coefficients: ReverbCoefficients) -> Block8 {
+                    secondDiffusion: Float, _ coefficients: ReverbCoefficients) -> Block8 {
         let injection = Block8(inputLeft, -inputRight, -inputLeft, inputRight, inputLeft, -inputRight, -inputLeft, inputRight)
         let diffusion = SIMD8<Float>(repeating: coefficients.diffusion), absorption = coefficients.diffuserAbsorption
         let diffuserDelay = coefficients.diffuserDelay
         let stride = diffuserStride, mask = diffuserMask, write = diffuserWrite, ringStride = lineStride
         let diffuserRingWrite = diffusers + write, lineInput = lines + lineWrite
+        let secondDelay = coefficients.secondDiffuserDelay, secondRingWrite = secondDiffusers + write
+        let second = Diffuser(coefficient: SIMD8(repeating: secondDiffusion))
         return Block8 { i in
             let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
             let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
             let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
             ReverbCore.store(ring, diffuserRingWrite + i &* stride)
-            ReverbCore.store(output, lineInput + i &* ringStride)
+            let secondDelayed = ReverbCore.load(secondDiffusers + (i &* stride &+ ((write &- Int(secondDelay[i])) & mask)))
+            if secondDiffusion == 0 {
+                ReverbCore.store(output, secondRingWrite + i &* stride)
+                ReverbCore.store(secondDelayed, lineInput + i &* ringStride)
+            } else {
+                let (secondRing, secondOutput) = second.process(output, delayed: secondDelayed)
+                ReverbCore.store(secondRing, secondRingWrite + i &* stride)
+                ReverbCore.store(secondOutput, lineInput + i &* ringStride)
+            }
             return output
         }
     }
@@ -332,7 +356,8 @@ struct ReverbRings {
             left += leftTap[i] * lineInputs[i]
             right += rightTap[i] * lineInputs[i]
         }
-        let midTapDelay = coefficients.midTapDelay, ringStride = lineStride, ringMask = lineMask, write = lineWrite
+        let midTapDelay = coefficients.midTapDelay &- coefficients.secondDiffuserDelay
+        let ringStride = lineStride, ringMask = lineMask, write = lineWrite
         let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
         let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
         for i in 0..<8 {
@@ -360,6 +385,8 @@ struct ReverbRings {
                 ReverbCore.store(ReverbCore.load(ring), ring + (diffuserMask &+ 1))
                 let input = inputDiffusers + i &* diffuserStride
                 ReverbCore.store(ReverbCore.load(input), input + (diffuserMask &+ 1))
+                let second = secondDiffusers + i &* diffuserStride
+                ReverbCore.store(ReverbCore.load(second), second + (diffuserMask &+ 1))
             }
         }
     }
@@ -369,17 +396,17 @@ struct ReverbRings {
 
 extension ReverbCore {
     /// Floats of delay memory that `clear(from:count:)` walks: the lines, then the diffusers,
-    /// then the input diffusers (mirrors included).
-    var stateFloats: Int { @_noLocks get { 8 * (lineStride + 2 * diffuserStride) } }
+    /// then the input diffusers, then the second diffusers (mirrors included).
+    var stateFloats: Int { @_noLocks get { 8 * (lineStride + 3 * diffuserStride) } }
 
     /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers, then
-    /// input diffusers; `from + count ≤ stateFloats`) and, with `from == 0`, the filter and DC
+    /// input diffusers, then second diffusers; `from + count ≤ stateFloats`) and, with `from == 0`, the filter and DC
     /// blocker states: a full clear spread over several calls, each costing at
     /// most `count` stores.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func clear(from: Int, count: Int) {
-        guard let lines, let diffusers, let inputDiffusers, count > 0 else { return }
+        guard let lines, let diffusers, let inputDiffusers, let secondDiffusers, count > 0 else { return }
         if from == 0 { clearFilterStates() }
         let lineFloats = 8 * lineStride, diffuserFloats = 8 * diffuserStride
         var start = from, n = count
@@ -395,6 +422,12 @@ extension ReverbCore {
             start += m
             n -= m
         }
-        if n > 0 { (inputDiffusers + (start - lineFloats - diffuserFloats)).update(repeating: 0, count: n) }
+        if n > 0 && start < lineFloats + 2 * diffuserFloats {
+            let m = min(n, lineFloats + 2 * diffuserFloats - start)
+            (inputDiffusers + (start - lineFloats - diffuserFloats)).update(repeating: 0, count: m)
+            start += m
+            n -= m
+        }
+        if n > 0 { (secondDiffusers + (start - lineFloats - 2 * diffuserFloats)).update(repeating: 0, count: n) }
     }
 }

@@ -45,6 +45,9 @@ struct ReverbModulation {
     static var fullDepth: Float { @_noLocks @inline(__always) get { 2 } }
     /// Time (s) between two knots of the value noise (the angles wander at ~10 Hz and slower).
     static var knotSeconds: Double { @_noLocks @inline(__always) get { 0.05 } }
+    /// Coefficient of the lines' second diffusers (`ReverbCoefficients.secondDiffuserDelay`) at
+    /// full depth: the loop's own diffusers' (`RoomDefinition.diffusion`).
+    static var secondDiffusionAtFullDepth: Float { @_noLocks @inline(__always) get { 0.5 } }
     /// Modal overlap at and above which the lines are not modulated (every room at its own
     /// decay is above it).
     static var unmodulatedOverlap: Double { @_noLocks @inline(__always) get { 1 } }
@@ -57,6 +60,9 @@ struct ReverbModulation {
     /// `depthDecaySeconds` (s).
     var depth: Float = 0
     var depthDecaySeconds = -1.0
+    /// The coefficient of the lines' second diffusers for that decay: `secondDiffusionAtFullDepth`
+    /// times `depth`/`fullDepth` (0: a plain delay, the network as designed).
+    var secondDiffusion: Float = 0
     /// Total loop delay of the network's 8 lines (s).
     var loopSeconds = 0.0
 
@@ -88,11 +94,14 @@ struct ReverbModulation {
         depthDecaySeconds = decaySeconds
         guard loopSeconds > 0 else {
             depth = 0
+            secondDiffusion = 0
             return
         }
         let overlap = loopSeconds * 2.2 / decaySeconds
         let missing = Self.unmodulatedOverlap / overlap - 1     // 0 at the threshold, 1 at half of it
-        depth = Self.fullDepth * Float(missing < 0 ? 0 : (missing > 1 ? 1 : missing))
+        let fraction = Float(missing < 0 ? 0 : (missing > 1 ? 1 : missing))
+        depth = Self.fullDepth * fraction
+        secondDiffusion = Self.secondDiffusionAtFullDepth * fraction
     }
 
     /// The value noise of the four pairs at the start of group `group` and at the start of the
@@ -142,7 +151,8 @@ extension ReverbCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func lineOutputs(_ lines: UnsafeMutablePointer<Float>, write: Int) -> Block8 {
-        let ringStride = lineStride, ringMask = lineMask, lineDelay = coefficients.lineDelay
+        let ringStride = lineStride, ringMask = lineMask
+        let lineDelay = coefficients.lineDelay &- coefficients.secondDiffuserDelay
         modulation.update(decaySeconds: coefficients.decaySeconds)
         let group = modulation.group
         modulation.group = group &+ 1
