@@ -42,11 +42,20 @@
 /// - Modulation (decays far beyond the room's own only): the line outputs are rotated in pairs
 ///   by slowly wandering angles (`ReverbModulation`: a time-varying orthogonal mixing), so that
 ///   long tails do not ring metallic; a room at its own decay is never modulated.
+/// - Second diffusers (the same decays only): the first `secondDiffuserDelay` samples of each
+///   line's plain delay are a lossless allpass (coefficient `ReverbModulation.secondDiffusion`,
+///   growing with the modulation's depth), so the first returns of a long, weakly absorbed loop
+///   come back smeared rather than as copies of the input burst (cathedral at 20 s mixed at
+///   377 ms with the plain delay, 168 ms with them). The line ring itself is the allpass's
+///   delay: it holds w = v + g·w[n−M] (M = `secondDiffuserDelay`), and every read of the line
+///   at delay D takes the allpass's output D − M later, w[n−D] − g·w[n−D+M] (the second output
+///   tap too). At g = 0 the ring holds v and the reads are the plain ones: the loops, the taps
+///   and the output are the design's, byte for byte, at the design's cost.
 /// - DC blocker: a one-pole high-pass at `ReverbTuning.dcBlockerHertz` on both outputs (the
 ///   network is linear and time-invariant, so this is the same as blocking DC at its input).
 ///
 /// Vectorisation: the network runs in groups of 8 samples. Every delay in the network (lines,
-/// diffusers, input diffusers, second output taps, pre-delay, early taps) is at least 8 samples, so a group reads only data written
+/// diffusers, second diffusers, input diffusers, second output taps, pre-delay, early taps) is at least 8 samples, so a group reads only data written
 /// before it: each line's 8 samples are one contiguous vector load, the diffusers, injection,
 /// Hadamard, outputs and stores all work on such per-line vectors, and only the two recursive
 /// one-pole filters run sample by sample — with the 8 lines across a `SIMD8<Float>`, between two
@@ -71,9 +80,6 @@ struct ReverbCore {
     /// The same for the eight input diffusers (four per input channel), also `diffuserStride`
     /// apart (`ReverbCoefficients.longestDiffuser` covers their delays too).
     var inputDiffusers: UnsafeMutablePointer<Float>? = nil
-    /// The same for the lines' second diffusers (`ReverbCoefficients.secondDiffuserDelay`,
-    /// shorter than the first's).
-    var secondDiffusers: UnsafeMutablePointer<Float>? = nil
     var lineMask = 0
     var lineStride = 0
     var diffuserMask = 0
@@ -103,29 +109,24 @@ struct ReverbCore {
         let l = ZeroedFloats.allocate(8 * lineStride)
         let d = ZeroedFloats.allocate(8 * diffuserStride)
         let e = ZeroedFloats.allocate(8 * diffuserStride)
-        let s = ZeroedFloats.allocate(8 * diffuserStride)
         lines = l
         diffusers = d
         inputDiffusers = e
-        secondDiffusers = s
     }
 
     mutating func deallocate() {
         ZeroedFloats.free(lines)
         ZeroedFloats.free(diffusers)
         ZeroedFloats.free(inputDiffusers)
-        ZeroedFloats.free(secondDiffusers)
         lines = nil
         diffusers = nil
         inputDiffusers = nil
-        secondDiffusers = nil
     }
 
     func forEachStateValue(_ body: (Float) -> Void) {
         if let lines { for i in 0..<(8 * lineStride) { body(lines[i]) } }
         if let diffusers { for i in 0..<(8 * diffuserStride) { body(diffusers[i]) } }
         if let inputDiffusers { for i in 0..<(8 * diffuserStride) { body(inputDiffusers[i]) } }
-        if let secondDiffusers { for i in 0..<(8 * diffuserStride) { body(secondDiffusers[i]) } }
         for v in [lowState, dampState] { for i in 0..<8 { body(v[i]) } }
         for v in [dcLeft, dcRight] { body(v[0]); body(v[1]) }
     }
@@ -144,7 +145,6 @@ struct ReverbCore {
         lines?.update(repeating: 0, count: 8 * lineStride)
         diffusers?.update(repeating: 0, count: 8 * diffuserStride)
         inputDiffusers?.update(repeating: 0, count: 8 * diffuserStride)
-        secondDiffusers?.update(repeating: 0, count: 8 * diffuserStride)
         clearFilterStates()
     }
 
@@ -175,9 +175,8 @@ struct ReverbCore {
     /// registers as the single function did (stage methods on `self` measured ~25 % slower).
     @_noLocks @inline(__always)
     mutating func render(_ history: HistoryView) -> (SIMD8<Float>, SIMD8<Float>) {
-        guard let lines, let diffusers, let inputDiffusers, let secondDiffusers else { return (.zero, .zero) }
+        guard let lines, let diffusers, let inputDiffusers else { return (.zero, .zero) }
         let rings = ReverbRings(lines: lines, diffusers: diffusers, inputDiffusers: inputDiffusers,
-                                secondDiffusers: secondDiffusers,
                                 lineStride: lineStride, lineMask: lineMask, diffuserStride: diffuserStride,
                                 diffuserMask: diffuserMask, lineWrite: position)
         let lineOutputs = lineOutputs(lines, write: rings.lineWrite)
@@ -188,9 +187,10 @@ struct ReverbCore {
         let feedback = hadamard8(absorbed.transposed())
         let (smoothedLeft, smoothedRight) = Self.smoothedInput(history, coefficients)
         let (inputLeft, inputRight) = rings.diffuseInput(smoothedLeft, smoothedRight, coefficients)
+        let secondDiffusion = modulation.secondDiffusion
         let lineInputs = rings.writeLines(feedback: feedback, inputLeft: inputLeft, inputRight: inputRight,
-                                          secondDiffusion: modulation.secondDiffusion, coefficients)
-        var (left, right) = rings.outputTaps(lineInputs, coefficients)
+                                          secondDiffusion: secondDiffusion, coefficients)
+        var (left, right) = rings.outputTaps(lineInputs, secondDiffusion: secondDiffusion, coefficients)
         rings.refreshMirrors()
         position = (rings.lineWrite &+ 8) & rings.lineMask
         Self.addEarlyReflections(history, coefficients, left: &left, right: &right)
@@ -264,7 +264,6 @@ struct ReverbRings {
     let lines: UnsafeMutablePointer<Float>
     let diffusers: UnsafeMutablePointer<Float>
     let inputDiffusers: UnsafeMutablePointer<Float>
-    let secondDiffusers: UnsafeMutablePointer<Float>
     let lineStride: Int
     let lineMask: Int
     let diffuserStride: Int
@@ -276,10 +275,9 @@ struct ReverbRings {
 
     @_noLocks @inline(__always)
     init(lines: UnsafeMutablePointer<Float>, diffusers: UnsafeMutablePointer<Float>,
-         inputDiffusers: UnsafeMutablePointer<Float>, secondDiffusers: UnsafeMutablePointer<Float>,
-         lineStride: Int, lineMask: Int, diffuserStride: Int, diffuserMask: Int, lineWrite: Int) {
+         inputDiffusers: UnsafeMutablePointer<Float>, lineStride: Int, lineMask: Int,
+         diffuserStride: Int, diffuserMask: Int, lineWrite: Int) {
         (self.lines, self.diffusers, self.inputDiffusers) = (lines, diffusers, inputDiffusers)
-        self.secondDiffusers = secondDiffusers
         (self.lineStride, self.lineMask, self.diffuserStride, self.diffuserMask) = (lineStride, lineMask, diffuserStride, diffuserMask)
         self.lineWrite = lineWrite
         diffuserWrite = lineWrite & diffuserMask
@@ -310,9 +308,9 @@ struct ReverbRings {
 
     /// Injection and the loop diffusers: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as
     /// − + − + (the Hadamard rows (h2 + h3)/2 and (h3 − h2)/2; multiplying by ±1 and adding is
-    /// exactly adding or subtracting); each line through its diffuser, then its second diffuser
-    /// (coefficient `secondDiffusion`; at 0 a plain delay, copied exactly), with the writes.
-    /// Returns what left each line's first diffuser (the line's input as the output taps read it).
+    /// exactly adding or subtracting); each line through its diffuser, with the writes (with a
+    /// `secondDiffusion` g ≠ 0 the line ring takes the second allpass's w = v + g·w[n−M]).
+    /// Returns what entered each line (v: what the output taps read).
     @_noLocks @inline(__always)
     func writeLines(feedback: Block8, inputLeft: SIMD8<Float>, inputRight: SIMD8<Float>,
                     secondDiffusion: Float, _ coefficients: ReverbCoefficients) -> Block8 {
@@ -321,25 +319,32 @@ struct ReverbRings {
         let diffuserDelay = coefficients.diffuserDelay
         let stride = diffuserStride, mask = diffuserMask, write = diffuserWrite, ringStride = lineStride
         let diffuserRingWrite = diffusers + write, lineInput = lines + lineWrite
-        let secondDelay = coefficients.secondDiffuserDelay, secondRingWrite = secondDiffusers + write
-        let second = Diffuser(coefficient: SIMD8(repeating: secondDiffusion))
+        if secondDiffusion == 0 {
+            return Block8 { i in
+                let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
+                let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
+                let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
+                ReverbCore.store(ring, diffuserRingWrite + i &* stride)
+                ReverbCore.store(output, lineInput + i &* ringStride)
+                return output
+            }
+        }
+        // The same, then the second diffusers' recursion: w = v + g·w[n−M] into each line ring
+        // (M ≥ 8, so w[n−M] is older than the group).
+        let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+        let lineRingMask = lineMask, lineWrite = lineWrite
         return Block8 { i in
             let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
             let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
             let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
             ReverbCore.store(ring, diffuserRingWrite + i &* stride)
-            let secondDelayed = ReverbCore.load(secondDiffusers + (i &* stride &+ ((write &- Int(secondDelay[i])) & mask)))
-            if secondDiffusion == 0 {
-                ReverbCore.store(output, secondRingWrite + i &* stride)
-                ReverbCore.store(secondDelayed, lineInput + i &* ringStride)
-            } else {
-                let (secondRing, secondOutput) = second.process(output, delayed: secondDelayed)
-                ReverbCore.store(secondRing, secondRingWrite + i &* stride)
-                ReverbCore.store(secondOutput, lineInput + i &* ringStride)
-            }
+            let line = lines + i &* ringStride
+            let secondDelayed = ReverbCore.load(line + ((lineWrite &- Int(secondDelay[i])) & lineRingMask))
+            ReverbCore.store(output + g * secondDelayed, line + lineWrite)
             return output
         }
     }
+
 
     /// The late outputs: per line, L = (+ − + − − + − +)·v, R = (+ + − − − − + +)·v (rows h5
     /// and h6), accumulated in Hadamard pairs (lines 0 4 1 5 2 6 3 7); then the second taps,
@@ -347,7 +352,8 @@ struct ReverbRings {
     /// rows h1 (left) and h7 (right), also orthogonal to the injection; scaled to the room's
     /// loudness.
     @_noLocks @inline(__always)
-    func outputTaps(_ lineInputs: Block8, _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
+    func outputTaps(_ lineInputs: Block8, secondDiffusion: Float,
+                    _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
         let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
         let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
         var left = lineInputs.v0, right = lineInputs.v0
@@ -356,14 +362,25 @@ struct ReverbRings {
             left += leftTap[i] * lineInputs[i]
             right += rightTap[i] * lineInputs[i]
         }
-        let midTapDelay = coefficients.midTapDelay &- coefficients.secondDiffuserDelay
-        let ringStride = lineStride, ringMask = lineMask, write = lineWrite
+        let midTapDelay = coefficients.midTapDelay, ringStride = lineStride, ringMask = lineMask, write = lineWrite
         let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
         let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
-        for i in 0..<8 {
-            let midTapped = ReverbCore.load(lines + (i &* ringStride &+ ((write &- Int(midTapDelay[i])) & ringMask)))
-            left += midLeftTap[i] * midTapped
-            right += midRightTap[i] * midTapped
+        if secondDiffusion == 0 {
+            for i in 0..<8 {
+                let midTapped = ReverbCore.load(lines + (i &* ringStride &+ ((write &- Int(midTapDelay[i])) & ringMask)))
+                left += midLeftTap[i] * midTapped
+                right += midRightTap[i] * midTapped
+            }
+        } else {
+            // The second diffusers' output, `midTapDelay` − M behind: w[n−D] − g·w[n−D+M].
+            let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+            for i in 0..<8 {
+                let line = lines + i &* ringStride
+                let midTapped = ReverbCore.load(line + ((write &- Int(midTapDelay[i])) & ringMask))
+                    - g * ReverbCore.load(line + ((write &- Int(midTapDelay[i]) &+ Int(secondDelay[i])) & ringMask))
+                left += midLeftTap[i] * midTapped
+                right += midRightTap[i] * midTapped
+            }
         }
         return (left * coefficients.outputScale, right * coefficients.outputScale)
     }
@@ -385,8 +402,6 @@ struct ReverbRings {
                 ReverbCore.store(ReverbCore.load(ring), ring + (diffuserMask &+ 1))
                 let input = inputDiffusers + i &* diffuserStride
                 ReverbCore.store(ReverbCore.load(input), input + (diffuserMask &+ 1))
-                let second = secondDiffusers + i &* diffuserStride
-                ReverbCore.store(ReverbCore.load(second), second + (diffuserMask &+ 1))
             }
         }
     }
@@ -396,17 +411,17 @@ struct ReverbRings {
 
 extension ReverbCore {
     /// Floats of delay memory that `clear(from:count:)` walks: the lines, then the diffusers,
-    /// then the input diffusers, then the second diffusers (mirrors included).
-    var stateFloats: Int { @_noLocks get { 8 * (lineStride + 3 * diffuserStride) } }
+    /// then the input diffusers (mirrors included).
+    var stateFloats: Int { @_noLocks get { 8 * (lineStride + 2 * diffuserStride) } }
 
     /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers, then
-    /// input diffusers, then second diffusers; `from + count ≤ stateFloats`) and, with `from == 0`, the filter and DC
+    /// input diffusers; `from + count ≤ stateFloats`) and, with `from == 0`, the filter and DC
     /// blocker states: a full clear spread over several calls, each costing at
     /// most `count` stores.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func clear(from: Int, count: Int) {
-        guard let lines, let diffusers, let inputDiffusers, let secondDiffusers, count > 0 else { return }
+        guard let lines, let diffusers, let inputDiffusers, count > 0 else { return }
         if from == 0 { clearFilterStates() }
         let lineFloats = 8 * lineStride, diffuserFloats = 8 * diffuserStride
         var start = from, n = count
@@ -422,12 +437,6 @@ extension ReverbCore {
             start += m
             n -= m
         }
-        if n > 0 && start < lineFloats + 2 * diffuserFloats {
-            let m = min(n, lineFloats + 2 * diffuserFloats - start)
-            (inputDiffusers + (start - lineFloats - diffuserFloats)).update(repeating: 0, count: m)
-            start += m
-            n -= m
-        }
-        if n > 0 { (secondDiffusers + (start - lineFloats - 2 * diffuserFloats)).update(repeating: 0, count: n) }
+        if n > 0 { (inputDiffusers + (start - lineFloats - diffuserFloats)).update(repeating: 0, count: n) }
     }
 }

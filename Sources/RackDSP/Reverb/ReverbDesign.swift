@@ -12,11 +12,11 @@ struct ReverbCoefficients {
     var lineDelay: SIMD8<Int32>
     /// Diffuser delay of each line (samples, ≥ 8).
     var diffuserDelay: SIMD8<Int32>
-    /// Delay of each line's second diffuser (samples, ≥ 8): the first `secondDiffuserDelay`
-    /// samples of the plain delay `lineDelay` (the line ring is read `lineDelay −
-    /// secondDiffuserDelay` behind its input, the second output tap `midTapDelay −
-    /// secondDiffuserDelay`), an allpass at decays beyond the room's own (`ReverbModulation`),
-    /// else a plain delay: the loop delays, hence the design, are the same either way.
+    /// Delay of each line's second diffuser (samples, ≥ 8, at most `lineDelay` and
+    /// `midTapDelay` − 8): the first `secondDiffuserDelay` samples of the plain delay `lineDelay`,
+    /// an allpass at decays beyond the room's own (`ReverbModulation`), else a plain delay (the
+    /// line ring is its delay: `ReverbCore`): the loop delays, hence the design, are the same
+    /// either way.
     var secondDiffuserDelay: SIMD8<Int32>
     /// Mid-band gain per line, times 1/√8 (the Hadamard normalisation).
     var gain: SIMD8<Float>

@@ -151,19 +151,24 @@ extension ReverbCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func lineOutputs(_ lines: UnsafeMutablePointer<Float>, write: Int) -> Block8 {
-        let ringStride = lineStride, ringMask = lineMask
-        let lineDelay = coefficients.lineDelay &- coefficients.secondDiffuserDelay
+        let ringStride = lineStride, ringMask = lineMask, lineDelay = coefficients.lineDelay
         modulation.update(decaySeconds: coefficients.decaySeconds)
         let group = modulation.group
         modulation.group = group &+ 1
         let plain = Block8 { i in Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i])) & ringMask))) }
             .transposed()
         if modulation.depth == 0 { return plain }
+        // The second diffusers' output (`ReverbCore`): w[n−L] − g·w[n−L+M] (g ≠ 0 whenever the
+        // depth is).
+        let g = SIMD8<Float>(repeating: modulation.secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+        let ahead = Block8 { i in
+            Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i]) &+ Int(secondDelay[i])) & ringMask)))
+        }.transposed()
         let noise = modulation.wander(group: group)
         let start = modulation.depth * noise.start, slope = modulation.depth * (noise.end - noise.start) * 0.125
         return Block8 { j in
             let (cosine, sine) = ReverbModulation.rotation(halfAngleTangent: start + slope * Float(j))
-            let x = plain[j]
+            let x = plain[j] - g * ahead[j]
             return cosine * x + sine * SIMD8(lowHalf: x.highHalf, highHalf: x.lowHalf)
         }
     }
