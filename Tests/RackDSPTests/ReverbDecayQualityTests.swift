@@ -7,12 +7,17 @@ import XCTest
 /// measures of `ReverbMeasures.swift`. The README's "Quality across the decay range" prints what
 /// these measure.
 ///
-/// Not met, hence not asserted as the room goals (figures at 48 kHz when written; README):
-/// - cathedral at 20 s: mixing time 0.377 s (0.349 s with the allpass read the rotation replaced,
-///   0.362 s unmodulated) against 0.212 s at its own 5 s. Its echo density hovers at 0.86…0.93
-///   from 0.2 to 0.4 s at every decay (at its own 5 s and 44.1 kHz it mixes at 0.302 s), so
-///   the first time it stays above 0.9 is decided by small differences (the modulation's noise
-///   seed alone moved it between 0.212 and 0.376 s).
+/// History: cathedral at 20 s mixed at 0.377 s (0.349 s with the allpass read the rotation
+/// replaced, 0.362 s unmodulated) against 0.212 s at its own 5 s: its echo density hovered at
+/// 0.86…0.93 from 0.2 to 0.4 s at every decay, so the first time it stayed above 0.9 was
+/// decided by small differences (the modulation's noise seed alone moved it between 0.212 and
+/// 0.376 s), and it was left out of the goal. A loop that loses under 1 dB a pass returns each
+/// line's first pass as a copy of the input burst; the lines' second diffusers (an allpass in
+/// every loop at decays far beyond the room's own, `ReverbModulation`) smear those returns:
+/// it now mixes at 0.168 s (0.140 s at 44.1 kHz, 0.141 s at 96 kHz) with its density ≥ 0.95
+/// from 0.2 to 0.6 s, and the goal holds for all four responses. Not asserted: cathedral at its
+/// own 5 s and 44.1 kHz mixes at 0.302 s (the room's own network, unchanged; the room goals of
+/// `ReverbQualityTests` are measured at 48 kHz).
 final class ReverbDecayQualityTests: XCTestCase {
     typealias IRA = ImpulseResponseAnalysis
     static let fs = 48_000.0
@@ -36,10 +41,10 @@ final class ReverbDecayQualityTests: XCTestCase {
     }
 
     /// Mixing time within the goal of the room's own length class (a property of its size:
-    /// changing the decay must not make it mix later), except cathedral at 20 s (see above);
-    /// at decays of 1 s and more, echo density at 100 ms ≥ 0.5.
+    /// changing the decay must not make it mix later); at decays of 1 s and more, echo density
+    /// at 100 ms ≥ 0.5.
     func testMixingTimeStaysWithinTheRoomsOwnGoal() throws {
-        for r in Self.responses where !(r.room == .cathedral && r.decaySeconds == 20) {
+        for r in Self.responses {
             let density = IRA.echoDensity(left: r.left, right: r.right, sampleRate: Self.fs)
             let tmix = try XCTUnwrap(IRA.mixingTime(density: density), "\(r.name): never mixed")
             let limit = ReverbQualityTests.mixingTimeLimit(r.room.targetDecaySeconds)
@@ -50,11 +55,32 @@ final class ReverbDecayQualityTests: XCTestCase {
         }
     }
 
+    /// Cathedral at 20 s mixes within its goal at 44.1, 48 and 96 kHz, and not by a hair: from
+    /// 0.2 to 0.6 s after the first arrival its echo density stays ≥ `densityFloor` (0.93; it
+    /// hovered at 0.86…0.93 there before the second diffusers, 0.76 at its lowest). Measured:
+    /// mixing time 140/168/141 ms, lowest density 0.951/0.955/0.959 (44.1/48/96 kHz).
+    func testCathedralAtLongDecaysMixesWithMargin() throws {
+        let densityFloor = 0.93
+        for rate in [44_100.0, 48_000, 96_000] {
+            var shape = Room.cathedral.shape
+            shape.decaySeconds = 20
+            let r = ReverbShapeTests.response(.cathedral, rate: rate, shape: shape, seconds: 1.5)
+            let density = IRA.echoDensity(left: r.left, right: r.right, sampleRate: rate)
+            let tmix = try XCTUnwrap(IRA.mixingTime(density: density), "cathedral at \(rate) Hz: never mixed")
+            let limit = ReverbQualityTests.mixingTimeLimit(Room.cathedral.targetDecaySeconds)
+            XCTAssertLessThanOrEqual(tmix, limit, "cathedral at 20 s, \(rate) Hz: tmix \(tmix) s")
+            let window = stride(from: 0.2, through: 0.6, by: IRA.echoDensityStepSeconds)
+            let lowest = window.map { IRA.density(density, at: $0) }.min() ?? 0
+            XCTAssertGreaterThanOrEqual(lowest, densityFloor, "cathedral at 20 s, \(rate) Hz: density 0.2…0.6 s")
+        }
+    }
+
     /// At 20 s, in both rooms, the tail rings no more than noise with its envelope (≤ +3 dB over
-    /// 50 Hz…10 kHz) and nothing in it rings above 2 kHz (≤ +3 dB over 2…10 kHz). Measured:
-    /// smallRoom +0.9 dB at 983 Hz and +0.5 dB (2…10 kHz), cathedral +0.3 and +0.6 dB (at 44.1
-    /// and 96 kHz, not asserted: smallRoom −0.1/−0.1 and +0.4/+0.4 dB, cathedral −0.2/−0.2 and
-    /// −0.4/−0.4 dB). Where a
+    /// 50 Hz…10 kHz) and nothing in it rings above 2 kHz (≤ +3 dB over 2…10 kHz). Measured
+    /// (with the second diffusers): smallRoom +0.6 dB at 1.9 kHz and +0.2 dB (2…10 kHz),
+    /// cathedral +0.8 and +2.2 dB (at 44.1 and 96 kHz, not asserted: smallRoom +0.7/+0.7 and
+    /// +1.6/+1.6 dB, cathedral +1.2/+1.3 and +0.6/−0.0 dB; before them smallRoom +0.9/+0.5,
+    /// cathedral +0.3/+0.6 dB at 48 kHz). Where a
     /// small network's long tail turns metallic: unmodulated, smallRoom rang +10.0 dB at 7.6 kHz;
     /// with the modulated allpass read that the rotation replaced, +7.0 dB at 880 Hz and +3.9 dB
     /// at 8.4 kHz (both fail here).

@@ -42,11 +42,20 @@
 /// - Modulation (decays far beyond the room's own only): the line outputs are rotated in pairs
 ///   by slowly wandering angles (`ReverbModulation`: a time-varying orthogonal mixing), so that
 ///   long tails do not ring metallic; a room at its own decay is never modulated.
+/// - Second diffusers (the same decays only): the first `secondDiffuserDelay` samples of each
+///   line's plain delay are a lossless allpass (coefficient `ReverbModulation.secondDiffusion`,
+///   growing with the modulation's depth), so the first returns of a long, weakly absorbed loop
+///   come back smeared rather than as copies of the input burst (cathedral at 20 s mixed at
+///   377 ms with the plain delay, 168 ms with them). The line ring itself is the allpass's
+///   delay: it holds w = v + g·w[n−M] (M = `secondDiffuserDelay`), and every read of the line
+///   at delay D takes the allpass's output D − M later, w[n−D] − g·w[n−D+M] (the second output
+///   tap too). At g = 0 the ring holds v and the reads are the plain ones: the loops, the taps
+///   and the output are the design's, byte for byte, at the design's cost.
 /// - DC blocker: a one-pole high-pass at `ReverbTuning.dcBlockerHertz` on both outputs (the
 ///   network is linear and time-invariant, so this is the same as blocking DC at its input).
 ///
 /// Vectorisation: the network runs in groups of 8 samples. Every delay in the network (lines,
-/// diffusers, input diffusers, second output taps, pre-delay, early taps) is at least 8 samples, so a group reads only data written
+/// diffusers, second diffusers, input diffusers, second output taps, pre-delay, early taps) is at least 8 samples, so a group reads only data written
 /// before it: each line's 8 samples are one contiguous vector load, the diffusers, injection,
 /// Hadamard, outputs and stores all work on such per-line vectors, and only the two recursive
 /// one-pole filters run sample by sample — with the 8 lines across a `SIMD8<Float>`, between two
@@ -178,8 +187,10 @@ struct ReverbCore {
         let feedback = hadamard8(absorbed.transposed())
         let (smoothedLeft, smoothedRight) = Self.smoothedInput(history, coefficients)
         let (inputLeft, inputRight) = rings.diffuseInput(smoothedLeft, smoothedRight, coefficients)
-        let lineInputs = rings.writeLines(feedback: feedback, inputLeft: inputLeft, inputRight: inputRight, coefficients)
-        var (left, right) = rings.outputTaps(lineInputs, coefficients)
+        let secondDiffusion = modulation.secondDiffusion
+        let lineInputs = rings.writeLines(feedback: feedback, inputLeft: inputLeft, inputRight: inputRight,
+                                          secondDiffusion: secondDiffusion, coefficients)
+        var (left, right) = rings.outputTaps(lineInputs, secondDiffusion: secondDiffusion, coefficients)
         rings.refreshMirrors()
         position = (rings.lineWrite &+ 8) & rings.lineMask
         Self.addEarlyReflections(history, coefficients, left: &left, right: &right)
@@ -297,25 +308,43 @@ struct ReverbRings {
 
     /// Injection and the loop diffusers: L → lines 0 2 4 6 as + − + −, R → lines 1 3 5 7 as
     /// − + − + (the Hadamard rows (h2 + h3)/2 and (h3 − h2)/2; multiplying by ±1 and adding is
-    /// exactly adding or subtracting); each line through its diffuser, with the writes.
-    /// Returns what entered each line.
+    /// exactly adding or subtracting); each line through its diffuser, with the writes (with a
+    /// `secondDiffusion` g ≠ 0 the line ring takes the second allpass's w = v + g·w[n−M]).
+    /// Returns what entered each line (v: what the output taps read).
     @_noLocks @inline(__always)
     func writeLines(feedback: Block8, inputLeft: SIMD8<Float>, inputRight: SIMD8<Float>,
-                    _ coefficients: ReverbCoefficients) -> Block8 {
+                    secondDiffusion: Float, _ coefficients: ReverbCoefficients) -> Block8 {
         let injection = Block8(inputLeft, -inputRight, -inputLeft, inputRight, inputLeft, -inputRight, -inputLeft, inputRight)
         let diffusion = SIMD8<Float>(repeating: coefficients.diffusion), absorption = coefficients.diffuserAbsorption
         let diffuserDelay = coefficients.diffuserDelay
         let stride = diffuserStride, mask = diffuserMask, write = diffuserWrite, ringStride = lineStride
         let diffuserRingWrite = diffusers + write, lineInput = lines + lineWrite
+        if secondDiffusion == 0 {
+            return Block8 { i in
+                let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
+                let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
+                let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
+                ReverbCore.store(ring, diffuserRingWrite + i &* stride)
+                ReverbCore.store(output, lineInput + i &* ringStride)
+                return output
+            }
+        }
+        // The same, then the second diffusers' recursion: w = v + g·w[n−M] into each line ring
+        // (M ≥ 8, so w[n−M] is older than the group).
+        let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+        let lineRingMask = lineMask, lineWrite = lineWrite
         return Block8 { i in
             let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
             let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
             let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
             ReverbCore.store(ring, diffuserRingWrite + i &* stride)
-            ReverbCore.store(output, lineInput + i &* ringStride)
+            let line = lines + i &* ringStride
+            let secondDelayed = ReverbCore.load(line + ((lineWrite &- Int(secondDelay[i])) & lineRingMask))
+            ReverbCore.store(output + g * secondDelayed, line + lineWrite)
             return output
         }
     }
+
 
     /// The late outputs: per line, L = (+ − + − − + − +)·v, R = (+ + − − − − + +)·v (rows h5
     /// and h6), accumulated in Hadamard pairs (lines 0 4 1 5 2 6 3 7); then the second taps,
@@ -323,7 +352,8 @@ struct ReverbRings {
     /// rows h1 (left) and h7 (right), also orthogonal to the injection; scaled to the room's
     /// loudness.
     @_noLocks @inline(__always)
-    func outputTaps(_ lineInputs: Block8, _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
+    func outputTaps(_ lineInputs: Block8, secondDiffusion: Float,
+                    _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
         let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
         let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
         var left = lineInputs.v0, right = lineInputs.v0
@@ -335,10 +365,22 @@ struct ReverbRings {
         let midTapDelay = coefficients.midTapDelay, ringStride = lineStride, ringMask = lineMask, write = lineWrite
         let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
         let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
-        for i in 0..<8 {
-            let midTapped = ReverbCore.load(lines + (i &* ringStride &+ ((write &- Int(midTapDelay[i])) & ringMask)))
-            left += midLeftTap[i] * midTapped
-            right += midRightTap[i] * midTapped
+        if secondDiffusion == 0 {
+            for i in 0..<8 {
+                let midTapped = ReverbCore.load(lines + (i &* ringStride &+ ((write &- Int(midTapDelay[i])) & ringMask)))
+                left += midLeftTap[i] * midTapped
+                right += midRightTap[i] * midTapped
+            }
+        } else {
+            // The second diffusers' output, `midTapDelay` − M behind: w[n−D] − g·w[n−D+M].
+            let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+            for i in 0..<8 {
+                let line = lines + i &* ringStride
+                let midTapped = ReverbCore.load(line + ((write &- Int(midTapDelay[i])) & ringMask))
+                    - g * ReverbCore.load(line + ((write &- Int(midTapDelay[i]) &+ Int(secondDelay[i])) & ringMask))
+                left += midLeftTap[i] * midTapped
+                right += midRightTap[i] * midTapped
+            }
         }
         return (left * coefficients.outputScale, right * coefficients.outputScale)
     }

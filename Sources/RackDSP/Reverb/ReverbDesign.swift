@@ -12,6 +12,12 @@ struct ReverbCoefficients {
     var lineDelay: SIMD8<Int32>
     /// Diffuser delay of each line (samples, ≥ 8).
     var diffuserDelay: SIMD8<Int32>
+    /// Delay of each line's second diffuser (samples, ≥ 8, at most `lineDelay` and
+    /// `midTapDelay` − 8): the first `secondDiffuserDelay` samples of the plain delay `lineDelay`,
+    /// an allpass at decays beyond the room's own (`ReverbModulation`), else a plain delay (the
+    /// line ring is its delay: `ReverbCore`): the loop delays, hence the design, are the same
+    /// either way.
+    var secondDiffuserDelay: SIMD8<Int32>
     /// Mid-band gain per line, times 1/√8 (the Hadamard normalisation).
     var gain: SIMD8<Float>
     /// Low-shelf term (g_low − g_mid)/√8: multiplies the crossover low-pass state.
@@ -91,6 +97,7 @@ struct ReverbCoefficients {
     init() {
         lineDelay = SIMD8(repeating: 8)
         diffuserDelay = SIMD8(repeating: 8)
+        secondDiffuserDelay = SIMD8(repeating: 8)
         gain = .zero
         lowShelf = .zero
         lowCoefficient = 0
@@ -147,6 +154,8 @@ struct ReverbCoefficients {
         self.absorption = absorption
         diffusion = Float(room.diffusion)
         midTapDelay = SIMD8(repeating: Int32(max(8, Self.samples(ReverbTuning.midTapFraction * Double(lineDelay.min())))))
+        secondDiffuserDelay = Self.secondDiffuserDelays(diffuserDelay, within: pointwiseMin(lineDelay, midTapDelay),
+                                                        avoiding: &used)
         outputScale = Self.loudnessScale(absorption, crossoverCoefficient: crossoverCoefficient,
                                          diffusion: room.diffusion, sampleRate: fs)
         setEarlyTaps(room, sampleRate: fs)
@@ -185,6 +194,19 @@ struct ReverbCoefficients {
             lineDelay[i] = Int32(distinctPrime(atLeast: max(loop - diffuser, 8), avoiding: &used))
         }
         return (diffuserDelay, lineDelay)
+    }
+
+    /// Each line's second diffuser delay (samples): `ReverbTuning.secondDiffuserFraction` of its
+    /// diffuser's, moved to a distinct prime, at least 8 and at most `within` − 8 (so the line
+    /// and the second output tap are still read ≥ 8 behind).
+    static func secondDiffuserDelays(_ diffuserDelay: SIMD8<Int32>, within: SIMD8<Int32>,
+                                     avoiding used: inout [Int]) -> SIMD8<Int32> {
+        var delay = SIMD8<Int32>(repeating: 8)
+        for i in 0..<8 {
+            let wanted = max(samples(ReverbTuning.secondDiffuserFraction * Double(diffuserDelay[i])), 8)
+            delay[i] = Int32(max(8, min(distinctPrime(atLeast: wanted, avoiding: &used), Int(within[i]) - 8)))
+        }
+        return delay
     }
 
     /// Sets the loop's absorption (the kernel's form of `absorption`). Realtime-safe.

@@ -45,6 +45,9 @@ struct ReverbModulation {
     static var fullDepth: Float { @_noLocks @inline(__always) get { 2 } }
     /// Time (s) between two knots of the value noise (the angles wander at ~10 Hz and slower).
     static var knotSeconds: Double { @_noLocks @inline(__always) get { 0.05 } }
+    /// Coefficient of the lines' second diffusers (`ReverbCoefficients.secondDiffuserDelay`) at
+    /// full depth: the loop's own diffusers' (`RoomDefinition.diffusion`).
+    static var secondDiffusionAtFullDepth: Float { @_noLocks @inline(__always) get { 0.5 } }
     /// Modal overlap at and above which the lines are not modulated (every room at its own
     /// decay is above it).
     static var unmodulatedOverlap: Double { @_noLocks @inline(__always) get { 1 } }
@@ -57,6 +60,9 @@ struct ReverbModulation {
     /// `depthDecaySeconds` (s).
     var depth: Float = 0
     var depthDecaySeconds = -1.0
+    /// The coefficient of the lines' second diffusers for that decay: `secondDiffusionAtFullDepth`
+    /// times `depth`/`fullDepth` (0: a plain delay, the network as designed).
+    var secondDiffusion: Float = 0
     /// Total loop delay of the network's 8 lines (s).
     var loopSeconds = 0.0
 
@@ -88,11 +94,14 @@ struct ReverbModulation {
         depthDecaySeconds = decaySeconds
         guard loopSeconds > 0 else {
             depth = 0
+            secondDiffusion = 0
             return
         }
         let overlap = loopSeconds * 2.2 / decaySeconds
         let missing = Self.unmodulatedOverlap / overlap - 1     // 0 at the threshold, 1 at half of it
-        depth = Self.fullDepth * Float(missing < 0 ? 0 : (missing > 1 ? 1 : missing))
+        let fraction = Float(missing < 0 ? 0 : (missing > 1 ? 1 : missing))
+        depth = Self.fullDepth * fraction
+        secondDiffusion = Self.secondDiffusionAtFullDepth * fraction
     }
 
     /// The value noise of the four pairs at the start of group `group` and at the start of the
@@ -149,11 +158,17 @@ extension ReverbCore {
         let plain = Block8 { i in Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i])) & ringMask))) }
             .transposed()
         if modulation.depth == 0 { return plain }
+        // The second diffusers' output (`ReverbCore`): w[n−L] − g·w[n−L+M] (g ≠ 0 whenever the
+        // depth is).
+        let g = SIMD8<Float>(repeating: modulation.secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+        let ahead = Block8 { i in
+            Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i]) &+ Int(secondDelay[i])) & ringMask)))
+        }.transposed()
         let noise = modulation.wander(group: group)
         let start = modulation.depth * noise.start, slope = modulation.depth * (noise.end - noise.start) * 0.125
         return Block8 { j in
             let (cosine, sine) = ReverbModulation.rotation(halfAngleTangent: start + slope * Float(j))
-            let x = plain[j]
+            let x = plain[j] - g * ahead[j]
             return cosine * x + sine * SIMD8(lowHalf: x.highHalf, highHalf: x.lowHalf)
         }
     }

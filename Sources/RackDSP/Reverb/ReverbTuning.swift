@@ -43,6 +43,12 @@ enum ReverbTuning {
         0.019_7, 0.013_1, 0.023_9, 0.016_3, 0.026_9, 0.021_1, 0.011_3, 0.017_9,
     ]
 
+    /// Delay of each line's second diffuser over its first's (dimensionless): the second
+    /// allpass that runs in each loop at decays far beyond the room's own
+    /// (`ReverbCoefficients.secondDiffuserDelay`, `ReverbModulation`). Cathedral at 20 s mixed
+    /// at 140/168/141 ms (44.1/48/96 kHz) with 0.5, at 144/179/164 ms with 0.375 and
+    /// 137/165/171 ms with 0.6 (`ReverbDecayQualityTests`).
+    static let secondDiffuserFraction = 0.5
     /// Smallest diffuser delay (s), whatever the room size: keeps the allpass a diffuser (a few
     /// ms of comb spacing) rather than a one-sample phase shifter in the smallest rooms.
     static let minimumDiffuserSeconds = 0.002
