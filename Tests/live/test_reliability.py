@@ -213,47 +213,50 @@ def test_flood_of_valid_messages_last_value_wins(rack, osc):
     alone keeps one busy. So the control is the same flood sent to a socket nobody reads (the
     same sender load, no rack work), interleaved with three floods to the rack: the rack's
     xruns may exceed what the controls' rate predicts for their length only by Poisson noise
-    (three standard deviations, plus one)."""
+    (three standard deviations, plus one), judged by livelib.xruns_beyond_background (a
+    comparison a burst put over is taken again, at most twice)."""
     values = [float(i % 100) for i in range(FLOOD_MESSAGES)]
     values[-1] = 42.0
     dropped = []
     sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sink.bind(("127.0.0.1", 0))
-    control = [0, 0.0]
-    flood = [0, 0.0]
-    pongs, dsp = [], []
+    pongs, dsp, period = [], [], []
+
+    def run(target) -> tuple[int, float]:
+        osc.send("/rack/mix", 50.0)
+        assert osc.get("mix") == 50.0
+        cycle_stats(osc)
+        xruns_0 = osc.status().args[2]
+        drops_0 = udp_drops(rack.osc_port)
+        t0 = time.monotonic()
+        pong_seconds = send_flood(osc, values, target)
+        seconds = time.monotonic() - t0
+        _, max_us, period_us, _ = cycle_stats(osc)
+        xruns = osc.status().args[2] - xruns_0
+        if target is None:
+            # Every datagram the kernel delivered is applied in order, so the last value
+            # wins; only a receive buffer that overflowed (the machine too busy to let rack
+            # read, counted by the kernel) can have dropped the last one too.
+            dropped.append(udp_drops(rack.osc_port) - drops_0)
+            assert osc.get("mix") == 42.0 or dropped[-1] > 0, "the last value wins"
+            pongs.append(pong_seconds)
+            dsp.append(max_us)
+            period.append(period_us)
+        return xruns, seconds
+
     try:
-        for target in (sink.getsockname(), None) * 3:
-            osc.send("/rack/mix", 50.0)
-            assert osc.get("mix") == 50.0
-            cycle_stats(osc)
-            xruns_0 = osc.status().args[2]
-            drops_0 = udp_drops(rack.osc_port)
-            t0 = time.monotonic()
-            pong_seconds = send_flood(osc, values, target)
-            seconds = time.monotonic() - t0
-            _, max_us, period_us, _ = cycle_stats(osc)
-            tally = control if target is not None else flood
-            tally[0] += osc.status().args[2] - xruns_0
-            tally[1] += seconds
-            if target is None:
-                # Every datagram the kernel delivered is applied in order, so the last value
-                # wins; only a receive buffer that overflowed (the machine too busy to let rack
-                # read, counted by the kernel) can have dropped the last one too.
-                dropped.append(udp_drops(rack.osc_port) - drops_0)
-                assert osc.get("mix") == 42.0 or dropped[-1] > 0, "the last value wins"
-                pongs.append(pong_seconds)
-                dsp.append(max_us)
+        control, flood, expected, limit, takes = livelib.xruns_beyond_background(
+            lambda: (run(sink.getsockname()), run(None)), pairs=3)
     finally:
         sink.close()
-    expected = control[0] * flood[1] / control[1]
-    print(f"flood: 3 x {FLOOD_MESSAGES} messages in {flood[1]:.2f} s, dropped by the kernel {dropped}, /pong {max(pongs) * 1000:.1f} ms after the last at most; "
+    period_us = period[-1]
+    print(f"flood: 3 x {FLOOD_MESSAGES} messages (take {takes}) in {flood[1]:.2f} s, dropped by the kernel {dropped}, /pong {max(pongs) * 1000:.1f} ms after the last at most; "
           f"xruns {flood[0]} (the same floods to a sink: {control[0]} in {control[1]:.2f} s, predicting {expected:.2f}); "
           f"max DSP {max(dsp):.0f} us of a {period_us:.0f} us period")
     assert max(pongs) <= FLOOD_PONG_SECONDS, f"/pong {max(pongs):.3f} s after the last message"
     assert max(dsp) < period_us / 2, f"rack's DSP time reached {max(dsp):.0f} us of a {period_us:.0f} us period"
-    assert flood[0] <= expected + 3 * math.sqrt(expected) + 1, \
-        f"{flood[0]} xruns in {flood[1]:.2f} s of floods; the controls predict {expected:.2f}"
+    assert flood[0] <= limit, \
+        f"{flood[0]} xruns in {flood[1]:.2f} s of floods (take {takes}); the controls predict {expected:.2f}"
 
 
 def test_hostile_files_over_osc(rack, osc, tmp_path):
