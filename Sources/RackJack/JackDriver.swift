@@ -64,6 +64,12 @@ public final class JackDriver: @unchecked Sendable {
     /// Closes of dead clients still running on their threads: no join is tried meanwhile, so
     /// the control thread never waits on JACK's open/close lock (OSC keeps answering).
     private let closing = ClosesInFlight()
+    /// When the rejoin began waiting for such a close (control-thread time, s), and whether
+    /// that wait was said.
+    private var closeWaitSince: Double?
+    private var closeWaitSaid = false
+    /// The status of the last refused join that was said (0: none since the last join).
+    private var lastJoinFailure: UInt32 = 0
     private var xrunsBefore = 0
     /// The server's rate while it is one the engine cannot serve (output silent meanwhile).
     public private(set) var unsupportedRate: Double?
@@ -143,7 +149,11 @@ public final class JackDriver: @unchecked Sendable {
     @discardableResult
     private func join() -> Bool {
         var status = jack_status_t(rawValue: 0)
-        guard let c = rack_jack_client_open(requestedName, JackNoStartServer, &status, nil) else { return false }
+        guard let c = rack_jack_client_open(requestedName, JackNoStartServer, &status, nil) else {
+            noteJoinFailure(status.rawValue)
+            return false
+        }
+        lastJoinFailure = 0
         guard let ctx = rack_jack_create(c, nil, jackRender, 0, 0) else {
             jack_client_close(c)
             return false
@@ -187,6 +197,28 @@ public final class JackDriver: @unchecked Sendable {
         // ("fx input L"); not fatal if the server lacks metadata.
         _ = rack_jack_set_pretty_names(ctx, clientName)
         return true
+    }
+
+    /// Says once per wait when the rejoin has waited `slowCloseSeconds` for a dead client's close.
+    private func noteCloseWait(now: Double) {
+        guard let since = closeWaitSince else {
+            closeWaitSince = now
+            closeWaitSaid = false
+            return
+        }
+        if !closeWaitSaid && now - since >= Self.slowCloseSeconds {
+            closeWaitSaid = true
+            log("the rejoin waits for JACK's library to close the client of the server that went away")
+        }
+    }
+
+    /// Says a refused join once per reason, except "no server" (the usual answer while the
+    /// server is away): a server that answers but refuses rack is not a quiet wait.
+    private func noteJoinFailure(_ status: UInt32) {
+        let noServer = JackFailure.rawValue | JackServerFailed.rawValue
+        guard status & ~noServer != 0, status != lastJoinFailure else { return }
+        lastJoinFailure = status
+        log("the JACK server refused rack's client (JACK status 0x\(String(status, radix: 16))); trying again")
     }
 
     /// A dead client's close at least this long (s) is reported: the next join waits for it.
@@ -282,7 +314,12 @@ public final class JackDriver: @unchecked Sendable {
             return
         }
         if client == nil {
-            guard now - lastRejoinAttempt >= Self.rejoinInterval, closing.count == 0 else { return }
+            guard closing.count == 0 else {
+                noteCloseWait(now: now)
+                return
+            }
+            closeWaitSince = nil
+            guard now - lastRejoinAttempt >= Self.rejoinInterval else { return }
             lastRejoinAttempt = now
             if join() {
                 log("rejoined \(server.description) as '\(clientName)' (\(Int(sampleRate)) Hz, \(bufferSize) frames)")
