@@ -49,7 +49,7 @@
 ///   377 ms with the plain delay, 168 ms with them). The line ring itself is the allpass's
 ///   delay: it holds w = v + g·w[n−M] (M = `secondDiffuserDelay`), and every read of the line
 ///   at delay D takes the allpass's output D − M later, w[n−D] − g·w[n−D+M] (the second output
-///   tap too). At g = 0 the ring holds v and the reads are the plain ones: the loops, the taps
+///   tap too; `ReverbRings.secondDiffuserRead`). At g = 0 the ring holds v and the reads are the plain ones: the loops, the taps
 ///   and the output are the design's, byte for byte, at the design's cost.
 /// - DC blocker: a one-pole high-pass at `ReverbTuning.dcBlockerHertz` on both outputs (the
 ///   network is linear and time-invariant, so this is the same as blocking DC at its input).
@@ -179,7 +179,7 @@ struct ReverbCore {
         let rings = ReverbRings(lines: lines, diffusers: diffusers, inputDiffusers: inputDiffusers,
                                 lineStride: lineStride, lineMask: lineMask, diffuserStride: diffuserStride,
                                 diffuserMask: diffuserMask, lineWrite: position)
-        let lineOutputs = lineOutputs(lines, write: rings.lineWrite)
+        let lineOutputs = lineOutputs(rings)
         var low = lowState, damped = dampState
         let absorbed = Self.absorb(lineOutputs, coefficients, low: &low, damped: &damped)
         lowState = low

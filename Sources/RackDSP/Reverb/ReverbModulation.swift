@@ -150,25 +150,22 @@ extension ReverbCore {
     /// (`ReverbModulation`): line i ← c·i + s·(i + 4), line i + 4 ← c·(i + 4) − s·i.
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func lineOutputs(_ lines: UnsafeMutablePointer<Float>, write: Int) -> Block8 {
-        let ringStride = lineStride, ringMask = lineMask, lineDelay = coefficients.lineDelay
+    mutating func lineOutputs(_ rings: ReverbRings) -> Block8 {
+        let lineDelay = coefficients.lineDelay
         modulation.update(decaySeconds: coefficients.decaySeconds)
         let group = modulation.group
         modulation.group = group &+ 1
-        let plain = Block8 { i in Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i])) & ringMask))) }
-            .transposed()
-        if modulation.depth == 0 { return plain }
-        // The second diffusers' output (`ReverbCore`): w[n−L] − g·w[n−L+M] (g ≠ 0 whenever the
-        // depth is).
+        if modulation.depth == 0 { return Block8 { i in rings.lineRead(i, delay: Int(lineDelay[i])) }.transposed() }
+        // Through the second diffusers (g ≠ 0 whenever the depth is).
         let g = SIMD8<Float>(repeating: modulation.secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
-        let ahead = Block8 { i in
-            Self.load(lines + (i &* ringStride &+ ((write &- Int(lineDelay[i]) &+ Int(secondDelay[i])) & ringMask)))
+        let read = Block8 { i in
+            rings.secondDiffuserRead(i, delay: Int(lineDelay[i]), secondDelay: Int(secondDelay[i]), g: g)
         }.transposed()
         let noise = modulation.wander(group: group)
         let start = modulation.depth * noise.start, slope = modulation.depth * (noise.end - noise.start) * 0.125
         return Block8 { j in
             let (cosine, sine) = ReverbModulation.rotation(halfAngleTangent: start + slope * Float(j))
-            let x = plain[j] - g * ahead[j]
+            let x = read[j]
             return cosine * x + sine * SIMD8(lowHalf: x.highHalf, highHalf: x.lowHalf)
         }
     }

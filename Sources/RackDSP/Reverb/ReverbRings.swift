@@ -25,6 +25,21 @@ struct ReverbRings {
         diffuserWrite = lineWrite & diffuserMask
     }
 
+    /// Line `line`'s 8 samples `delay` behind this group's write, w[n−D] (D ≥ 8: written before
+    /// this group).
+    @_noLocks @inline(__always)
+    func lineRead(_ line: Int, delay: Int) -> SIMD8<Float> {
+        ReverbCore.load(lines + (line &* lineStride &+ ((lineWrite &- delay) & lineMask)))
+    }
+
+    /// A read of line `line` at `delay` when the line's first `secondDelay` samples are its
+    /// second diffuser (coefficient `g`, ≠ 0): that allpass's output, taken D − M later,
+    /// w[n−D] − g·w[n−D+M] (`ReverbCore`). At g = 0 the reads are `lineRead`'s (one load).
+    @_noLocks @inline(__always)
+    func secondDiffuserRead(_ line: Int, delay: Int, secondDelay: Int, g: SIMD8<Float>) -> SIMD8<Float> {
+        lineRead(line, delay: delay) - g * lineRead(line, delay: delay &- secondDelay)
+    }
+
     /// Input diffusion: four lossless allpasses in series per channel (rings 0…3: left,
     /// 4…7: right), each over the whole group (every delay ≥ 8).
     @_noLocks @inline(__always)
@@ -61,28 +76,27 @@ struct ReverbRings {
         let diffuserDelay = coefficients.diffuserDelay
         let stride = diffuserStride, mask = diffuserMask, write = diffuserWrite, ringStride = lineStride
         let diffuserRingWrite = diffusers + write, lineInput = lines + lineWrite
-        if secondDiffusion == 0 {
-            return Block8 { i in
-                let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
-                let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
-                let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
-                ReverbCore.store(ring, diffuserRingWrite + i &* stride)
-                ReverbCore.store(output, lineInput + i &* ringStride)
-                return output
-            }
-        }
-        // The same, then the second diffusers' recursion: w = v + g·w[n−M] into each line ring
-        // (M ≥ 8, so w[n−M] is older than the group).
-        let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
-        let lineRingMask = lineMask, lineWrite = lineWrite
-        return Block8 { i in
+        // Line i's feed through its diffuser (the diffuser's ring written): v.
+        @inline(__always) func diffused(_ i: Int) -> SIMD8<Float> {
             let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
             let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
             let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
             ReverbCore.store(ring, diffuserRingWrite + i &* stride)
-            let line = lines + i &* ringStride
-            let secondDelayed = ReverbCore.load(line + ((lineWrite &- Int(secondDelay[i])) & lineRingMask))
-            ReverbCore.store(output + g * secondDelayed, line + lineWrite)
+            return output
+        }
+        if secondDiffusion == 0 {
+            return Block8 { i in
+                let output = diffused(i)
+                ReverbCore.store(output, lineInput + i &* ringStride)
+                return output
+            }
+        }
+        // The second diffusers' recursion: w = v + g·w[n−M] into each line ring (M ≥ 8, so
+        // w[n−M] is older than the group).
+        let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+        return Block8 { i in
+            let output = diffused(i)
+            ReverbCore.store(output + g * lineRead(i, delay: Int(secondDelay[i])), lineInput + i &* ringStride)
             return output
         }
     }
@@ -103,22 +117,19 @@ struct ReverbRings {
             left += leftTap[i] * lineInputs[i]
             right += rightTap[i] * lineInputs[i]
         }
-        let midTapDelay = coefficients.midTapDelay, ringStride = lineStride, ringMask = lineMask, write = lineWrite
+        let midTapDelay = coefficients.midTapDelay
         let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
         let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
         if secondDiffusion == 0 {
             for i in 0..<8 {
-                let midTapped = ReverbCore.load(lines + (i &* ringStride &+ ((write &- Int(midTapDelay[i])) & ringMask)))
+                let midTapped = lineRead(i, delay: Int(midTapDelay[i]))
                 left += midLeftTap[i] * midTapped
                 right += midRightTap[i] * midTapped
             }
         } else {
-            // The second diffusers' output, `midTapDelay` − M behind: w[n−D] − g·w[n−D+M].
             let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
             for i in 0..<8 {
-                let line = lines + i &* ringStride
-                let midTapped = ReverbCore.load(line + ((write &- Int(midTapDelay[i])) & ringMask))
-                    - g * ReverbCore.load(line + ((write &- Int(midTapDelay[i]) &+ Int(secondDelay[i])) & ringMask))
+                let midTapped = secondDiffuserRead(i, delay: Int(midTapDelay[i]), secondDelay: Int(secondDelay[i]), g: g)
                 left += midLeftTap[i] * midTapped
                 right += midRightTap[i] * midTapped
             }
