@@ -83,7 +83,7 @@ def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
         livelib.stop_jack(pid)
         assert wait_until(lambda: (osc.status(timeout=0.3) or None) is not None
                           and osc.status(timeout=0.3).args[5] == "disconnected", 5)
-        pid = livelib.start_jack(server, 48000, 256)
+        pid, _ = livelib.restart_jack(server, 48000, 256)
         assert wait_until(lambda: osc.status(timeout=0.3).args[5] == "running", 8)
         assert wait_until(lambda: connected(server, "wired:out_1", "system:playback_1"), 3)
         # A window for a defect to show: rack has seen the smaller set of connections for longer
@@ -141,18 +141,7 @@ def test_jackd_restarts_timed(tmp_path, rack_binary):
             # behind, and the next server of the name then refuses to start).
             assert wait_until(lambda: not livelib._alive(pid), 10), "jackd did not exit"
             livelib.stop_jack(pid)
-            # jackd itself now and then refuses to start again at once under the same name (its
-            # registration in /dev/shm is still being torn down): that is the server, not rack,
-            # so a start is tried up to three times and the rejoin is timed from the one that took.
-            for attempt in range(3):
-                t1 = time.monotonic()
-                try:
-                    pid = livelib.start_jack(server, 48000, 256)
-                    break
-                except RuntimeError:
-                    if attempt == 2:
-                        raise
-                    time.sleep(1.0)   # a retry's back-off, not a wait a pass depends on
+            pid, t1 = livelib.restart_jack(server, 48000, 256)   # the rejoin is timed from the start that took
             assert wait_until(lambda: state() == "running", 8)
             rejoined = time.monotonic() - t1
             assert wait_until(lambda: connected(server, "timed:out_1", "system:playback_1"), 3)

@@ -177,7 +177,7 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     """The session below; a capture that the server's xruns spoiled (and only such a capture)
     is taken again, at most twice more (as `test_a_recording_replays_on_its_own`); a mismatch
     with no xrun fails at once."""
-    _retaking_spoiled_captures(lambda directory: _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary,
+    livelib.retaking_spoiled_takes(lambda directory: _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                     directory), tmp_path)
 
 
@@ -277,7 +277,7 @@ def _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, t
     assert offset > 0 and level > -40, (offset, level)
     big = np.nonzero(np.abs(diff).max(axis=1) > 10 ** (-90 / 20))[0]
     if db(peak) >= -90 and xruns > 0:
-        raise SkippedCycles(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
+        raise livelib.SpoiledByXruns(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
                             "the capture (a dummy server without realtime scheduling may skip cycles)")
     assert db(peak) < -90, (f"live and re-rendered differ by {db(peak):.1f} dBFS peak (RMS {db(rms):.1f} dBFS), "
                             f"first at {(offset + big[0]) / 48000:.3f} s of the file, in {len(big)} frames; "
@@ -327,7 +327,7 @@ def test_a_recording_across_a_server_back_at_another_rate_replays(tmp_path, rack
         time.sleep(0.5)   # the >= 0.4 s asserted between the two sides of the restart (a lower bound)
         livelib.stop_jack(pid)
         assert livelib.wait_until(lambda: (osc.status() or livelib.Msg("", "", [0] * 6)).args[5] == "disconnected", 5)
-        pid = livelib.start_jack(server, 44100, 256)
+        pid, _ = livelib.restart_jack(server, 44100, 256)
         assert livelib.wait_until(lambda: (osc.status() or livelib.Msg("", "", [0] * 6)).args[0] == 44100, 8)
         osc.send("/rack/cutoff", 2000.0, 0.25)
         osc.send("/rack/room", "plate")
@@ -399,30 +399,12 @@ def _align_best(capture, reference, candidates=8):
     return best[0]
 
 
-def _retaking_spoiled_captures(take, tmp_path) -> None:
-    """Runs `take(directory)` in a fresh directory; a take the server's xruns spoiled (it raises
-    `SkippedCycles`, and only such a take) is run again, at most twice more."""
-    for attempt in (1, 2, 3):
-        directory = tmp_path / f"attempt{attempt}"
-        directory.mkdir()
-        try:
-            take(directory)
-            return
-        except SkippedCycles:
-            if attempt == 3:
-                raise
-
-
-class SkippedCycles(AssertionError):
-    """The capture missed cycles (xruns on the dummy server): the comparison measured the capture."""
-
-
 def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                          tmp_path):
     """The session below; a capture that the server's xruns spoiled (and only such a capture)
     is taken again, at most twice more (two clean-clone runs had xruns in two takes in a row on
     this 2-core machine); a mismatch with no xrun fails at once."""
-    _retaking_spoiled_captures(lambda directory: _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary,
+    livelib.retaking_spoiled_takes(lambda directory: _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                     directory), tmp_path)
 
 
@@ -515,7 +497,7 @@ def _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack
           f"difference peak {db(peak):.1f} dBFS; xruns {xruns}")
     assert level > -40 and (offset + len(captured)) / 48000 > 5.0, (offset, level)
     if db(peak) >= -90 and xruns > 0:
-        raise SkippedCycles(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
+        raise livelib.SpoiledByXruns(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
                             "the capture (a dummy server without realtime scheduling may skip cycles)")
     assert db(peak) < -90, f"live and re-rendered differ by {db(peak):.1f} dBFS peak, with no xrun"
 

@@ -55,8 +55,7 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
             stopper.join()
             assert osc.ping(), "OSC answers while the server is gone"
             osc.send("/rack/mix", float(10 + round_))   # changes while disconnected are kept
-            starting = time.monotonic()
-            pid = livelib.start_jack(server, 48000, 256)
+            pid, starting = livelib.restart_jack(server, 48000, 256)
             back = time.monotonic()
             assert wait_until(lambda: status_state(osc) == "running", 8), f"round {round_}: did not rejoin"
             now = time.monotonic()
@@ -287,7 +286,7 @@ def test_server_back_at_another_rate(tmp_path, rack_binary):
         before = osc.status().args[4]
         livelib.stop_jack(pid)
         assert wait_until(lambda: status_state(osc) == "disconnected", 5)
-        pid = livelib.start_jack(server, 44100, 256)
+        pid, _ = livelib.restart_jack(server, 44100, 256)
         assert wait_until(lambda: status_state(osc) == "running", 8)
         st = osc.status()
         assert st.args[0] == 44100, st.args

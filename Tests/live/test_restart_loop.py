@@ -103,16 +103,7 @@ def test_jackd_restart_loop_restores_connections(tmp_path, rack_binary):
             assert wait_until(lambda: state() == "disconnected", 5), f"round {round_}: not disconnected"
             assert wait_until(lambda: not livelib._alive(pid), 10), "jackd did not exit"
             livelib.stop_jack(pid)
-            # jackd now and then refuses to start at once under the same name (its registration
-            # is still being torn down): that is the server, not rack; up to three tries.
-            for attempt in range(3):
-                try:
-                    pid = livelib.start_jack(server, 48000, 256)
-                    break
-                except RuntimeError:
-                    if attempt == 2:
-                        raise
-                    time.sleep(1.0)   # a retry's back-off, not a wait a pass depends on
+            pid, _ = livelib.restart_jack(server, 48000, 256)
             assert wait_until(lambda: state() == "running", 8), \
                 f"round {round_}: did not rejoin (server answering: {livelib.jack_running(server)}, " \
                 f"status: {state()})\n{rack.describe()}"

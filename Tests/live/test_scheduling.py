@@ -190,7 +190,7 @@ def test_changes_while_the_server_is_gone_are_the_state_it_starts_from(tmp_path,
         assert any(m.address == "/rack/preset" and m.args == ["Warm"] for m in told), "subscribers are told at once"
         assert told and told[-1].address == "/rack/mix" and close_to(told[-1].args[0], 0), told[-3:]
 
-        pid = livelib.start_jack(server, 48000, 256)
+        pid, _ = livelib.restart_jack(server, 48000, 256)
         assert wait_until(lambda: (osc.status(0.5) or livelib.Msg("", "", [0] * 6)).args[5] == "running", 8)
         said = "3 timetagged changes waiting when the JACK server went were dropped (never applied, never reported)"
         assert wait_until(lambda: any(said in line for line in rack.stdout + rack.stderr), 3), rack.describe()
