@@ -68,8 +68,12 @@ public final class JackDriver: @unchecked Sendable {
     /// that wait was said.
     private var closeWaitSince: Double?
     private var closeWaitSaid = false
-    /// The status of the last refused join that was said (0: none since the last join).
-    private var lastJoinFailure: UInt32 = 0
+    /// The last refused join that was said (nil: none since the last join).
+    private var lastRefusal: JoinRefusal?
+    /// When the server went away (control-thread time, s; nil while joined), and whether the
+    /// long outage was said.
+    private var outageSince: Double?
+    private var outageSaid = false
     private var xrunsBefore = 0
     /// The server's rate while it is one the engine cannot serve (output silent meanwhile).
     public private(set) var unsupportedRate: Double?
@@ -150,12 +154,12 @@ public final class JackDriver: @unchecked Sendable {
     private func join() -> Bool {
         var status = jack_status_t(rawValue: 0)
         guard let c = rack_jack_client_open(requestedName, JackNoStartServer, &status, nil) else {
-            noteJoinFailure(status.rawValue)
+            noteRefusal(.status(status.rawValue))
             return false
         }
-        lastJoinFailure = 0
         guard let ctx = rack_jack_create(c, nil, jackRender, 0, 0) else {
             jack_client_close(c)
+            noteRefusal(.ports)
             return false
         }
         rack_jack_hold(ctx)   // until the engine for the running rate is in place
@@ -167,8 +171,10 @@ public final class JackDriver: @unchecked Sendable {
         context = ctx
         guard jack_activate(c) == 0 else {
             leave()
+            noteRefusal(.activation)
             return false
         }
+        lastRefusal = nil
         let rate = runningRate(c, ctx, announced: announced)
         // A rate the engine cannot serve: keep (or make) an engine at a rate it can, and hold
         // it silent until the server's rate is one it serves.
@@ -212,14 +218,45 @@ public final class JackDriver: @unchecked Sendable {
         }
     }
 
+    /// Why a join that reached the server failed.
+    enum JoinRefusal: Equatable {
+        /// The server refused the client (the JACK status of `jack_client_open`).
+        case status(UInt32)
+        /// It opened the client but refused to register its ports.
+        case ports
+        /// It refused to activate the client.
+        case activation
+
+        var sentence: String {
+            switch self {
+            case .status(let status): return "the JACK server refused rack's client (JACK status 0x\(String(status, radix: 16)))"
+            case .ports: return "the JACK server opened rack's client but refused its ports"
+            case .activation: return "the JACK server opened rack's client but refused to activate it"
+            }
+        }
+    }
+
     /// Says a refused join once per reason, except "no server" (the usual answer while the
     /// server is away): a server that answers but refuses rack is not a quiet wait.
-    private func noteJoinFailure(_ status: UInt32) {
+    private func noteRefusal(_ refusal: JoinRefusal) {
         let noServer = JackFailure.rawValue | JackServerFailed.rawValue
-        guard status & ~noServer != 0, status != lastJoinFailure else { return }
-        lastJoinFailure = status
-        log("the JACK server refused rack's client (JACK status 0x\(String(status, radix: 16))); trying again")
+        if case .status(let status) = refusal, status & ~noServer == 0 { return }
+        guard refusal != lastRefusal else { return }
+        lastRefusal = refusal
+        log(refusal.sentence + "; trying again")
     }
+
+    /// Says once per outage when rack has looked for the server for `longOutageSeconds`: the
+    /// user (or a log) learns that rack is still looking, and a server that is up by then but
+    /// answers as absent is told apart from a rejoin that never ran.
+    private func noteLongOutage(now: Double) {
+        guard let since = outageSince, !outageSaid, now - since >= Self.longOutageSeconds else { return }
+        outageSaid = true
+        log("no JACK server to rejoin for \(Int(Self.longOutageSeconds)) s; still looking every \(Self.rejoinInterval) s")
+    }
+
+    /// An outage this long (s) is said once (`noteLongOutage`).
+    static let longOutageSeconds = 5.0
 
     /// A dead client's close at least this long (s) is reported: the next join waits for it.
     static let slowCloseSeconds = 1.0
@@ -311,6 +348,7 @@ public final class JackDriver: @unchecked Sendable {
             log("JACK server went away; OSC keeps answering, rejoining when it is back")
             leave()
             lastRejoinAttempt = now
+            (outageSince, outageSaid) = (now, false)
             return
         }
         if client == nil {
@@ -323,8 +361,11 @@ public final class JackDriver: @unchecked Sendable {
             lastRejoinAttempt = now
             if join() {
                 log("rejoined \(server.description) as '\(clientName)' (\(Int(sampleRate)) Hz, \(bufferSize) frames)")
+                outageSince = nil
                 lastConnectAttempt = now
                 connectWanted()
+            } else {
+                noteLongOutage(now: now)
             }
             return
         }

@@ -310,6 +310,38 @@ def test_server_back_at_another_rate(tmp_path, rack_binary):
     assert code == 0
 
 
+def test_a_long_outage_is_said_once(tmp_path, rack_binary):
+    """A server away for longer than `JackDriver.longOutageSeconds` (5 s): rack says once that
+    it is still looking, 5 to 6.75 s after the stop began (noticed within the contract's 1 s,
+    then the next look), and rejoins when the server is back."""
+    server = f"rack-outage-{os.getpid()}"
+    pid = livelib.start_jack(server, 48000, 256)
+    env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    rack = RackProcess(["--name", "outage", "--osc-port", "0"], env, rack_binary).wait_ready()
+    osc = Osc(rack.osc_port)
+    said = "no JACK server to rejoin for 5 s; still looking every 0.25 s"
+    lines = lambda: [line for line in rack.stdout + rack.stderr if said in line]   # noqa: E731
+    try:
+        stopping = time.monotonic()   # rack cannot notice the outage before this
+        livelib.stop_jack(pid)
+        assert wait_until(lambda: status_state(osc) == "disconnected", 5)
+        # Noticed within the contract's 1 s, then the first look after 5 s (every 0.25 s).
+        assert wait_until(lines, 5 + 1 + 0.25 + 0.5 - (time.monotonic() - stopping)), \
+            f"not said within 6.75 s of the stop\n{rack.describe()}"
+        after = time.monotonic() - stopping
+        assert after >= 5.0, f"said {after:.2f} s after the stop began: before 5 s of outage"
+        print(f"long outage said {after:.2f} s after the stop began")
+        time.sleep(1.0)   # a window for a second line to show (the pass: none came)
+        assert len(lines()) == 1, lines()
+        pid, _ = livelib.restart_jack(server, 48000, 256)
+        assert wait_until(lambda: status_state(osc) == "running", 8), rack.describe()
+    finally:
+        osc.close()
+        code = rack.stop()
+        livelib.stop_jack(pid)
+    assert code == 0
+
+
 def test_buffer_size_changes_and_freewheel(tmp_path, rack_binary):
     """The period changes under a running rack (64 → 1024 → 8192 frames, beyond the engine's
     4096-frame render size) and the server freewheels: rack keeps running, reports the new
