@@ -47,28 +47,11 @@ def helpers(tmp_path_factory) -> dict:
     return livelib.build_helpers(tmp_path_factory.mktemp("bin"))
 
 
-class Jack:
-    def __init__(self, name: str, pid: int):
-        self.name, self.pid = name, pid
-
-    def env(self, **extra) -> dict:
-        return livelib.jack_env(self.name, **extra)
-
-    def ports(self) -> list[str]:
-        return livelib.jack_port_list(self.name)
-
-    def connections(self) -> dict:
-        return livelib.jack_connections(self.name)
-
-
 @pytest.fixture(scope="session")
 def jack():
-    name = f"rack-test-{os.getpid()}"
-    pid = livelib.start_jack(name, 48000, 256)
-    try:
-        yield Jack(name, pid)
-    finally:
-        livelib.stop_jack(pid)
+    """The session's server (a module may override it: test_record.py)."""
+    with livelib.Jack.started(f"rack-test-{os.getpid()}", 48000, 256) as server:
+        yield server
 
 
 @pytest.fixture

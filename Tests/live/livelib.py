@@ -7,6 +7,7 @@ LD_PRELOAD runtime probe).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -78,6 +79,32 @@ def restart_jack(name: str, rate: int = 48000, period: int = 256, tries: int = 3
 
 def stop_jack(pid: int) -> None:
     subprocess.run([str(JACK_SERVER_SCRIPT), "stop", str(pid)], capture_output=True, timeout=20)
+
+
+class Jack:
+    """A private server the suite started: its name, its pid and its clients' environment."""
+
+    def __init__(self, name: str, pid: int):
+        self.name, self.pid = name, pid
+
+    @classmethod
+    @contextlib.contextmanager
+    def started(cls, name: str, rate: int = 48000, period: int = 256):
+        """Starts a server for the `with` block and stops it by its pid after it."""
+        pid = start_jack(name, rate, period)
+        try:
+            yield cls(name, pid)
+        finally:
+            stop_jack(pid)
+
+    def env(self, **extra) -> dict:
+        return jack_env(self.name, **extra)
+
+    def ports(self) -> list[str]:
+        return jack_port_list(self.name)
+
+    def connections(self) -> dict:
+        return jack_connections(self.name)
 
 
 def jack_env(server: str, **extra: str) -> dict:
