@@ -7,8 +7,26 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 import livelib
 from livelib import build_bundle, build_message, close_to
+
+# The capture tests compare every sample heard with a re-render, and a cycle the server skips
+# spoils the capture. The private dummy server has no realtime scheduling: at 256 frames
+# (5.3 ms) it skips a cycle whenever the machine stalls that long (2 and 3 xruns a minute
+# measured, idle and with both cores busy, and a clean-clone run with an xrun in each of three
+# takes), at 1,024 frames (21 ms) none in the same minutes. What these tests assert does not
+# depend on the period (events land on absolute sample positions; block-size invariance is
+# asserted offline to the bit), so this module's tests share a server of their own at 1,024.
+CAPTURE_PERIOD = 1024
+
+
+@pytest.fixture(scope="module")
+def jack():
+    """This module's server (it overrides the session's): 48 kHz, `CAPTURE_PERIOD` frames."""
+    with livelib.Jack.started(f"rack-rec-{os.getpid()}", 48000, CAPTURE_PERIOD) as server:
+        yield server
 
 
 def parse_record(path, starting_state=False):
