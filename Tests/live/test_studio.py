@@ -90,12 +90,14 @@ def _browser():
 
 
 def _listed(driver) -> dict[str, tuple[str, str]]:
-    """The page's list: name → (link, host line)."""
-    out = {}
-    for item in driver.find_elements(By.CSS_SELECTOR, "#racks li"):
-        link = item.find_element(By.TAG_NAME, "a")
-        out[link.text] = (link.get_attribute("href"), item.find_element(By.CLASS_NAME, "rack-host").text)
-    return out
+    """The page's list: name → (link, host line), read in one script: the page redraws the
+    list when its browse answer changes, and elements found one call earlier may be gone (a
+    clean-clone run failed on such a stale element)."""
+    rows = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#racks li')).map(item => {"
+        " const link = item.querySelector('a'), host = item.querySelector('.rack-host');"
+        " return [link ? link.innerText : '', link ? link.href : '', host ? host.innerText : '']; });")
+    return {name: (href, host) for name, href, host in rows}
 
 
 def test_a_page_lists_the_other_rack_follows_its_link_and_sees_it_go(studio, rack_binary, tmp_path):
@@ -121,7 +123,8 @@ def test_a_page_lists_the_other_rack_follows_its_link_and_sees_it_go(studio, rac
         assert studio_json["browsing"] is True and studio_json["capacity"] == 64
         assert [r["url"] for r in studio_json["racks"]] == [other], studio_json
         # Follow the link: the other rack's own page, live, and it lists the first rack.
-        run(lambda: driver.find_element(By.LINK_TEXT, "back").click())
+        run(lambda: driver.execute_script(   # found and clicked in one step (the list may be redrawn)
+            "Array.from(document.querySelectorAll('#racks li a')).find(a => a.innerText === 'back').click();"))
         assert wait_until(lambda: run(lambda: driver.current_url) == other, 10, step=0.1), run(lambda: driver.current_url)
         assert wait_until(lambda: run(lambda: driver.find_element(By.ID, "connection").text) == "connected", 10)
         assert run(lambda: driver.find_element(By.ID, "title").text) == "back"
