@@ -329,6 +329,7 @@ class RackProcess:
         self.http_port: int | None = None
         self.server: str | None = None   # "PipeWire 0.3.65" or "JACK 1.9.21"
         self.ready_at: float | None = None
+        self.joined_at: float | None = None   # when the "joined JACK server" line came
         self._cond = threading.Condition()
         self.started_at = time.monotonic()
         self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -351,6 +352,7 @@ class RackProcess:
                 m = READY_JOINED.match(line)
                 if m and sink is self.stdout:
                     self.client_name, self.rate, self.period = m.group(1), int(m.group(2)), int(m.group(3))
+                    self.joined_at = time.monotonic()
                 m = READY_HTTP.match(line)
                 if m and sink is self.stdout:
                     self.http_host, self.http_port = m.group(1), int(m.group(2))
