@@ -6,8 +6,10 @@ Every process a test starts is stopped by its pid when the test ends, pass or fa
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -49,9 +51,32 @@ def helpers(tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="session")
 def jack():
-    """The session's server (a module may override it: test_record.py)."""
+    """The session's server (a module may override it: test_record.py), with a bystander on it
+    for the whole session: another vendor's client (jack_simple_client: its sine on the system
+    playback ports, as on a studio's server) with a JACK metadata property on its port. No test
+    may depend on what else runs on the server or is in its metadata."""
     with livelib.Jack.started(f"rack-test-{os.getpid()}", 48000, 256) as server:
-        yield server
+        with bystander(server):
+            yield server
+
+
+@contextlib.contextmanager
+def bystander(server):
+    client = subprocess.Popen(["jack_simple_client"], env=server.env(), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert livelib.wait_until(lambda: "jack_simple_client:output1" in server.ports(), 10), \
+            f"the bystander client did not join: {server.ports()}"
+        subprocess.run(["jack_property", "-p", "-s", "jack_simple_client:output1", "http://jackaudio.org/metadata/pretty-name",
+                        "a bystander's tone"], env=server.env(), capture_output=True, timeout=10, check=True)
+        yield client
+    finally:
+        client.terminate()
+        try:
+            client.wait(5)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            client.wait(5)
 
 
 @pytest.fixture
