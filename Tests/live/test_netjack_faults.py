@@ -25,7 +25,7 @@ from netjacklib import DSP_LINK
 
 RATE, PERIOD = 48000, 256
 # How long after the dsp host joined again rack's connections and then the sound must be back:
-# rack makes its wanted connections when the ports register (measured within 2 s); a round trip
+# rack makes its wanted connections when the ports register (measured 0.0-1.0 s); a round trip
 # records 1.2 s plus netloop's start, so a few tries fit on a loaded machine.
 BACK_SECONDS = 10.0
 
