@@ -29,16 +29,18 @@ extension JackDriver {
 
     /// Looks at the connections: what is made is wanted; a wanted connection seen made at the
     /// last look and missing now, while both ends exist, is being undone by someone (forgotten
-    /// once that has lasted a second). Not when a port went away since the last look: then the
-    /// peer may have been removed and made again under the same name (WirePlumber re-creates a
-    /// sink's ports when it configures it, right after a server restart), which takes its links
+    /// once that has lasted a second). Not when a port went away less than `portChurnSeconds`
+    /// ago: then the peer may have been removed and made again under the same name (WirePlumber
+    /// re-creates a sink's ports when it configures it, right after a server restart; jackd2's
+    /// netjack2 driver its `system` ports when it joins its master again), which takes its links
     /// along without anyone undoing them; `connectWanted` makes it again.
     func rememberConnections(now: Double) {
         guard isRunning, let context else { return }
+        let gone = rack_jack_ports_unregistered(context)   // before the connections: see below
         let current = currentConnections()
-        let gone = rack_jack_ports_unregistered(context)
-        let portsWentAway = gone != portsGoneSeen
+        if gone != portsGoneSeen { portsWentAwayAt = now }
         portsGoneSeen = gone
+        let portsWentAway = now - portsWentAwayAt < Self.portChurnSeconds
         for name in Self.portNames {
             let here = current[name] ?? []
             for peer in here.sorted() { want(name, peer) }
@@ -59,6 +61,15 @@ extension JackDriver {
         }
         seen = current
     }
+
+    /// How long after a port went away a missing link is not taken for one someone undid. The
+    /// links a client reads can trail the ports' registrations: a netjack2 driver that lost its
+    /// master and found it again at once removed and made its ports again between two looks,
+    /// and the next look (within a few periods) still showed the old link, the one after that
+    /// none, with the port there; counted from that second look, the link was forgotten a second
+    /// later and never made again. A second covers that lag many times over; the price is that
+    /// a link someone undoes within a second of any port going away is made again.
+    static let portChurnSeconds = 1.0
 
     private func want(_ name: String, _ peer: String) {
         if !(wanted[name] ?? []).contains(peer) { wanted[name, default: []].append(peer) }

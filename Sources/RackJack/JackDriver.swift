@@ -58,6 +58,8 @@ public final class JackDriver: @unchecked Sendable {
     var undoneSince: [String: Double] = [:]
     /// Ports (of any client) gone in this join, as counted at the last look at the connections.
     var portsGoneSeen: UInt64 = 0
+    /// When a look last found that count changed (control-thread time, s).
+    var portsWentAwayAt = -Double.infinity
     private var lastConnectionPoll = 0.0
     private var lastConnectAttempt = 0.0
     private var lastRejoinAttempt = 0.0
@@ -199,6 +201,7 @@ public final class JackDriver: @unchecked Sendable {
         seen = [:]
         undoneSince = [:]
         portsGoneSeen = 0
+        portsWentAwayAt = -.infinity
         // Pretty names for patchbays that show JACK metadata, carrying the client's real name
         // ("fx input L"); not fatal if the server lacks metadata.
         _ = rack_jack_set_pretty_names(ctx, clientName)
