@@ -359,8 +359,11 @@ public final class JackDriver: @unchecked Sendable {
         followSampleRate()
         // Look first, then connect: a link the server dropped since the last look (its peer
         // made again) is known as missing, not as made, when the wanted ones are connected.
+        // A port gone since the last look is looked at too: a peer's port made again under its
+        // name took its links along without anyone undoing them (`rememberConnections`).
         let changed = context.map { rack_jack_take_connections_changed($0) != 0 } ?? false
-        if changed || undoneDecisionDue(now: now) {
+        let portsGone = context.map { rack_jack_ports_unregistered($0) != portsGoneSeen } ?? false
+        if changed || portsGone || undoneDecisionDue(now: now) {
             rememberConnections(now: now)
         }
         let registered = context.map { rack_jack_take_ports_registered($0) != 0 } ?? false
