@@ -19,10 +19,12 @@ extension RackController {
 
     /// Whether the render thread may have echoes the loop is waiting for: within
     /// `ControllerTuning.echoWindowSeconds` of the last post or echo, while scheduled events
-    /// wait to sound, while the engine is to take up the state, and while a player swap is in
+    /// wait to sound, while the engine is to take up the state (or the driver has just joined or
+    /// lost a server the controller has not seen come or go yet), and while a player swap is in
     /// flight (its released ring comes back as an echo).
     func awaitsEchoes(now: Double) -> Bool {
-        now < echoesAwaitedUntil || ledger.scheduled > 0 || restartPending || player.isSwapping
+        now < echoesAwaitedUntil || ledger.scheduled > 0 || restartPending || host.isRunning != engineLinked
+            || player.isSwapping
     }
 
     /// Something was posted, or an echo came: more may follow within the echo window.
