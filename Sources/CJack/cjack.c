@@ -10,6 +10,21 @@
 #include <signal.h>
 #include <string.h>
 #include <stdio.h>
+#include <unistd.h>
+
+static _Atomic int wake_fd = -1;
+
+void rack_wake_install(int fd) { atomic_store(&wake_fd, fd); }
+
+/// A byte to the control thread's wake pipe (async-signal-safe; a full pipe already wakes).
+/// Called from JACK's notification thread and the stop signals' handler, never from `process`.
+static void wake_control(void) {
+    int fd = atomic_load(&wake_fd);
+    if (fd < 0) return;
+    char one = 1;
+    ssize_t n = write(fd, &one, 1);
+    (void)n;
+}
 
 jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t options,
                                      jack_status_t *status, const char *server_name) {
@@ -150,17 +165,20 @@ static void on_shutdown(jack_status_t code, const char *reason, void *arg) {
     (void)code; (void)reason;
     struct rack_jack *c = arg;
     atomic_store(&c->shut_down, 1);
+    wake_control();
 }
 
 /// PipeWire's JACK (0.3.65) calls only the plain shutdown callback; jackd2 calls both.
 static void on_plain_shutdown(void *arg) {
     struct rack_jack *c = arg;
     atomic_store(&c->shut_down, 1);
+    wake_control();
 }
 
 static int on_sample_rate(jack_nframes_t rate, void *arg) {
     struct rack_jack *c = arg;
     atomic_store(&c->sample_rate, rate);
+    wake_control();
     return 0;
 }
 
@@ -169,11 +187,13 @@ static void on_port_registration(jack_port_id_t port, int registered, void *arg)
     struct rack_jack *c = arg;
     if (registered) atomic_store(&c->ports_registered, 1);
     else atomic_fetch_add(&c->ports_unregistered, 1);
+    wake_control();
 }
 
 static int on_buffer_size(jack_nframes_t nframes, void *arg) {
     struct rack_jack *c = arg;
     atomic_store(&c->buffer_size, nframes);
+    wake_control();
     return 0;
 }
 
@@ -181,6 +201,7 @@ static void on_port_connect(jack_port_id_t a, jack_port_id_t b, int connect, voi
     (void)a; (void)b; (void)connect;
     struct rack_jack *c = arg;
     atomic_store(&c->connections_changed, 1);
+    wake_control();
 }
 
 rack_jack_t *rack_jack_create(jack_client_t *client, void *engine, rack_render_fn render, uint32_t max_frames,
@@ -368,6 +389,7 @@ static volatile sig_atomic_t stop_requested = 0;
 static void on_stop_signal(int sig) {
     (void)sig;
     stop_requested = 1;
+    wake_control();
 }
 
 void rack_signals_install(void) {

@@ -48,6 +48,9 @@ public final class LiveState: Sendable {
     private struct Listener {
         var paths: Set<String> = []
         let queue: AsyncStream<Outgoing>.Continuation
+        /// A WebSocket connection (not one of the page's picture workers): its listening makes
+        /// the control side publish the periodic values (`isListened`).
+        let isConnection: Bool
     }
 
     private struct Inner {
@@ -60,9 +63,15 @@ public final class LiveState: Sendable {
     /// The other racks on the network (`GET /studio`, and pushed to WebSockets that listen).
     public let studio = StudioDirectory()
 
+    /// Called on the HTTP side when a connection starts listening to a node (the control
+    /// thread's wake: it publishes the periodic values only while they are listened to).
+    private let listening: @Sendable () -> Void
+
     /// Starts from the parameter table's defaults; the control side publishes the real values
-    /// before the server accepts connections.
-    public init() {
+    /// before the server accepts connections. `listening` is called whenever a connection
+    /// starts listening to a node.
+    public init(listening: @escaping @Sendable () -> Void = {}) {
+        self.listening = listening
         var values: [String: [LiveValue]] = [:]
         for spec in Parameters.all {
             values[spec.address] = [Self.value(spec, spec.defaultValue)]
@@ -113,12 +122,13 @@ public final class LiveState: Sendable {
 
     // MARK: - WebSocket listeners
 
-    /// Registers a connection; its pushes go to `queue`.
-    func addListener(_ queue: AsyncStream<Outgoing>.Continuation) -> Int {
+    /// Registers a listener; its pushes go to `queue`. `isConnection`: a WebSocket connection,
+    /// not one of the page's picture workers.
+    func addListener(_ queue: AsyncStream<Outgoing>.Continuation, isConnection: Bool = true) -> Int {
         inner.withLock { s in
             let id = s.nextID
             s.nextID += 1
-            s.listeners[id] = Listener(queue: queue)
+            s.listeners[id] = Listener(queue: queue, isConnection: isConnection)
             return id
         }
     }
@@ -132,6 +142,13 @@ public final class LiveState: Sendable {
         inner.withLock { s in
             if on { s.listeners[id]?.paths.insert(path) } else { s.listeners[id]?.paths.remove(path) }
         }
+        if on { listening() }
+    }
+
+    /// Whether a WebSocket connection listens to the node at `address` (the control side
+    /// publishes `/rack/meter` and `/rack/status` at their rate only then).
+    public func isListened(_ address: String) -> Bool {
+        inner.withLock { s in s.listeners.values.contains { $0.isConnection && $0.paths.contains(address) } }
     }
 
     /// How many connections listen (tests).

@@ -29,8 +29,11 @@ public final class PlayerStream: @unchecked Sendable {
     private var stopped = false
 
     /// Opens `path` for playback at `sampleRate` from `startSeconds`. Errors (missing,
-    /// not a regular file, not audio, more than two channels, empty) are thrown at once.
-    public init(path: String, sampleRate: Double, startSeconds: Double = 0, loop: Bool) throws(AudioFileError) {
+    /// not a regular file, not audio, more than two channels, empty) are thrown at once; a read
+    /// error the reader thread meets later is kept (`error`) and `failed` is called on that
+    /// thread (the control thread's wake).
+    public init(path: String, sampleRate: Double, startSeconds: Double = 0, loop: Bool,
+                failed: @escaping @Sendable () -> Void = {}) throws(AudioFileError) {
         self.path = path
         self.sampleRate = sampleRate
         let reader = try ResamplingReader(path: path, targetRate: sampleRate)
@@ -48,7 +51,7 @@ public final class PlayerStream: @unchecked Sendable {
         let ring = StereoRing(minimumCapacity: Int(PlayerStreamTuning.ringSeconds * sampleRate), passes: passes)
         ring.isLooping = loop
         self.ring = ring
-        feeder = StreamFeeder(reader: reader, ring: ring)
+        feeder = StreamFeeder(reader: reader, ring: ring, sampleRate: sampleRate, failed: failed)
         // Pre-fill so that playback starts without an underrun (a failure frees the feeder,
         // the ring and the file with it: no thread was started).
         try feeder.fill(upTo: Int(PlayerStreamTuning.prefillSeconds * sampleRate))
@@ -118,10 +121,16 @@ private final class StreamFeeder: @unchecked Sendable {
     private let ended = DispatchSemaphore(value: 0)
     private let chunk = 4096
     private let buffer: UniqueStereo
+    /// The ring's rate (Hz): the render thread takes this many frames a second while it plays.
+    private let sampleRate: Double
+    /// Called on the thread when a read fails.
+    private let failed: @Sendable () -> Void
 
-    init(reader: ResamplingReader, ring: StereoRing) {
+    init(reader: ResamplingReader, ring: StereoRing, sampleRate: Double, failed: @escaping @Sendable () -> Void) {
         self.reader = reader
         self.ring = ring
+        self.sampleRate = sampleRate
+        self.failed = failed
         buffer = UniqueStereo(frames: chunk)
     }
 
@@ -161,10 +170,20 @@ private final class StreamFeeder: @unchecked Sendable {
             } catch {
                 failure.withLock { $0 = error }
                 ring.setFinished(true)
+                failed()
             }
-            // Sleep a fraction of the ring's length: the ring never runs dry between wakes.
-            _ = wake.wait(timeout: .now() + PlayerStreamTuning.pollSeconds)
+            _ = wake.wait(timeout: .now() + sleepSeconds())
         }
+    }
+
+    /// How long the thread may sleep: until what the ring holds has fallen to
+    /// `PlayerStreamTuning.refillSeconds` at the rate the render thread takes it (it never takes
+    /// faster), within the tuning's shortest and longest sleep. A finished ring (a read error)
+    /// is never topped up again: the longest sleep.
+    private func sleepSeconds() -> Double {
+        guard !ring.isFinished else { return PlayerStreamTuning.longestSleepSeconds }
+        let lasts = Double(ring.availableToRead) / sampleRate - PlayerStreamTuning.refillSeconds
+        return min(max(lasts, PlayerStreamTuning.shortestSleepSeconds), PlayerStreamTuning.longestSleepSeconds)
     }
 }
 
@@ -174,6 +193,14 @@ public enum PlayerStreamTuning {
     public static let ringSeconds = 1.0
     /// Decoded before playback starts.
     public static let prefillSeconds = 0.25
-    /// The reader's wake-up period.
-    public static let pollSeconds = 0.01
+    /// The reader tops the ring up once it holds no more than this: half the ring, so a read
+    /// that takes half a second (a busy machine, a slow disk) still finds sound in the ring.
+    public static let refillSeconds = 0.5 * ringSeconds
+    /// The reader's shortest sleep between top-ups (the period it used to wake at always): a
+    /// ring drained below `refillSeconds` is topped up at least this often.
+    public static let shortestSleepSeconds = 0.01
+    /// The reader's longest sleep: half the ring, so that a ring nobody takes from (the
+    /// transport stopped) costs two wakes a second, and one the render thread drains is looked
+    /// at before it falls below `refillSeconds` (a full ring holds the ring's length).
+    public static let longestSleepSeconds = 0.5 * ringSeconds
 }

@@ -50,7 +50,7 @@ extension JackDriver {
                 if let since = undoneSince[key] {
                     if !exists(peer) {
                         undoneSince[key] = nil            // the peer went away: wait for it
-                    } else if now - since >= 1 {
+                    } else if now - since >= Self.undoneSeconds {
                         undoneSince[key] = nil            // undone by someone: no longer wanted
                         wanted[name]?.removeAll { $0 == peer }
                     }

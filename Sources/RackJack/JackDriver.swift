@@ -60,12 +60,12 @@ public final class JackDriver: @unchecked Sendable {
     var portsGoneSeen: UInt64 = 0
     /// When a look last found that count changed (control-thread time, s).
     var portsWentAwayAt = -Double.infinity
-    private var lastConnectionPoll = 0.0
-    private var lastConnectAttempt = 0.0
-    private var lastRejoinAttempt = 0.0
+    /// When the wanted connections were last made, and a join last tried (control-thread time, s).
+    var lastConnectAttempt = 0.0
+    var lastRejoinAttempt = 0.0
     /// Closes of dead clients still running on their threads: no join is tried meanwhile, so
     /// the control thread never waits on JACK's open/close lock (OSC keeps answering).
-    private let closing = ClosesInFlight()
+    let closing = ClosesInFlight()
     /// When the rejoin began waiting for such a close (control-thread time, s), and whether
     /// that wait was said.
     private var closeWaitSince: Double?
@@ -344,8 +344,9 @@ public final class JackDriver: @unchecked Sendable {
     /// Stops for good.
     public func close() { leave() }
 
-    /// Control-thread housekeeping, call often: notices a vanished server, rejoins when one
-    /// comes back, follows the server's sample rate, keeps the wanted connections.
+    /// Control-thread housekeeping: notices a vanished server, rejoins when one comes back,
+    /// follows the server's sample rate, keeps the wanted connections. Call it when JACK's
+    /// notifications wake the control thread (`rack_wake_install`) and by `nextDeadline`.
     public func poll(now: Double) {
         if let context, rack_jack_is_shut_down(context) != 0 {
             log("JACK server went away; OSC keeps answering, rejoining when it is back")
@@ -355,35 +356,43 @@ public final class JackDriver: @unchecked Sendable {
             return
         }
         if client == nil {
-            guard closing.count == 0 else {
-                noteCloseWait(now: now)
-                return
-            }
-            closeWaitSince = nil
-            guard now - lastRejoinAttempt >= Self.rejoinInterval else { return }
-            lastRejoinAttempt = now
-            if join() {
-                log("rejoined \(server.description) as '\(clientName)' (\(Int(sampleRate)) Hz, \(bufferSize) frames)")
-                outageSince = nil
-                lastConnectAttempt = now
-                connectWanted()
-            } else {
-                noteLongOutage(now: now)
-            }
+            rejoin(now: now)
             return
         }
         followSampleRate()
         // Look first, then connect: a link the server dropped since the last look (its peer
         // made again) is known as missing, not as made, when the wanted ones are connected.
+        // A port gone since the last look is looked at too: a peer's port made again under its
+        // name took its links along without anyone undoing them (`rememberConnections`).
         let changed = context.map { rack_jack_take_connections_changed($0) != 0 } ?? false
-        if changed || now - lastConnectionPoll >= 0.5 {
-            lastConnectionPoll = now
+        let portsGone = context.map { rack_jack_ports_unregistered($0) != portsGoneSeen } ?? false
+        if changed || portsGone || undoneDecisionDue(now: now) {
             rememberConnections(now: now)
         }
         let registered = context.map { rack_jack_take_ports_registered($0) != 0 } ?? false
-        if registered || (now - lastConnectAttempt >= 1 && hasMissingWanted) {
+        if registered || (now - lastConnectAttempt >= Self.connectRetrySeconds && hasMissingWanted) {
             lastConnectAttempt = now
             connectWanted()
+        }
+    }
+
+    /// While no server is joined: tries a join every `rejoinInterval`, once no dead client is
+    /// being closed.
+    private func rejoin(now: Double) {
+        guard closing.count == 0 else {
+            noteCloseWait(now: now)
+            return
+        }
+        closeWaitSince = nil
+        guard now - lastRejoinAttempt >= Self.rejoinInterval else { return }
+        lastRejoinAttempt = now
+        if join() {
+            log("rejoined \(server.description) as '\(clientName)' (\(Int(sampleRate)) Hz, \(bufferSize) frames)")
+            outageSince = nil
+            lastConnectAttempt = now
+            connectWanted()
+        } else {
+            noteLongOutage(now: now)
         }
     }
 
@@ -432,7 +441,7 @@ private struct DeadClient: @unchecked Sendable {
 }
 
 /// How many dead clients are being closed on their own threads (the control thread reads it).
-private final class ClosesInFlight: @unchecked Sendable {
+final class ClosesInFlight: @unchecked Sendable {
     private let lock = NSLock()
     private var running = 0
     var count: Int { lock.lock(); defer { lock.unlock() }; return running }

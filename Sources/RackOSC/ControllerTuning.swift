@@ -11,8 +11,24 @@ public enum OSCDefaults {
 
 /// Constants of the control thread.
 public enum ControllerTuning {
-    /// How long the control loop waits for a packet before doing its periodic work.
-    public static let pollMilliseconds: Int32 = 5
+    /// How often, in seconds, the control loop looks for the render thread's echoes while it
+    /// awaits them (`RackController.awaitsEchoes`): feedback of a change reaches subscribers,
+    /// the web page and MIDI out within this of the cycle that applied it (the period the
+    /// loop used to poll at always).
+    public static let echoLookSeconds = 0.005
+    /// How long, in seconds, the loop keeps looking for echoes after the last post or echo: an
+    /// immediate event is applied in the next JACK cycle, and a long period (8,192 frames at
+    /// 22.05 kHz) lasts 0.37 s.
+    public static let echoWindowSeconds = 0.5
+    /// How often, in seconds, the loop looks for what MIDI input made (program changes, MIDI
+    /// learn, controller moves) while `midi_in` has a connection; never while it has none. The
+    /// round trip from a program change to its first feedback CC is bounded by 56 ms, two of
+    /// these looks and three periods at 256 frames and 48 kHz.
+    public static let midiLookSeconds = 0.02
+    /// The longest sleep of the control loop, in seconds, however little is pending: a safety
+    /// net under the wakes (a datagram, JACK's notifications, the WebSocket's inbox, a stop
+    /// signal), so that anything no wake announces is looked at within the contract's second.
+    public static let longestSleepSeconds = 1.0
     /// Longest stretch, in seconds, the control loop spends handling datagrams before it runs
     /// its periodic work (applied-event echoes, meters, the driver's loss detection and rejoin,
     /// recording flushes), however fast datagrams keep coming. With one datagram's handling on

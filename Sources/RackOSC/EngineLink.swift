@@ -51,6 +51,7 @@ extension RackController {
         guard engine.queueSpace >= events.count else { throw .busy }
         for e in events { _ = engine.post(e) }
         ledger.posted(scheduled: scheduled)
+        awaitEchoes()
         return true
     }
 

@@ -64,6 +64,12 @@ final class Feedback {
         guard held < ControllerTuning.maximumSubscriptionsPerAddress else { throw Reason("too many subscriptions from this address") }
     }
 
+    /// When the first lease runs out (seconds on the controller's clock); nil while every
+    /// subscription is local (they stay) or there is none.
+    var firstExpiry: Double? {
+        (subscriptions + meterSubscriptions).map(\.expires).filter(\.isFinite).min()
+    }
+
     /// Ends the subscriptions whose lease ran out by `now`.
     func expire(now: Double) {
         subscriptions.removeAll { $0.expires <= now }

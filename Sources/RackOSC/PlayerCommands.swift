@@ -70,6 +70,7 @@ extension RackController {
     /// Runs (or defers) `load` and reports its failure.
     func run(_ load: PlayerLoad) {
         guard let engine else { return }
+        awaitEchoes()
         switch player.load(load, into: engine) {
         case .loaded, .deferred:
             break

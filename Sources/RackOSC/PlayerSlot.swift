@@ -50,6 +50,13 @@ final class PlayerSlot {
     /// empty while it plays, and again once another file or position is loaded.
     var failure = ""
 
+    /// Called on a stream's reader thread when a read fails (the control thread's wake, so the
+    /// failure is reported at once, not at the loop's next timer).
+    var readFailed: @Sendable () -> Void = {}
+    /// A swap is in flight: a stream the engine crossfades away from, or a load waiting for
+    /// that (the control loop looks for the released ring's echo meanwhile).
+    var isSwapping: Bool { !retired.isEmpty || deferred != nil }
+
     /// The file asked for last: the deferred load's, else the playing one's.
     var newestPath: String? { deferred?.path ?? stream?.path }
 
@@ -62,7 +69,8 @@ final class PlayerSlot {
         }
         let s: PlayerStream
         do {
-            s = try PlayerStream(path: load.path, sampleRate: engine.sampleRate, startSeconds: load.startSeconds, loop: loop)
+            s = try PlayerStream(path: load.path, sampleRate: engine.sampleRate, startSeconds: load.startSeconds, loop: loop,
+                               failed: readFailed)
         } catch {
             return .failed(error)
         }

@@ -72,7 +72,19 @@ public final class RackController {
     let recorder: SessionRecorder
     private var errorBudget = ErrorBudget()
     private var replyBudget = ReplyBudget()
-    private var lastMeterTime = 0.0
+    /// When the meters were last taken (seconds on `clock`).
+    private(set) var lastMeterTime = 0.0
+    /// Until when (seconds on `clock`) the loop looks for echoes at the short interval: a while
+    /// after the last post and the last echo (`awaitEchoes`).
+    var echoesAwaitedUntil = -Double.infinity
+    /// Whether the HTTP side has a listener of `/rack/meter` (the meters are then taken at
+    /// their rate, as for a subscriber); set by the owner.
+    public var meterObserved: () -> Bool = { false }
+    /// Wakes the loop from any thread (the socket's wake): a stream's reader thread calls it
+    /// when a read fails. Set by the owner.
+    public var wake: @Sendable () -> Void = {} {
+        didSet { player.readFailed = wake }
+    }
     /// Seconds, monotonic (the error budget's window and the loop's timers); tests set their own.
     var clock: () -> Double = monotonicSeconds
 
@@ -126,20 +138,23 @@ public final class RackController {
 
     /// Serves until `shouldStop` says so, reading datagrams from `source` (the UDP socket):
     /// applies them, and between packets relays what the render thread applied (subscribers,
-    /// recording), frees released rings, and runs `housekeeping` (the driver's reconnection).
-    /// The periodic work (`tick`, `housekeeping`,
-    /// the recording's flush) runs first in every pass; then datagrams are handled until none
-    /// waits or `ControllerTuning.housekeepingSeconds` have passed, so a sustained stream
-    /// never starves it: it runs at least every 20 ms plus one datagram's handling.
-    public func serve(from source: DatagramSource, shouldStop: () -> Bool, housekeeping: (Double) -> Void) {
+    /// recording), frees released rings, and runs `housekeeping` (the driver's reconnection,
+    /// MIDI, the HTTP side), which returns when it next has work of its own (nil: none).
+    /// The periodic work (`tick`, `housekeeping`, the recording's flush) runs first in every
+    /// pass; then the loop sleeps until a datagram or a wake of the source comes, or the first
+    /// deadline of what is pending (`nextDeadline` and the housekeeping's) is due. Datagrams are
+    /// handled until none waits or `ControllerTuning.housekeepingSeconds` have passed, so a
+    /// sustained stream never starves it: it runs at least every 20 ms plus one datagram's handling.
+    public func serve(from source: DatagramSource, shouldStop: () -> Bool, housekeeping: (Double) -> Double?) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while !shouldStop() {
             let now = clock()
             tick(now: now)
-            housekeeping(now)
+            let hostDue = housekeeping(now)
             do { try recorder.flushIfDue(now: now, engine: engine) } catch { log(error.message) }
+            let due = [hostDue, nextDeadline(now: now)].compactMap { $0 }.min()
             buffer.withUnsafeMutableBytes { buf in
-                var timeout: Int32 = ControllerTuning.pollMilliseconds
+                var timeout = Self.pollTimeout(until: due, now: clock())
                 while let (n, from) = source.receive(into: buf, timeoutMilliseconds: timeout) {
                     timeout = 0
                     handle(datagram: UnsafeRawBufferPointer(rebasing: buf[0..<n]), from: from)
@@ -262,6 +277,7 @@ public final class RackController {
     func drainApplied() {
         guard let engine else { return }
         while let e = engine.nextApplied() {
+            awaitEchoes()
             guard ledger.echoed(e) else { continue }
             switch e.action {
             case let .releasedRing(ring):

@@ -24,6 +24,10 @@ public final class SessionRecorder {
     private var failureReported = false
     private var unsynced = false
     private var lastSync = 0.0
+    /// When `flushIfDue` last ran (seconds on the controller's clock).
+    private var lastRetry = 0.0
+    /// The last write failed: its lines wait for a retry.
+    private var writeFailed = false
 
     /// The engine whose samples the recent lines count, and where its sample 0 lies in the
     /// file (seconds).
@@ -184,6 +188,7 @@ public final class SessionRecorder {
             }
             return true
         }
+        writeFailed = !ok
         if ok {
             goodLength += off_t(written)
             pending.removeAll(keepingCapacity: true)
@@ -204,13 +209,28 @@ public final class SessionRecorder {
     /// a write problem once.
     func flushIfDue(now: Double, engine: Engine?) throws(RackError) {
         observe(engine)
+        lastRetry = now
         writePending()
-        if unsynced && now - lastSync > ControllerTuning.recordFlushSeconds {
+        if unsynced && now - lastSync >= ControllerTuning.recordFlushSeconds {
             lastSync = now
             sync()
         }
         try reportFailure()
     }
+
+    /// When `flushIfDue` next has work (seconds on the controller's clock): lines to write at
+    /// once (lines a failed write left over: a retry every `recordRetrySeconds`), else the sync
+    /// of what was written, `ControllerTuning.recordFlushSeconds` after the last one; nil
+    /// without a recording or with everything synced.
+    var nextFlush: Double? {
+        guard path != nil else { return nil }
+        if !pending.isEmpty { return writeFailed ? lastRetry + Self.recordRetrySeconds : lastRetry }
+        return unsynced ? lastSync + ControllerTuning.recordFlushSeconds : nil
+    }
+
+    /// How often, in seconds, lines a failed write left over are written again (a full disk
+    /// that frees up loses nothing meanwhile; the problem is said once).
+    static let recordRetrySeconds = 1.0
 
     /// At exit: everything written and synced. Lines that still cannot be written (a full
     /// disk) are a loss: thrown whether or not the write problem was reported before, so

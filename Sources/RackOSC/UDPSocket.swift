@@ -51,6 +51,11 @@ public final class UDPSocket: @unchecked Sendable {
         for end in wakePipe { close(end) }
     }
 
+    /// The write end of the wake pipe, for code that cannot call `wake()` (JACK's notification
+    /// callbacks and the stop signals' handler, through `rack_wake_install`): a byte written
+    /// to it is a `wake()`.
+    public var wakeDescriptor: Int32 { wakePipe[1] }
+
     /// Ends the current (or the next) wait of `receive` at once. Any thread; never blocks.
     public func wake() {
         var one: UInt8 = 1

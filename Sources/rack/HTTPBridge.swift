@@ -28,6 +28,8 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     private var presetNames: [String] = []
     private var playerState: [LiveValue] = []
     private var lastPeriodic = 0.0
+    /// The status as last published, without the values that move in every cycle.
+    private var steadyStatus: [LiveValue] = []
 
     init(socket: UDPSocket, state: LiveState) {
         self.socket = socket
@@ -80,16 +82,22 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     }
 
     /// The values that are not changes: the status, the preset list (after a save or delete
-    /// from anywhere) and the player's state (file, transport, loop), `statusHz` times a
-    /// second; the last two are pushed only when they changed.
-    func publishPeriodic(now: Double, controller: RackController, driver: JackDriverStatus) {
-        guard now - lastPeriodic >= 1 / Self.statusHz else { return }
-        lastPeriodic = now
-        state.publish("/rack/status", [
-            .int(Int(driver.sampleRate)), .int(driver.bufferSize), .int(driver.xruns),
-            .float(driver.dspLoadPercent), .float(controller.playerSeconds), .string(driver.stateName),
-            .int(driver.engine?.monitor.get(.replacedInputSamples) ?? 0), .string(controller.playerFailure),
-        ])
+    /// from anywhere) and the player's state (file, transport, loop), looked at in every pass of
+    /// the control loop; the last two are pushed only when they changed. The status is pushed
+    /// `statusHz` times a second while a WebSocket listens to it; otherwise when it changed
+    /// other than in the position and the DSP load, which move in every cycle (so HTTP's
+    /// `?VALUE` gives those as of the loop's last pass). Returns when the next push is due
+    /// (nil: none until something changes).
+    @discardableResult
+    func publishPeriodic(now: Double, controller: RackController, driver: JackDriverStatus) -> Double? {
+        let status = Self.status(controller: controller, driver: driver)
+        let listened = state.isListened("/rack/status")
+        let steady = Self.steady(status)
+        if listened ? now - lastPeriodic >= 1 / Self.statusHz : steady != steadyStatus {
+            lastPeriodic = now
+            steadyStatus = steady
+            state.publish("/rack/status", status)
+        }
         let player = controller.playerStateMessage
         let playerValues = player.arguments.compactMap(Self.liveValue)
         if playerValues != playerState {
@@ -101,6 +109,22 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
             presetNames = names
             state.setPresetNames(names)
         }
+        return listened ? lastPeriodic + 1 / Self.statusHz : nil
+    }
+
+    /// `/rack/status` as published: rate, period, xruns, DSP load, position, JACK state,
+    /// replaced input samples, the player's failure.
+    private static func status(controller: RackController, driver: JackDriverStatus) -> [LiveValue] {
+        [
+            .int(Int(driver.sampleRate)), .int(driver.bufferSize), .int(driver.xruns),
+            .float(driver.dspLoadPercent), .float(controller.playerSeconds), .string(driver.stateName),
+            .int(driver.engine?.monitor.get(.replacedInputSamples) ?? 0), .string(controller.playerFailure),
+        ]
+    }
+
+    /// The status without the values that move in every cycle (the DSP load and the position).
+    private static func steady(_ status: [LiveValue]) -> [LiveValue] {
+        status.enumerated().filter { ![3, 4].contains($0.offset) }.map(\.element)
     }
 
     /// Status pushes per second (the page's position and JACK state).

@@ -89,6 +89,9 @@ struct RunCommand: ParsableCommand {
             let presetName = start.presetName
             // OSC first: under a session manager the session decides the client name and state.
             let socket = try bindOSCSocket()
+            // JACK's notifications and the stop signals wake the control loop through it.
+            rack_wake_install(socket.wakeDescriptor)
+            defer { rack_wake_install(-1) }
             let (clientName, session, nsm) = try joinSession(socket: socket)
             if let session { state = session.state }
             if let record { try SessionRecorder.prepare(path: record) }   // 73 now, not a warning later
@@ -110,7 +113,8 @@ struct RunCommand: ParsableCommand {
                     // The first file is attached before JACK runs the engine: it starts at
                     // sample 0, as in an offline render, so a --record replays exactly.
                     do {
-                        let s = try PlayerStream(path: path, sampleRate: rate, startSeconds: session?.playerSeconds ?? 0, loop: true)
+                        let s = try PlayerStream(path: path, sampleRate: rate, startSeconds: session?.playerSeconds ?? 0, loop: true,
+                                                 failed: { [socket] in socket.wake() })
                         engine.attachPlayer(s.ring, playing: true)
                         firstStream = s
                     } catch { openError = error }
@@ -121,10 +125,12 @@ struct RunCommand: ParsableCommand {
             joined = true
             try checkJoined(driver)
 
-            let bridge = HTTPBridge(socket: socket, state: LiveState())
+            let bridge = HTTPBridge(socket: socket, state: LiveState(listening: { [socket] in socket.wake() }))
             let c = makeController(bridge: bridge, driver: driver, presets: presets, state: state, presetName: presetName)
             controller = c
             c.log = { warn(messagePrefix + $0) }
+            c.wake = { [socket] in socket.wake() }
+            c.meterObserved = { [unowned bridge] in bridge.state.isListened("/rack/meter") }
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
             c.nsm = nsm
             c.midi = midi
@@ -213,7 +219,11 @@ struct RunCommand: ParsableCommand {
             driver.poll(now: now)
             c.pollMIDI()
             bridge.drain(into: c)
-            bridge.publishPeriodic(now: now, controller: c, driver: driver)
+            let status = bridge.publishPeriodic(now: now, controller: c, driver: driver)
+            // MIDI input arrives on the render thread, which never wakes anyone: while midi_in
+            // has a connection the loop looks for what it made at a modest rate, else never.
+            let midi = driver.midiInputConnected ? now + ControllerTuning.midiLookSeconds : nil
+            return [driver.nextDeadline(now: now), status, midi].compactMap { $0 }.min()
         })
         c.endRecording()
         advertiser?.stop()

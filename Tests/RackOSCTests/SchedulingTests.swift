@@ -204,7 +204,7 @@ final class ControlLoopTests: XCTestCase {
         let flood = Flood(OSCMessage("/rack/mix", [.float(30)]), count: 2000, rig: rig)   // 2 s
         let start = rig.now
         var runs: [Double] = []
-        rig.controller.serve(from: flood, shouldStop: { flood.remaining == 0 && runs.count > 1 }, housekeeping: { runs.append($0) })
+        rig.controller.serve(from: flood, shouldStop: { flood.remaining == 0 && runs.count > 1 }, housekeeping: { runs.append($0); return nil })
         let gaps = zip(runs.dropFirst(), runs).map { $0 - $1 }
         XCTAssertLessThanOrEqual(gaps.max() ?? 1, ControllerTuning.housekeepingSeconds + 0.0011,
                                  "housekeeping gaps: max \(gaps.max() ?? 1) s")

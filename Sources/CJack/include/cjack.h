@@ -114,8 +114,16 @@ int rack_jack_time_mapping(const rack_jack_t *c, uint32_t *cycle_frame, int64_t 
 /// Takes up to max DSP times (ns per process cycle, oldest first) measured since the last call.
 int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max);
 
-/// Installs SIGINT/SIGTERM handlers that only set a flag (async-signal-safe), for the control
-/// loop to poll. Call before announcing readiness.
+/// Installs SIGINT/SIGTERM handlers that only set a flag and wake the control thread
+/// (`rack_wake_install`; both async-signal-safe), for the control loop to see. Call before
+/// announcing readiness.
+/// The control thread's wake: `fd` is the write end of a non-blocking pipe the control thread
+/// polls beside its socket. JACK's notification callbacks that need the control thread (the
+/// server going away, a sample rate or buffer size, a port registered or gone, a connection
+/// made or undone) and the stop signals write a byte to it; the process callback never does.
+/// -1 (the start): no wake.
+void rack_wake_install(int fd);
+
 void rack_signals_install(void);
 int rack_signals_stop_requested(void);
 

@@ -47,7 +47,7 @@ final class PictureWorker: Sendable {
     /// (a queue that keeps only the newest pushes) and draws the current state once.
     func start() {
         let (changes, queue) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = state.addListener(queue)
+        let id = state.addListener(queue, isConnection: false)
         for address in picture.watchedAddresses { state.setListening(id, path: address, true) }
         Task.detached { [self] in
             for await _ in changes { changed() }
