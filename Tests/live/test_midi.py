@@ -279,7 +279,9 @@ def test_feedback_of_program_changes_comes_back_within_the_readme_bound(rack_fac
     for g, want in zip(groups, expected):
         assert all(r[1][0] == "b0" for r in g), recv
         got = {r[1][1]: int(r[1][2], 16) for r in g}
-        assert len(got) == len(g) and got == want, f"the CCs of what the recall changed, once each: {got} != {want}"
+        assert len(got) == len(g) and got == want, \
+            f"the CCs of what the recall changed, once each: {got} != {want}; all received: {recv}; " \
+            f"cycles rack was not run in: {sorted(stale)}; xruns reported near {xruns}"
     dump = osc.request_all("/rack/dump")
     assert dump[-1].args == [names[2]], f"the last program change recalled {dump[-1].args}, not {names[2]}"
     assert shown({name: osc.get(name) for name in ranges}) == steps[-1], "the presets' values are the files'"
