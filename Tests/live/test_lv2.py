@@ -35,6 +35,48 @@ pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
 # ----------------------------------------------------------------------------------------------
 # Fixtures and helpers
 
+FUTEX = {"x86_64": 202, "aarch64": 98}.get(os.uname().machine)
+
+
+def metadata_waits(pid: int) -> list[str]:
+    """The threads of process `pid` blocked on a lock inside jackd2's metadata database (a
+    Berkeley DB environment that jackd2 keeps at /dev/shm/jack_db-UID, one for every server and
+    client of the user): each as "thread TID waits on a lock in FILE". From /proc: the futex a
+    thread sleeps in (task/TID/syscall) and the mapping that address lies in (maps). Empty when
+    none does, or when /proc does not tell (another user's process, a kernel without it)."""
+    try:
+        regions = []
+        with open(f"/proc/{pid}/maps") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) >= 6 and "/jack_db-" in fields[5]:
+                    lo, hi = (int(x, 16) for x in fields[0].split("-"))
+                    regions.append((lo, hi, " ".join(fields[5:])))
+        found = []
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/syscall") as f:
+                call = f.read().split()
+            if FUTEX is None or len(call) < 2 or call[0] != str(FUTEX):
+                continue
+            address = int(call[1], 16)
+            found += [f"thread {tid} waits on a lock in {name}" for lo, hi, name in regions if lo <= address < hi]
+        return found
+    except OSError:
+        return []
+
+
+def jack_answers(server: str, pid: int, *flags: str) -> str:
+    """jack_lsp's answer (livelib.jack_ports, 10 s); when the server does not answer, the failure
+    says whether its threads wait in the user's metadata database (`metadata_waits`)."""
+    try:
+        return livelib.jack_ports(server, *flags)
+    except subprocess.TimeoutExpired:
+        waits = metadata_waits(pid)
+        pytest.fail(f"server {server} (pid {pid}) did not answer jack_lsp within 10 s; "
+                    + ("it waits in the user's JACK metadata database, on a lock a process of the user "
+                       "holds or died holding (README, rack.lv2): " + "; ".join(waits) if waits
+                       else "none of its threads waits in the metadata database"), pytrace=False)
+
 
 def host_env(lv2_path: Path, **extra) -> dict:
     """An environment with no Swift toolchain on PATH or LD_LIBRARY_PATH."""
@@ -526,13 +568,14 @@ def test_a_control_changed_from_jalvs_console_ramps_without_a_click(bundle, help
         jalv = subprocess.Popen(["jalv", "-x", "-n", "rackfx", "-c", "mix=0", "-c", "gain=-40", URI],
                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, env=env)
         procs.append(jalv)
-        assert livelib.wait_until(lambda: "rackfx:in_l" in livelib.jack_port_list(server), 20)
+        assert livelib.wait_until(lambda: "rackfx:in_l" in jack_answers(server, pid).split(), 20)
         sched = tmp_path / "empty.txt"
         sched.write_text("\n")
         dc = subprocess.Popen([str(helpers["midisend"]), str(sched), "6", "-d", "rackfx:in_l", "-d", "rackfx:in_r"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=livelib.jack_env(server))
         procs.append(dc)
-        assert livelib.wait_until(lambda: "midisend:dc" in livelib.jack_connections(server).get("rackfx:in_l", []), 10)
+        assert livelib.wait_until(lambda: "midisend:dc" in livelib.parse_connections(jack_answers(server, pid, "-c"))
+                                  .get("rackfx:in_l", []), 10)
         path, started = tmp_path / "ramp.f32", tmp_path / "started"
         rec = subprocess.Popen([str(helpers["jackrec"]), str(path), "2.5", "rackfx:out_l"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True,
