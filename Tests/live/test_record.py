@@ -12,21 +12,47 @@ import pytest
 import livelib
 from livelib import build_bundle, build_message, close_to
 
-# The capture tests compare every sample heard with a re-render, and a cycle the server skips
-# spoils the capture. The private dummy server has no realtime scheduling: at 256 frames
-# (5.3 ms) it skips a cycle whenever the machine stalls that long (2 and 3 xruns a minute
-# measured, idle and with both cores busy, and a clean-clone run with an xrun in each of three
-# takes), at 1,024 frames (21 ms) none in the same minutes. What these tests assert does not
-# depend on the period (events land on absolute sample positions; block-size invariance is
-# asserted offline to the bit), so this module's tests share a server of their own at 1,024.
-CAPTURE_PERIOD = 1024
+# The capture tests compare every sample heard with a re-render, on the session's server (256
+# frames). Its dummy driver has no realtime scheduling and skips cycles whenever the machine
+# stalls (2-3 xruns a minute idle, 20 a second with both cores busy): a capture that misses a
+# cycle of rack's, or reads one rack skipped, continues a whole number of periods further on or
+# back in the re-render. The recorder logs each cycle's frame time, which shows exactly where
+# the server's xruns struck, so `capture_matches` compares every recorded cycle and lets the
+# capture move only there; meanwhile the runtime probe shows that rack's callback never came
+# near the period, and rack reported every xrun the server logged.
 
 
-@pytest.fixture(scope="module")
-def jack():
-    """This module's server (it overrides the session's): 48 kHz, `CAPTURE_PERIOD` frames."""
-    with livelib.Jack.started(f"rack-rec-{os.getpid()}", 48000, CAPTURE_PERIOD) as server:
-        yield server
+def rack_stopped_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start, probe_json) -> str:
+    """After a capture: rack reported every xrun the server did since (server_before,
+    rack_before); rack stops cleanly; and its callback (the probe's report, written as it
+    exits) never came near the period. Returns a summary to print."""
+    server_xruns, rack_xruns = livelib.assert_every_xrun_reported(jack.name, osc, server_before, rack_before,
+                                                                  server_at_start)
+    assert rack.stop() == 0, rack.describe()
+    fast = livelib.assert_callback_fast(livelib.probe_report(probe_json))
+    return f"xruns during the capture: server {server_xruns}, rack {rack_xruns}; {fast}"
+
+
+def capture_matches(captured, rendered, align, cycles_path, period=256) -> tuple[int, str]:
+    """The capture equals the re-render, cycle by cycle, moving only where the server's xruns
+    struck (livelib.compare_capture_by_cycles), with at least 90 % of the recorded cycles
+    compared; the alignment is found (`align(part, rendered)`) on the longest stretch no xrun
+    struck. Returns the offset of the capture's first frame and a summary to print."""
+    cycles, marked, recorder_xruns = livelib.read_capture_cycles(cycles_path, period)
+    first, begin, end = livelib.longest_unmarked(cycles, marked, len(captured))
+    offset = align(captured[begin:end], rendered) - begin
+    result = livelib.compare_capture_by_cycles(captured, rendered, offset, cycles, marked, period, start=first)
+    summary = (f"{len(cycles)} cycles recorded, {result['compared']} compared (peak difference {result['peak']:.1f} "
+               f"dBFS), {len(marked)} marked by the server's xruns (the recorder was told of {recorder_xruns}), "
+               f"the capture moved at {result['moved']}, {result['spoiled']} spoiled; aligned on cycles {first}-"
+               f"{first + (end - begin) // period}")
+    assert result["compared"] >= 0.9 * len(cycles), summary
+    return offset, summary
+
+
+def probed(helpers, directory) -> dict:
+    """rack's environment with the runtime probe, reporting to directory/probe.json."""
+    return {"LD_PRELOAD": str(helpers["probe"]), "RACK_PROBE_OUT": str(directory / "probe.json")}
 
 
 def parse_record(path, starting_state=False):
@@ -192,34 +218,29 @@ def _align(capture, reference):
 
 def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                           tmp_path):
-    """The session below; a capture that the server's xruns spoiled (and only such a capture)
-    is taken again, at most twice more (as `test_a_recording_replays_on_its_own`); a mismatch
-    with no xrun fails at once."""
-    livelib.retaking_spoiled_takes(lambda directory: _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary,
-                                                    directory), tmp_path)
-
-
-def _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, tmp_path):
     """Defect 4: a live session with interrupted ramps (explicit ones interrupted by explicit and
     default ones), a preset recall interrupted by a fader move, room changes (one crossfade
     interrupted), a 30 Hz fader and a timetagged bundle is recorded by --record while a real
     JACK recorder captures rack's output; the recording checks (warnings only), and
-    `rack render` of the player's file with it gives the captured samples: after alignment the
-    difference peaks below -90 dBFS."""
+    `rack render` of the player's file with it gives the captured samples: after alignment
+    every recorded cycle differs by less than -90 dBFS, the capture moving only at the cycles
+    the server's xruns struck (capture_matches)."""
     import numpy as np
 
     source = tmp_path / "source.wav"
     subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "floating-point", str(source),
                     "synth", "20", "pinknoise", "gain", "-10"], check=True, timeout=60)
     rec = tmp_path / "session.txt"
-    rack = rack_factory("--file", str(source), "--record", str(rec))
+    server_at_start = livelib.server_xruns(jack.name)
+    rack = rack_factory("--file", str(source), "--record", str(rec), env=probed(helpers, tmp_path))
     osc = osc_factory(rack.osc_port)
-    capture_path = tmp_path / "live.f32"
+    capture_path, cycles_path = tmp_path / "live.f32", tmp_path / "cycles.txt"
     seconds = 11.0
+    server_before, rack_before = livelib.xrun_marks(jack.name, osc)
     recorder = subprocess.Popen([str(helpers["jackrec"]), str(capture_path), str(seconds),
                                  f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=jack.env())
-    xruns_before = osc.status().args[2]
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=jack.env(JACKREC_CYCLES=str(cycles_path)))
     outs = (f"{rack.client_name}:out_1", f"{rack.client_name}:out_2")
     assert livelib.wait_until(lambda: all(livelib.jack_connections(jack.name).get(p) for p in outs), 5.0), \
         "the recorder is not connected to rack's outputs within 5 s"
@@ -254,8 +275,8 @@ def _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, t
     assert osc.ping()
     out, err = recorder.communicate(timeout=seconds + 20)
     assert recorder.returncode == 0, f"jackrec: {err}"
-    xruns = osc.status().args[2] - xruns_before
-    assert rack.stop() == 0, rack.describe()
+    xruns = rack_stopped_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start,
+                                            tmp_path / "probe.json")
     captured = np.fromfile(capture_path, dtype=np.float32).reshape(-1, 2).astype(np.float64)
 
     text = rec.read_text()
@@ -284,23 +305,11 @@ def _session_re_renders(rack_factory, osc_factory, helpers, jack, rack_binary, t
     assert render.returncode == 0, render.stderr
     rendered = _read_float_wav(rendered_path)
 
-    offset = _align(captured, rendered)
-    diff = captured - rendered[offset:offset + len(captured)]
-    peak = float(np.max(np.abs(diff)))
-    rms = float(np.sqrt(np.mean(diff ** 2)))
-    db = lambda x: 20 * math.log10(x) if x > 0 else -math.inf   # noqa: E731
-    level = db(float(np.sqrt(np.mean(captured ** 2))))
-    print(f"record -> re-render: {len(captured)} frames captured from file frame {offset}, output RMS "
-          f"{level:.1f} dBFS; difference peak {db(peak):.1f} dBFS, RMS {db(rms):.1f} dBFS; xruns {xruns}")
+    level = 20 * math.log10(float(np.sqrt(np.mean(captured ** 2))))
+    offset, summary = capture_matches(captured, rendered, _align, cycles_path)
     assert offset > 0 and level > -40, (offset, level)
-    big = np.nonzero(np.abs(diff).max(axis=1) > 10 ** (-90 / 20))[0]
-    if db(peak) >= -90 and xruns > 0:
-        raise livelib.SpoiledByXruns(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
-                            "the capture (a dummy server without realtime scheduling may skip cycles)")
-    assert db(peak) < -90, (f"live and re-rendered differ by {db(peak):.1f} dBFS peak (RMS {db(rms):.1f} dBFS), "
-                            f"first at {(offset + big[0]) / 48000:.3f} s of the file, in {len(big)} frames; "
-                            f"xruns during the capture: {xruns} (a dummy server without realtime scheduling on "
-                            "a loaded machine may skip cycles, which no replay can match)")
+    print(f"record -> re-render: {len(captured)} frames captured from file frame {offset}, output RMS "
+          f"{level:.1f} dBFS; {summary}; {xruns}")
 
 
 def test_the_recording_is_an_append_only_journal(rack_factory, osc_factory, rack_binary, tmp_path):
@@ -419,36 +428,31 @@ def _align_best(capture, reference, candidates=8):
 
 def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                          tmp_path):
-    """The session below; a capture that the server's xruns spoiled (and only such a capture)
-    is taken again, at most twice more (two clean-clone runs had xruns in two takes in a row on
-    this 2-core machine); a mismatch with no xrun fails at once."""
-    livelib.retaking_spoiled_takes(lambda directory: _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary,
-                                                    directory), tmp_path)
-
-
-def _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack_binary, tmp_path):
     """Issue 21 #2: `rack run --file F --preset Warm --record R` with a 2.5 s file that loops,
     changes over OSC (most of them after the file's first end, the last one turning the loop
     off: the player stops at the end of that pass), then `rack render F out.wav
     --automation R` with no other flag: the recording starts with the whole state at time 0
     (every parameter of the table, the preset, the loop flag, the position), the render loops
     as the live player did and lasts the session, and after alignment it matches a JACK
-    capture of rack's output within -90 dBFS. Values are written as the parameter resolves
-    them (/norm 0.9 is mix 90, not 89.99999761581421)."""
+    capture of rack's output within -90 dBFS in every recorded cycle, the capture moving only
+    at the cycles the server's xruns struck (capture_matches). Values are written as the
+    parameter resolves them (/norm 0.9 is mix 90, not 89.99999761581421)."""
     import numpy as np
 
     source = tmp_path / "short.wav"
     subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "floating-point", str(source),
                     "synth", "2.5", "pinknoise", "gain", "-10"], check=True, timeout=60)
     rec = tmp_path / "session.txt"
-    rack = rack_factory("--file", str(source), "--preset", "Warm", "--record", str(rec))
+    server_at_start = livelib.server_xruns(jack.name)
+    rack = rack_factory("--file", str(source), "--preset", "Warm", "--record", str(rec), env=probed(helpers, tmp_path))
     osc = osc_factory(rack.osc_port)
-    capture_path = tmp_path / "live.f32"
+    capture_path, cycles_path = tmp_path / "live.f32", tmp_path / "cycles.txt"
     seconds = 8.0
+    server_before, rack_before = livelib.xrun_marks(jack.name, osc)
     recorder = subprocess.Popen([str(helpers["jackrec"]), str(capture_path), str(seconds),
                                  f"{rack.client_name}:out_1", f"{rack.client_name}:out_2"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=jack.env())
-    xruns_before = osc.status().args[2]
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=jack.env(JACKREC_CYCLES=str(cycles_path)))
     outs = (f"{rack.client_name}:out_1", f"{rack.client_name}:out_2")
     assert livelib.wait_until(lambda: all(livelib.jack_connections(jack.name).get(p) for p in outs), 5.0), \
         "the recorder is not connected to rack's outputs within 5 s"
@@ -474,10 +478,10 @@ def _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack
     assert osc.ping()
     out, err = recorder.communicate(timeout=seconds + 20)
     assert recorder.returncode == 0, f"jackrec: {err}"
-    xruns = osc.status().args[2] - xruns_before
     table = [m.args[0] for m in osc.request_all("/rack/params") if m.address == "/rack/params"]
     assert len(table) >= 5, table
-    assert rack.stop() == 0, rack.describe()
+    xruns = rack_stopped_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start,
+                                            tmp_path / "probe.json")
     captured = np.fromfile(capture_path, dtype=np.float32).reshape(-1, 2).astype(np.float64)
 
     text = rec.read_text()
@@ -505,17 +509,10 @@ def _recording_replays_on_its_own(rack_factory, osc_factory, helpers, jack, rack
     rendered = _read_float_wav(rendered_path)
     assert len(rendered) >= int(events[-1][0] * 48000) - 1, (len(rendered), events[-1][0])
 
-    offset = _align_best(captured, rendered)
-    diff = captured - rendered[offset:offset + len(captured)]
-    peak = float(np.max(np.abs(diff)))
-    db = lambda x: 20 * math.log10(x) if x > 0 else -math.inf   # noqa: E731
-    level = db(float(np.sqrt(np.mean(captured ** 2))))
-    print(f"looping record -> re-render: {len(captured)} frames captured from render frame {offset} "
-          f"({(offset + len(captured)) / 48000:.2f} s of a 2.5 s file), output RMS {level:.1f} dBFS; "
-          f"difference peak {db(peak):.1f} dBFS; xruns {xruns}")
+    level = 20 * math.log10(float(np.sqrt(np.mean(captured ** 2))))
+    offset, summary = capture_matches(captured, rendered, _align_best, cycles_path)
     assert level > -40 and (offset + len(captured)) / 48000 > 5.0, (offset, level)
-    if db(peak) >= -90 and xruns > 0:
-        raise livelib.SpoiledByXruns(f"live and re-rendered differ by {db(peak):.1f} dBFS peak after {xruns} xruns during "
-                            "the capture (a dummy server without realtime scheduling may skip cycles)")
-    assert db(peak) < -90, f"live and re-rendered differ by {db(peak):.1f} dBFS peak, with no xrun"
+    print(f"looping record -> re-render: {len(captured)} frames captured from render frame {offset} "
+          f"({(offset + len(captured)) / 48000:.2f} s of a 2.5 s file), output RMS {level:.1f} dBFS; {summary}; "
+          f"{xruns}")
 
