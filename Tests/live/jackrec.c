@@ -18,8 +18,8 @@
  * (the cycle's first frame in OUTFILE, its frame time (jack_last_frame_time) and the xrun
  * notifications received so far, which arrive on another thread, a little later), then a line
  * "xruns N": the xrun notifications the server sent the recorder while it recorded. A cycle
- * whose frame time is not the last one's plus its frames is one after cycles the server ran
- * without the recorder.
+ * whose frame time is not the last one's plus its frames comes after a server xrun (the server
+ * skipped cycles of the recorder, or of the clients before it, or reset its frame timer).
  *
  * Build: cc -O2 -o jackrec jackrec.c -ljack
  */

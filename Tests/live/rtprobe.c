@@ -34,8 +34,10 @@
  *   percent      21 counts: callbacks that took [0,5) [5,10) ... [95,100) and >= 100 % of their
  *                period, wall clock; cpu_percent the same of their CPU time
  *   gaps         cycles whose frame time (jack_last_frame_time) is not the last one's plus its
- *                frames: the server ran a cycle without this process; missed_frames their sum;
- *                first_gaps the first 64 as {"cycle": n, "frame": frame time, "missed": frames}
+ *                frames: a server xrun came between (it skipped cycles of this process or reset
+ *                its frame timer); missed_frames the sum of the differences (modulo 2^32: a
+ *                timer set back counts as a huge one); first_gaps the first 64 as
+ *                {"cycle": n, "frame": frame time, "missed": frames}
  *   xruns        xrun notifications the server sent this process
  *
  * Build: cc -shared -fPIC -O2 -o librtprobe.so rtprobe.c -ldl -lpthread
