@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -62,15 +63,15 @@ def start_jack(name: str, rate: int = 48000, period: int = 256) -> int:
 
 
 def restart_jack(name: str, rate: int = 48000, period: int = 256) -> tuple[int, float]:
-    """Starts a server again under a name whose server was stopped with stop_jack (which
-    returns once that server's process is gone, the condition for its name to be free).
+    """Starts a server again under a name whose server stop_jack ended (it returns once that
+    server's process is gone, the condition for its name to be free).
     Returns the pid and the time.monotonic() at which the start began."""
     started = time.monotonic()
     return start_jack(name, rate, period), started
 
 
 def stop_jack(pid: int) -> None:
-    """Stops the server `pid` (scripts/jack-server stop) and returns once its process is gone.
+    """Ends the server `pid` (scripts/jack-server) and returns once its process is gone.
     jackd does not always take its name out of the servers' registry in /dev/shm when it exits
     (not when it could not notify a client on its way out: "Could not write notification" in
     its log), and a new server under that name refuses to start ("server already active") as
@@ -79,7 +80,7 @@ def stop_jack(pid: int) -> None:
     takes the entry over."""
     subprocess.run([str(JACK_SERVER_SCRIPT), "stop", str(pid)], capture_output=True, timeout=20)
     assert wait_until(lambda: not os.path.exists(f"/proc/{pid}"), 10.0, step=0.02), \
-        f"jackd {pid} still not reaped 10 s after it was stopped"
+        f"jackd {pid} still not reaped 10 s after its SIGTERM"
 
 
 class Jack:
@@ -187,7 +188,7 @@ def server_xruns(server: str) -> int:
     notification it sends its clients ("JackTimedDriver::Process XRun = N usec": the driver's
     own cycle started late; "JackEngine::XRun: client = NAME was not finished, state = S": a
     client had not returned by the deadline)."""
-    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"jack-server-{server}.log"
+    log = Path(tempfile.gettempdir()) / f"jack-server-{server}.log"   # where scripts/jack-server puts it
     return sum(1 for line in log.read_text(errors="replace").splitlines() if XRUN_LINE.search(line))
 
 

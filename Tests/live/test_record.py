@@ -22,9 +22,9 @@ from livelib import build_bundle, build_message, close_to
 # near the period, and rack reported every xrun the server logged.
 
 
-def rack_stopped_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start, probe_json) -> str:
+def rack_exits_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start, probe_json) -> str:
     """After a capture: rack reported every xrun the server did since (server_before,
-    rack_before); rack stops cleanly; and its callback (the probe's report, written as it
+    rack_before); rack exits cleanly on SIGTERM; and its callback (the probe's report, written as it
     exits) never came near the period. Returns a summary to print."""
     server_xruns, rack_xruns = livelib.assert_every_xrun_reported(jack.name, osc, server_before, rack_before,
                                                                   server_at_start)
@@ -275,7 +275,7 @@ def test_a_recorded_session_re_renders_to_the_samples_heard(rack_factory, osc_fa
     assert osc.ping()
     out, err = recorder.communicate(timeout=seconds + 20)
     assert recorder.returncode == 0, f"jackrec: {err}"
-    xruns = rack_stopped_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start,
+    xruns = rack_exits_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start,
                                             tmp_path / "probe.json")
     captured = np.fromfile(capture_path, dtype=np.float32).reshape(-1, 2).astype(np.float64)
 
@@ -480,7 +480,7 @@ def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_facto
     assert recorder.returncode == 0, f"jackrec: {err}"
     table = [m.args[0] for m in osc.request_all("/rack/params") if m.address == "/rack/params"]
     assert len(table) >= 5, table
-    xruns = rack_stopped_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start,
+    xruns = rack_exits_fast_and_reporting(jack, osc, rack, server_before, rack_before, server_at_start,
                                             tmp_path / "probe.json")
     captured = np.fromfile(capture_path, dtype=np.float32).reshape(-1, 2).astype(np.float64)
 
