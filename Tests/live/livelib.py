@@ -257,11 +257,14 @@ def assert_callback_fast(report: dict) -> str:
     return summary
 
 
-def read_capture_cycles(path: Path, period: int) -> tuple[list[tuple[int, int, int]], set[int], int]:
+def read_capture_cycles(path: Path, period: int, rack_cycles: Path | None = None) -> tuple[list[tuple[int, int, int]], set[int], int]:
     """jackrec's JACKREC_CYCLES log: [(index in the capture, frame time, xruns notified so
-    far)], the cycles at which the server's xruns left their mark (the frame time is not the
-    last cycle's plus the period: the server skipped cycles or reset its timer there), and the
-    xruns notified to the recorder during the recording."""
+    far)], the cycles at which the server's xruns left their mark, and the xruns notified to the
+    recorder during the recording. A cycle is marked when its frame time is not the last
+    cycle's plus the period (the server skipped cycles of the recorder, or reset its timer);
+    with `rack_cycles` (the probe's RACK_PROBE_CYCLES log: rack's frame time in each of its
+    cycles) also when rack did not run in that cycle (the recorder read a buffer rack had not
+    written), or did but not in the one before (rack's output went on from where it was)."""
     cycles, xruns = [], 0
     for line in path.read_text().splitlines():
         fields = line.split()
@@ -270,6 +273,11 @@ def read_capture_cycles(path: Path, period: int) -> tuple[list[tuple[int, int, i
         else:
             cycles.append((int(fields[0]), int(fields[1]), int(fields[2])))
     marked = {k for k in range(1, len(cycles)) if (cycles[k][1] - cycles[k - 1][1]) % (1 << 32) != period}
+    if rack_cycles is not None:
+        frames = [int(line) for line in rack_cycles.read_text().split()]
+        ran = set(frames)
+        after_a_gap = {f for prev, f in zip(frames, frames[1:]) if (f - prev) % (1 << 32) != period}
+        marked |= {k for k in range(1, len(cycles)) if cycles[k][1] not in ran or cycles[k][1] in after_a_gap}
     return cycles, marked, xruns
 
 

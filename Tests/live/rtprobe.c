@@ -40,6 +40,9 @@
  *                {"cycle": n, "frame": frame time, "missed": frames}
  *   xruns        xrun notifications the server sent this process
  *
+ * With RACK_PROBE_CYCLES=PATH it also writes PATH at exit: the frame time of each cycle, one a
+ * line, the last 262,144 cycles (23 minutes at 256 frames and 48 kHz).
+ *
  * Build: cc -shared -fPIC -O2 -o librtprobe.so rtprobe.c -ldl -lpthread
  */
 #define _GNU_SOURCE
@@ -205,6 +208,8 @@ static _Atomic unsigned long cb_max_fraction_ppm;
 static _Atomic unsigned long cb_percent[PERCENT_BUCKETS], cb_cpu_percent[PERCENT_BUCKETS];
 struct gap { unsigned long cycle; uint32_t frame, missed; };
 static struct gap gaps[MAX_GAPS];
+#define FRAME_LOG (1 << 18)
+static uint32_t frame_log[FRAME_LOG];
 
 static int (*real_jack_set_process_callback)(void *, probe_process_fn, void *);
 static int (*real_jack_set_xrun_callback)(void *, probe_xrun_fn, void *);
@@ -238,6 +243,7 @@ static int timed_process(probe_nframes_t nframes, void *arg) {
     }
     w->last_frame = frame;
     w->have_last = 1;
+    frame_log[cycle % FRAME_LOG] = frame;
     int result = w->process(nframes, w->arg);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -821,4 +827,12 @@ __attribute__((destructor)) static void probe_report(void) {
     fputs("]}}\n", f);
     if (f != stderr)
         fclose(f);
+    const char *cycles_path = getenv("RACK_PROBE_CYCLES");
+    unsigned long ncb = atomic_load(&cb_cycles);
+    FILE *c = cycles_path && *cycles_path && ncb ? fopen(cycles_path, "w") : NULL;
+    if (c) {
+        for (unsigned long i = ncb > FRAME_LOG ? ncb - FRAME_LOG : 0; i < ncb; i++)
+            fprintf(c, "%u\n", frame_log[i % FRAME_LOG]);
+        fclose(c);
+    }
 }
