@@ -104,7 +104,8 @@ class TestAtTheirTime:
     not depend on the period (events land on absolute sample positions)."""
 
     @pytest.fixture(scope="class")
-    def jack(self):
+    @classmethod
+    def jack(cls):
         with livelib.Jack.started(f"rack-at-{os.getpid()}", 48000, 1024) as server:
             yield server
 
