@@ -297,38 +297,51 @@ def compare_capture_by_cycles(captured, reference, offset: int, cycles, marked: 
     that a server xrun separated (the later one is in `marked`) may the capture go on further
     on or back in the reference by whole periods (the cycles the server ran without the
     recorder, or without rack), up to `reach` periods: the new position must match to
-    `limit_db` there and on. A cycle there that matches at no such position (a cycle the xrun
-    spoiled) is left out, and the next one may move again. Asserts that every other cycle
-    matches; returns {"compared", "moved", "spoiled", "peak"} (peak in dBFS)."""
+    `limit_db` there and on: the best-matching such position is taken, when it also holds for
+    the next cycle in the walk (or that one is marked too). A cycle there that matches at no
+    such position (a cycle the xrun spoiled) is left out, and the next one may move again.
+    Asserts that every other cycle matches; returns {"compared", "moved", "spoiled", "peak"}
+    (peak in dBFS)."""
     import numpy as np
 
     limit = 10 ** (limit_db / 20)
     counts = {"compared": 0, "moved": 0, "spoiled": 0}
     peak = [0.0]
 
+    def differs(k: int, o: int) -> float:
+        """How much recorded cycle k differs from the reference at position o (inf: outside)."""
+        index = cycles[k][0]
+        block = captured[index:index + period]
+        if not (0 <= o + index and o + index + len(block) <= len(reference)):
+            return math.inf
+        return float(np.max(np.abs(block - reference[o + index:o + index + len(block)])))
+
     def walk(order, may_move_at) -> None:
+        order = list(order)
         position = offset
         may_move = False
-        for k in order:
+        for n, k in enumerate(order):
             index = cycles[k][0]
             block = captured[index:index + period]
             if len(block) == 0:
                 continue
             fits = lambda o: 0 <= o + index and o + index + len(block) <= len(reference)            # noqa: E731
-            differs = lambda o: float(np.max(np.abs(block - reference[o + index:o + index + len(block)])))  # noqa: E731
             if may_move or may_move_at(k):
                 may_move = False
-                if not (fits(position) and differs(position) < limit):
-                    found = next((position + s * period for d in range(1, reach + 1) for s in (d, -d)
-                                  if fits(position + s * period) and differs(position + s * period) < limit), None)
-                    if found is None:
+                if not differs(k, position) < limit:
+                    diff, found = min((differs(k, position + s * period), position + s * period)
+                                      for s in range(-reach, reach + 1))
+                    after = order[n + 1] if n + 1 < len(order) else None
+                    if after is not None and not may_move_at(after) and not differs(after, found) < limit:
+                        found = None
+                    if not diff < limit or found is None:
                         counts["spoiled"] += 1
                         may_move = True
                         continue
                     position = found
                     counts["moved"] += 1
             assert fits(position), f"the capture runs past the reference at its cycle {k}"
-            diff = differs(position)
+            diff = differs(k, position)
             peak[0] = max(peak[0], diff)
             assert diff < limit, (
                 f"cycle {k} of the capture (frame {index}, reference frame {position + index}, "
