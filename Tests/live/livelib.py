@@ -227,10 +227,11 @@ def assert_every_xrun_reported(server: str, osc, server_before: int, rack_before
 
 # rack's callback, at most, as a fraction of the period (CPU time of its thread within one
 # callback). Measured at 256 frames in the capture and flood tests while other builds kept both
-# cores busy (load average 6-15): 143 to 598 us of 5,333 us (at most 11 %), while the wall-clock
-# duration of the same callbacks reached 99 % (the thread preempted mid-callback: there is no
-# realtime scheduling on the dummy server), so the wall clock cannot tell rack's work from the
-# machine's load; the CPU time can, and half the period leaves rack's worst a margin of 4.
+# cores busy (load average 6-15): 115 to 833 us of 5,333 us (at most 16 %), while the wall-clock
+# duration of the same callbacks reached 63.7 ms, twelve periods (the thread preempted
+# mid-callback: there is no realtime scheduling on the dummy server), so the wall clock cannot
+# tell rack's work from the machine's load; the CPU time can, and half the period leaves rack's
+# worst a margin of 3.
 CALLBACK_CPU_LIMIT = 0.5
 
 
