@@ -14,6 +14,13 @@
  * holds its first 20 ms, so a test can act on a capture that has a lead-in, whatever the delay
  * between the connections appearing and the first recorded frame.
  *
+ * With JACKREC_CYCLES=PATH it also writes PATH: one line "INDEX FRAME XRUNS" a recorded cycle
+ * (the cycle's first frame in OUTFILE, its frame time (jack_last_frame_time) and the xrun
+ * notifications received so far, which arrive on another thread, a little later), then a line
+ * "xruns N": the xrun notifications the server sent the recorder while it recorded. A cycle
+ * whose frame time is not the last one's plus its frames comes after a server xrun (the server
+ * skipped cycles of the recorder, or of the clients before it, or reset its frame timer).
+ *
  * Build: cc -O2 -o jackrec jackrec.c -ljack
  */
 #include <errno.h>
@@ -34,6 +41,19 @@ static _Atomic size_t recorded;
 static _Atomic int armed;    /* set by main once connected */
 static _Atomic int cycles;   /* process calls, armed or not */
 static int skip = 2;
+static jack_client_t *client;
+struct cycle { size_t index; jack_nframes_t frame; int xruns; };
+static struct cycle *cycle_log;   /* one entry a recorded cycle */
+static size_t cycle_log_size;
+static _Atomic size_t cycles_logged;
+static _Atomic int xruns;         /* while recording */
+
+static int on_xrun(void *arg) {
+    (void)arg;
+    if (atomic_load(&armed) && atomic_load(&recorded) < total_frames)
+        atomic_fetch_add(&xruns, 1);
+    return 0;
+}
 
 static int process(jack_nframes_t n, void *arg) {
     (void)arg;
@@ -47,6 +67,11 @@ static int process(jack_nframes_t n, void *arg) {
     size_t done = atomic_load(&recorded);
     if (done >= total_frames)
         return 0;
+    size_t logged = atomic_load(&cycles_logged);
+    if (logged < cycle_log_size) {
+        cycle_log[logged] = (struct cycle){done, jack_last_frame_time(client), atomic_load(&xruns)};
+        atomic_store(&cycles_logged, logged + 1);
+    }
     size_t count = n;
     if (count > total_frames - done)
         count = total_frames - done;
@@ -73,7 +98,7 @@ int main(int argc, char **argv) {
      * ports this run does not record). */
     char name[32];
     snprintf(name, sizeof name, "jackrec-%d", (int)getpid());
-    jack_client_t *client = jack_client_open(name, JackNoStartServer, &status);
+    client = jack_client_open(name, JackNoStartServer, &status);
     if (!client) {
         fprintf(stderr, "jackrec: no JACK server (status 0x%x)\n", status);
         return 69;
@@ -88,6 +113,7 @@ int main(int argc, char **argv) {
         }
     }
     jack_set_process_callback(client, process, NULL);
+    jack_set_xrun_callback(client, on_xrun, NULL);
     if (jack_activate(client)) {
         fprintf(stderr, "jackrec: cannot activate\n");
         return 69;
@@ -99,7 +125,12 @@ int main(int argc, char **argv) {
     jack_nframes_t rate = jack_get_sample_rate(client);
     total_frames = (size_t)(seconds * rate + 0.5);
     buffer = calloc(total_frames * nports + 1, sizeof(float));
-    if (!buffer) {
+    const char *cycles_path = getenv("JACKREC_CYCLES");
+    if (cycles_path) {
+        cycle_log_size = total_frames / 16 + 16;   /* periods of 16 frames and more */
+        cycle_log = calloc(cycle_log_size, sizeof *cycle_log);
+    }
+    if (!buffer || (cycles_path && !cycle_log)) {
         fprintf(stderr, "jackrec: out of memory\n");
         return 70;
     }
@@ -132,6 +163,16 @@ int main(int argc, char **argv) {
     if (!f || fwrite(buffer, sizeof(float) * nports, got, f) != got || fclose(f)) {
         fprintf(stderr, "jackrec: cannot write %s\n", path);
         return 74;
+    }
+    if (cycles_path) {
+        FILE *c = fopen(cycles_path, "w");
+        size_t logged = atomic_load(&cycles_logged);
+        for (size_t i = 0; c && i < logged; i++)
+            fprintf(c, "%zu %u %d\n", cycle_log[i].index, (unsigned)cycle_log[i].frame, cycle_log[i].xruns);
+        if (!c || fprintf(c, "xruns %d\n", atomic_load(&xruns)) < 0 || fclose(c)) {
+            fprintf(stderr, "jackrec: cannot write %s\n", cycles_path);
+            return 74;
+        }
     }
     printf("%u\n", rate);
     if (got < total_frames) {

@@ -22,6 +22,27 @@
  * the first offending calls (module+offset, and the symbol when dladdr knows it; resolve the rest
  * with `addr2line -f -e MODULE OFFSET`).
  *
+ * The process callback itself: the library also interposes jack_set_process_callback and
+ * jack_set_xrun_callback, and runs the process's callbacks from its own, so the report says
+ * what the JACK server saw of this process, cycle by cycle ("callback"):
+ *
+ *   cycles       process callbacks run
+ *   period_us    the period of the last cycle (frames / rate)
+ *   max_us       the longest callback, wall clock, start to return
+ *   max_cpu_us   the most CPU time the thread spent in one callback (what it did, not waited)
+ *   max_fraction max_us / the period of that cycle
+ *   percent      21 counts: callbacks that took [0,5) [5,10) ... [95,100) and >= 100 % of their
+ *                period, wall clock; cpu_percent the same of their CPU time
+ *   gaps         cycles whose frame time (jack_last_frame_time) is not the last one's plus its
+ *                frames: a server xrun came between (it skipped cycles of this process or reset
+ *                its frame timer); missed_frames the sum of the differences (modulo 2^32: a
+ *                timer set back counts as a huge one); first_gaps the first 64 as
+ *                {"cycle": n, "frame": frame time, "missed": frames}
+ *   xruns        xrun notifications the server sent this process
+ *
+ * With RACK_PROBE_CYCLES=PATH it also writes PATH at exit: the frame time of each cycle, one a
+ * line, the last 262,144 cycles (23 minutes at 256 frames and 48 kHz).
+ *
  * Build: cc -shared -fPIC -O2 -o librtprobe.so rtprobe.c -ldl -lpthread
  */
 #define _GNU_SOURCE
@@ -154,6 +175,132 @@ EXPORT void rack_probe_leave(void) {
                                                   memory_order_relaxed)) {
     }
     atomic_fetch_add_explicit(&cycles, 1, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the process callback, timed                                                                 */
+
+/* The JACK types, declared here so that the library needs no JACK headers or library: the
+ * real functions are looked up at their first call, in a process that has libjack. */
+typedef uint32_t probe_nframes_t;
+typedef int (*probe_process_fn)(probe_nframes_t, void *);
+typedef int (*probe_xrun_fn)(void *);
+
+#define MAX_CLIENTS 8
+#define MAX_GAPS 64
+#define PERCENT_BUCKETS 21
+struct wrapped {
+    void *client;
+    probe_process_fn process;
+    void *arg;
+    uint32_t rate;
+    uint32_t last_frame;
+    int have_last;
+};
+static struct wrapped wrapped_clients[MAX_CLIENTS];
+static _Atomic int n_wrapped;
+static struct wrapped xrun_wrapped[MAX_CLIENTS];
+static _Atomic int n_xrun_wrapped;
+
+static _Atomic unsigned long cb_cycles, cb_max_ns, cb_max_cpu_ns, cb_period_ns, cb_gaps,
+    cb_missed, cb_xruns;
+static _Atomic unsigned long cb_max_fraction_ppm;
+static _Atomic unsigned long cb_percent[PERCENT_BUCKETS], cb_cpu_percent[PERCENT_BUCKETS];
+struct gap { unsigned long cycle; uint32_t frame, missed; };
+static struct gap gaps[MAX_GAPS];
+#define FRAME_LOG (1 << 18)
+static uint32_t frame_log[FRAME_LOG];
+
+static int (*real_jack_set_process_callback)(void *, probe_process_fn, void *);
+static int (*real_jack_set_xrun_callback)(void *, probe_xrun_fn, void *);
+static uint32_t (*real_jack_last_frame_time)(const void *);
+static uint32_t (*real_jack_get_sample_rate)(void *);
+
+static void store_max(_Atomic unsigned long *slot, unsigned long v) {
+    unsigned long old = atomic_load_explicit(slot, memory_order_relaxed);
+    while (v > old && !atomic_compare_exchange_weak_explicit(slot, &old, v, memory_order_relaxed,
+                                                             memory_order_relaxed)) {
+    }
+}
+
+static unsigned long elapsed_ns(const struct timespec *a, const struct timespec *b) {
+    return (unsigned long)((b->tv_sec - a->tv_sec) * 1000000000L + (b->tv_nsec - a->tv_nsec));
+}
+
+static int timed_process(probe_nframes_t nframes, void *arg) {
+    struct wrapped *w = arg;
+    struct timespec t0, t1, c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    unsigned long cycle = atomic_fetch_add_explicit(&cb_cycles, 1, memory_order_relaxed);
+    uint32_t frame = real_jack_last_frame_time ? real_jack_last_frame_time(w->client) : 0;
+    if (w->have_last && frame != (uint32_t)(w->last_frame + nframes)) {
+        uint32_t missed = frame - w->last_frame - nframes;
+        unsigned long g = atomic_fetch_add_explicit(&cb_gaps, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&cb_missed, missed, memory_order_relaxed);
+        if (g < MAX_GAPS)
+            gaps[g] = (struct gap){cycle, frame, missed};
+    }
+    w->last_frame = frame;
+    w->have_last = 1;
+    frame_log[cycle % FRAME_LOG] = frame;
+    int result = w->process(nframes, w->arg);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unsigned long ns = elapsed_ns(&t0, &t1);
+    store_max(&cb_max_ns, ns);
+    store_max(&cb_max_cpu_ns, elapsed_ns(&c0, &c1));
+    if (w->rate) {
+        unsigned long period = (unsigned long)nframes * 1000000000UL / w->rate;
+        atomic_store_explicit(&cb_period_ns, period, memory_order_relaxed);
+        unsigned long ppm = period ? ns * 1000000UL / period : 0;
+        store_max(&cb_max_fraction_ppm, ppm);
+        unsigned long bucket = ppm / 50000;
+        if (bucket >= PERCENT_BUCKETS)
+            bucket = PERCENT_BUCKETS - 1;
+        atomic_fetch_add_explicit(&cb_percent[bucket], 1, memory_order_relaxed);
+        bucket = period ? elapsed_ns(&c0, &c1) * 20 / period : 0;
+        if (bucket >= PERCENT_BUCKETS)
+            bucket = PERCENT_BUCKETS - 1;
+        atomic_fetch_add_explicit(&cb_cpu_percent[bucket], 1, memory_order_relaxed);
+    }
+    return result;
+}
+
+EXPORT int jack_set_process_callback(void *client, probe_process_fn process, void *arg) {
+    if (!real_jack_set_process_callback) {
+        *(void **)&real_jack_set_process_callback = dlsym(RTLD_NEXT, "jack_set_process_callback");
+        *(void **)&real_jack_last_frame_time = dlsym(RTLD_NEXT, "jack_last_frame_time");
+        *(void **)&real_jack_get_sample_rate = dlsym(RTLD_NEXT, "jack_get_sample_rate");
+    }
+    if (!real_jack_set_process_callback)
+        return -1;
+    int slot = process ? atomic_fetch_add(&n_wrapped, 1) : MAX_CLIENTS;
+    if (slot >= MAX_CLIENTS) /* more clients than the table holds: run theirs untimed */
+        return real_jack_set_process_callback(client, process, arg);
+    struct wrapped *w = &wrapped_clients[slot];
+    *w = (struct wrapped){client, process, arg,
+                          real_jack_get_sample_rate ? real_jack_get_sample_rate(client) : 0, 0, 0};
+    return real_jack_set_process_callback(client, timed_process, w);
+}
+
+static int counted_xrun(void *arg) {
+    struct wrapped *w = arg;
+    atomic_fetch_add_explicit(&cb_xruns, 1, memory_order_relaxed);
+    return ((probe_xrun_fn)(void *)w->process)(w->arg);
+}
+
+EXPORT int jack_set_xrun_callback(void *client, probe_xrun_fn xrun, void *arg) {
+    if (!real_jack_set_xrun_callback)
+        *(void **)&real_jack_set_xrun_callback = dlsym(RTLD_NEXT, "jack_set_xrun_callback");
+    if (!real_jack_set_xrun_callback)
+        return -1;
+    int slot = xrun ? atomic_fetch_add(&n_xrun_wrapped, 1) : MAX_CLIENTS;
+    if (slot >= MAX_CLIENTS)
+        return real_jack_set_xrun_callback(client, xrun, arg);
+    struct wrapped *w = &xrun_wrapped[slot];
+    *w = (struct wrapped){client, (probe_process_fn)(void *)xrun, arg, 0, 0, 0};
+    return real_jack_set_xrun_callback(client, counted_xrun, w);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -637,6 +784,23 @@ __attribute__((destructor)) static void probe_report(void) {
     fprintf(f, ", \"details\": {\"threads\": %d, \"unbalanced\": %lu, \"max_cycle_us\": %.1f",
             atomic_load(&rt_threads), atomic_load(&unbalanced),
             atomic_load(&max_cycle_ns) / 1000.0);
+    fprintf(f, ", \"callback\": {\"cycles\": %lu, \"period_us\": %.1f, \"max_us\": %.1f, "
+               "\"max_cpu_us\": %.1f, \"max_fraction\": %.4f, \"percent\": [",
+            atomic_load(&cb_cycles), atomic_load(&cb_period_ns) / 1000.0,
+            atomic_load(&cb_max_ns) / 1000.0, atomic_load(&cb_max_cpu_ns) / 1000.0,
+            atomic_load(&cb_max_fraction_ppm) / 1e6);
+    for (int i = 0; i < PERCENT_BUCKETS; i++)
+        fprintf(f, "%s%lu", i ? ", " : "", atomic_load(&cb_percent[i]));
+    fprintf(f, "], \"cpu_percent\": [");
+    for (int i = 0; i < PERCENT_BUCKETS; i++)
+        fprintf(f, "%s%lu", i ? ", " : "", atomic_load(&cb_cpu_percent[i]));
+    unsigned long ngaps = atomic_load(&cb_gaps);
+    fprintf(f, "], \"gaps\": %lu, \"missed_frames\": %lu, \"xruns\": %lu, \"first_gaps\": [", ngaps,
+            atomic_load(&cb_missed), atomic_load(&cb_xruns));
+    for (unsigned long i = 0; i < ngaps && i < MAX_GAPS; i++)
+        fprintf(f, "%s{\"cycle\": %lu, \"frame\": %u, \"missed\": %u}", i ? ", " : "", gaps[i].cycle,
+                gaps[i].frame, gaps[i].missed);
+    fprintf(f, "]}");
     fprintf(f, ", \"calls\": {");
     int first = 1;
     for (int i = 0; i < F_COUNT; i++) {
@@ -663,4 +827,12 @@ __attribute__((destructor)) static void probe_report(void) {
     fputs("]}}\n", f);
     if (f != stderr)
         fclose(f);
+    const char *cycles_path = getenv("RACK_PROBE_CYCLES");
+    unsigned long ncb = atomic_load(&cb_cycles);
+    FILE *c = cycles_path && *cycles_path && ncb ? fopen(cycles_path, "w") : NULL;
+    if (c) {
+        for (unsigned long i = ncb > FRAME_LOG ? ncb - FRAME_LOG : 0; i < ncb; i++)
+            fprintf(c, "%u\n", frame_log[i % FRAME_LOG]);
+        fclose(c);
+    }
 }
