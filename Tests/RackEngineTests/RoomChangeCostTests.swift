@@ -45,8 +45,9 @@ final class RoomChangeCostTests: XCTestCase {
     }
 
     /// Worst call of the run, taking per call the best of `rounds` runs (a call whose caches
-    /// another process emptied in one run is not the render's cost).
-    func worstCall(block: Int, changes: Int, rounds: Int = 5) -> Double {
+    /// another process emptied in one run is not the render's cost; run alone in a fresh
+    /// process, the first rounds also run before the processor has come up to speed).
+    func worstCall(block: Int, changes: Int, rounds: Int = 20) -> Double {
         let calls = 20 + Int(0.5 * rate) / block          // the changes, then 300 ms of crossfades and spill-over
         var best = [UInt64](repeating: .max, count: calls)
         for _ in 0..<rounds {
