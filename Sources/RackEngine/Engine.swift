@@ -58,6 +58,11 @@ public final class Engine: @unchecked Sendable {
     /// full (the caller reports the drop).
     public func post(_ event: EngineEvent) -> Bool { queue.push(event) }
 
+    /// Control thread: events posted since the engine was made, and how many of them the
+    /// render thread has taken from its queue (`/sync` waits for the second to reach the first).
+    public var postedCount: Int { queue.pushedCount }
+    public var takenCount: Int { queue.poppedCount }
+
     /// Control thread: how many events `post` can take now.
     public var queueSpace: Int { queue.capacity - queue.count }
 

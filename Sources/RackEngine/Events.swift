@@ -192,6 +192,12 @@ public struct EventQueue: @unchecked Sendable {
         @_noLocks get { counters[Counter.written.rawValue].load(ordering: .acquiring) - counters[Counter.read.rawValue].load(ordering: .acquiring) }
     }
 
+    /// Events pushed since the queue was made.
+    public var pushedCount: Int { counters[Counter.written.rawValue].load(ordering: .acquiring) }
+
+    /// Events popped since the queue was made.
+    public var poppedCount: Int { counters[Counter.read.rawValue].load(ordering: .acquiring) }
+
     /// True when a push would fail now.
     /// - Realtime: safe
     public var isFull: Bool { @_noLocks get { count >= capacity } }

@@ -61,6 +61,8 @@ public enum OSCAddressSpace {
         .init("/rack/version", .any, "the OSC namespace version", isQuery: true, query: .init(type: "s", access: 1)),
         .init("/rack/stats", .any, "replies DSP time per JACK cycle since the last /rack/stats", isQuery: true, query: .init()),
         .init("/ping", .any, "replies /pong", isQuery: true, query: .init()),
+        .init("/sync", .arguments([.optional(.number)], else: "expects an optional number: an id the reply carries"),
+              "replies /synced [id] once the render thread has taken every change sent before it"),
 
         .init("/rack/midi/learn", .arguments([.optional(.string)], else: "expects an optional string: a parameter name"),
               "bind the next CC that moves to the parameter; no argument: cancel"),

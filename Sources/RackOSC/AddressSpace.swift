@@ -52,6 +52,7 @@ extension RackController {
     /// set a parameter of the table (`ParameterAddress`, `setParameter`).
     static let handlers: [String: OSCCommand.Handler] = [
         "/ping": { c, r in c.ping(r) },
+        "/sync": { c, r throws(Reason) in try c.sync(r) },
         "/rack/version": { c, r in c.version(r) },
         "/rack/status": { c, r in c.status(r) },
         "/rack/stats": { c, r in c.stats(r) },

@@ -5,12 +5,12 @@ import Foundation
 extension RackController {
     /// The first moment (seconds on `clock`) the controller has work that no datagram and no
     /// wake announces; nil: none until one comes. Pending are: echoes of what was posted to the
-    /// render thread (looked for at `ControllerTuning.echoLookSeconds` while awaited), the
+    /// render thread and `/sync` answers (looked for at `ControllerTuning.echoLookSeconds` while awaited), the
     /// meters while anyone subscribed or the HTTP side listens (at `ControllerTuning.meterHz`),
     /// the first subscription lease to run out, and the recording's next flush.
     func nextDeadline(now: Double) -> Double? {
         var due: [Double] = []
-        if awaitsEchoes(now: now) { due.append(now + ControllerTuning.echoLookSeconds) }
+        if awaitsEchoes(now: now) || !pendingSyncs.isEmpty { due.append(now + ControllerTuning.echoLookSeconds) }
         if !feedback.meterSubscribers.isEmpty || meterObserved() { due.append(lastMeterTime + 1 / ControllerTuning.meterHz) }
         if let lease = feedback.firstExpiry { due.append(lease) }
         if let flush = recorder.nextFlush { due.append(flush) }

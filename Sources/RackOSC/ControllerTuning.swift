@@ -16,6 +16,9 @@ public enum ControllerTuning {
     /// the web page and MIDI out within this of the cycle that applied it (the period the
     /// loop used to poll at always).
     public static let echoLookSeconds = 0.005
+    /// `/sync` requests waiting at most; one more is refused ("busy"). A sender that paces
+    /// itself by them has one or two in flight.
+    public static let pendingSyncs = 256
     /// How long, in seconds, the loop keeps looking for echoes after the last post or echo: an
     /// immediate event is applied in the next JACK cycle, and a long period (8,192 frames at
     /// 22.05 kHz) lasts 0.37 s.

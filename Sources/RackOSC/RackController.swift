@@ -21,7 +21,7 @@ import RackWire
 /// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.4.0"
+    public static let namespaceVersion = "1.5.0"
 
     /// Where replies, feedback and meters go: the socket (through the HTTP bridge), so they
     /// leave from the rack's port.
@@ -41,6 +41,8 @@ public final class RackController {
     public var targets: RackState { state.targets }
     /// The preset recalled last (`/rack/dump`).
     var lastPreset: String { state.preset }
+    /// `/sync` requests waiting for the render thread to take what came before them.
+    var pendingSyncs: [PendingSync] = []
     /// Scheduled events and restarts in flight to the render thread.
     var ledger = EngineLedger()
     /// Scheduled (timetagged) events posted and not yet echoed back as applied: never more
@@ -183,6 +185,7 @@ public final class RackController {
     /// that own their own loop).
     public func serveOnce() {
         syncWithEngine()
+        answerSyncs()
         if let load = player.collect() { run(load) }
     }
 

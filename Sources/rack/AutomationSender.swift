@@ -6,8 +6,8 @@ import RackWire
 /// Plays automation events to a live rack over UDP, paced by `LivePacing`: each event is a
 /// bundle timetagged with its time, sent `lead` seconds ahead when there is room; several go
 /// in one datagram as nested bundles (each keeps its own timetag). Replies are read while it
-/// sends: `/pong` acknowledges what was sent before the `/ping`, `/rack/error` is a refusal
-/// (or a clamp, which is applied).
+/// sends: `/synced` acknowledges what was sent before the `/sync` (the render thread took it),
+/// `/rack/error` is a refusal (or a clamp, which is applied).
 final class AutomationSender {
     /// What a send came to.
     struct Outcome {
@@ -24,9 +24,10 @@ final class AutomationSender {
     private let lead: Double
     private var buffer = [UInt8](repeating: 0, count: 65_536)
     private var outcome = Outcome()
-    /// Event counts at each `/ping` not yet answered, oldest first.
-    private var pingsInFlight: [Int] = []
+    /// Event counts at each `/sync` not yet answered, oldest first.
+    private var syncsInFlight: [Int] = []
     private var acknowledged = 0
+    private var pongs = 0
 
     init(socket: UDPSocket, target: OSCEndpoint, lead: Double) {
         self.socket = socket
@@ -37,16 +38,13 @@ final class AutomationSender {
     /// True when the rack answers `/ping` (a few tries, `timeout` seconds each).
     func rackAnswers(tries: Int = 4, timeout: Double = 0.5) -> Bool {
         for _ in 0..<tries {
-            pingsInFlight.append(acknowledged)
             send(OSCMessage("/ping").encoded())
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
-                let before = pingsInFlight.count
                 readReplies(waitMilliseconds: 20)
-                if pingsInFlight.count < before { pingsInFlight.removeAll(); return true }
+                if pongs > 0 { return true }
             }
         }
-        pingsInFlight.removeAll()
         return false
     }
 
@@ -92,27 +90,27 @@ final class AutomationSender {
         return end
     }
 
-    /// One datagram of nested bundles, then a `/ping` when one is due.
+    /// One datagram of nested bundles, then a `/sync` when one is due.
     private func sendBatch(_ batch: ArraySlice<AutomationEvent>, origin: OSCTimeTag, now: Double) {
         let elements = batch.map { Self.element($0, origin: origin) }
         outcome.late += batch.filter { $0.time + lead < now }.count
         send(elements.count == 1 ? elements[0] : Self.nest(elements, timeTag: origin.adding(seconds: batch.first!.time)))
         let before = outcome.sent
         outcome.sent += batch.count
-        if outcome.sent / LivePacing.pingEveryEvents > before / LivePacing.pingEveryEvents {
-            pingsInFlight.append(outcome.sent)
-            send(OSCMessage("/ping").encoded())
+        if outcome.sent / LivePacing.syncEveryEvents > before / LivePacing.syncEveryEvents {
+            syncsInFlight.append(outcome.sent)
+            send(OSCMessage("/sync").encoded())
         }
     }
 
     /// Waits for the rack to acknowledge everything and for the last event's time to pass.
     private func finish(lastEventTime: Double, start: Date) {
-        pingsInFlight.append(outcome.sent)
-        send(OSCMessage("/ping").encoded())
+        syncsInFlight.append(outcome.sent)
+        send(OSCMessage("/sync").encoded())
         let deadline = max(lastEventTime + lead + LivePacing.settleSeconds, Date().timeIntervalSince(start) + 2)
         while Date().timeIntervalSince(start) < deadline {
             readReplies(waitMilliseconds: 10)
-            if pingsInFlight.isEmpty && Date().timeIntervalSince(start) >= lastEventTime + lead + LivePacing.settleSeconds { break }
+            if syncsInFlight.isEmpty && Date().timeIntervalSince(start) >= lastEventTime + lead + LivePacing.settleSeconds { break }
         }
     }
 
@@ -138,7 +136,9 @@ final class AutomationSender {
     private func note(_ m: OSCMessage) {
         switch m.address {
         case "/pong":
-            if !pingsInFlight.isEmpty { acknowledged = pingsInFlight.removeFirst() }
+            pongs += 1
+        case "/synced":
+            if !syncsInFlight.isEmpty { acknowledged = syncsInFlight.removeFirst() }
         case "/rack/error":
             let reason = m.arguments.count > 1 ? m.arguments[1].string ?? "" : ""
             if reason.hasPrefix("clamped") { outcome.clamped += 1; return }

@@ -5,8 +5,9 @@ import RackEngine
 /// README's scheduling limits) and reads its socket from one control thread; a sender that
 /// outruns either loses events. `rack send` therefore keeps at most `windowEvents` events in
 /// flight (sent, and not yet `settleSeconds` past their time) and at most
-/// `unacknowledgedEvents` sent since the last `/ping` the rack answered (its `/pong` comes
-/// after everything sent before it was read, so nothing piles up in the socket's buffer). A
+/// `unacknowledgedEvents` sent since the last `/sync` the rack answered (its `/synced` comes
+/// once the render thread has taken everything sent before it, so nothing piles up in the
+/// socket's buffer or the render thread's queue, however late the server runs the rack). A
 /// file denser than that is still delivered whole: the events that cannot go out ahead of
 /// their time go out as soon as there is room, and the rack applies them on arrival.
 enum LivePacing {
@@ -16,10 +17,10 @@ enum LivePacing {
     /// How long after its time an event is taken as applied (the rack's echo of an applied
     /// change reaches its control thread within a 20 ms pass and a JACK period).
     static let settleSeconds = 0.05
-    /// Events sent since the last answered `/ping`, at most.
+    /// Events sent since the last answered `/sync`, at most.
     static let unacknowledgedEvents = 512
-    /// A `/ping` every this many events.
-    static let pingEveryEvents = 128
+    /// A `/sync` every this many events.
+    static let syncEveryEvents = 128
     /// Bytes of one datagram at most (one Ethernet frame's payload, so a remote rack gets
     /// unfragmented datagrams).
     static let datagramBytes = 1_400

@@ -7,6 +7,6 @@ enum RackVersion {
     /// The release, MAJOR.MINOR.PATCH.
     static let release = "1.0.0"
 
-    /// What `rack --version` prints: `rack 1.0.0 (OSC namespace 1.4.0)`.
+    /// What `rack --version` prints: `rack 1.0.0 (OSC namespace 1.5.0)`.
     static var line: String { "rack \(release) (OSC namespace \(RackController.namespaceVersion))" }
 }

@@ -29,6 +29,7 @@ final class AddressSpaceTests: XCTestCase {
         "/rack/midi/learn": ([.int(1)], "expects an optional string: a parameter name"),
         "/rack/midi/map": ([.int(1)], "takes no arguments"),
         "/rack/midi/unmap": ([.string("x")], "expects one controller number 0…127"),
+        "/sync": ([.string("x")], "expects an optional number: an id the reply carries"),
     ]
 
     func testEveryCommandThatTakesArgumentsRefusesWrongOnesAndChangesNothing() {
@@ -76,7 +77,7 @@ final class AddressSpaceTests: XCTestCase {
     func testVersion() {
         let rig = Rig()
         rig.send("/rack/version")
-        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.4.0")])])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/version", [.string("1.5.0")])])
     }
 
     func testStatus() {

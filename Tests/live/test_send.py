@@ -74,24 +74,24 @@ def _readme_figure(pattern: str) -> int:
 
 
 IN_FLIGHT = _readme_figure(r"never has more than ([\d,]+) events in flight")
-SINCE_PING = _readme_figure(r"nor more than ([\d,]+)\s+sent since the last `/ping` the rack answered")
+SINCE_SYNC = _readme_figure(r"nor more than ([\d,]+)\s+sent since the last `/sync` the rack answered")
 DATAGRAM_BYTES = _readme_figure(r"several to a\s+datagram \(nested bundles, ≤ ([\d,]+) bytes\)")
 
 
 class StandInRack:
-    """A UDP socket that plays a rack for `rack send`: answers `/ping` with `/pong` (the first
-    `answer_pings` of them; all when None) and counts the events (messages other than /ping)
-    in every datagram, nested bundles opened."""
+    """A UDP socket that plays a rack for `rack send`: answers `/ping` with `/pong`, `/sync`
+    with `/synced` (the first `answer_syncs` of them; all when None) and counts the events
+    (messages other than those two) in every datagram, nested bundles opened."""
 
-    def __init__(self, answer_pings: int | None = None):
+    def __init__(self, answer_syncs: int | None = None):
         import socket
         import threading
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))
         self.sock.settimeout(0.05)
         self.port = self.sock.getsockname()[1]
-        self.answer_pings = answer_pings
-        self.pings = 0
+        self.answer_syncs = answer_syncs
+        self.syncs = 0
         self.events = 0
         self.largest = 0
         self.running = True
@@ -117,12 +117,14 @@ class StandInRack:
                 continue
             self.largest = max(self.largest, len(packet))
             for address in self.addresses(packet):
-                if address != "/ping":
-                    self.events += 1
-                    continue
-                self.pings += 1
-                if self.answer_pings is None or self.pings <= self.answer_pings:
+                if address == "/ping":
                     self.sock.sendto(b"/pong\0\0\0,\0\0\0", sender)
+                elif address == "/sync":
+                    self.syncs += 1
+                    if self.answer_syncs is None or self.syncs <= self.answer_syncs:
+                        self.sock.sendto(b"/synced\0,\0\0\0", sender)
+                else:
+                    self.events += 1
 
     def close(self) -> None:
         self.running = False
@@ -138,7 +140,7 @@ def _send_against(stand_in: StandInRack, rack_binary, tmp_path, count: int) -> s
 
 
 def test_rack_send_keeps_at_most_the_readme_count_in_flight(rack_binary, tmp_path):
-    """Every event due at once, applied 10 s later, every /ping answered: `rack send` sends the
+    """Every event due at once, applied 10 s later, every /sync answered: `rack send` sends the
     README's events in flight and then waits (none of them is 50 ms past its time for 10 s);
     every datagram within the README's bytes."""
     stand_in = StandInRack()
@@ -147,7 +149,7 @@ def test_rack_send_keeps_at_most_the_readme_count_in_flight(rack_binary, tmp_pat
         assert livelib.wait_until(lambda: stand_in.events >= IN_FLIGHT, timeout=5), stand_in.events
         # A window for a defect to show (more sent than the bound); the next event may go in 10 s.
         livelib.wait_until(lambda: stand_in.events > IN_FLIGHT, timeout=1.0)
-        print(f"rack send: {stand_in.events} events in flight, {stand_in.pings} pings, largest datagram {stand_in.largest} bytes")
+        print(f"rack send: {stand_in.events} events in flight, {stand_in.syncs} syncs, largest datagram {stand_in.largest} bytes")
         assert stand_in.events == IN_FLIGHT, f"{stand_in.events} events in flight (README: {IN_FLIGHT})"
         assert 0 < stand_in.largest <= DATAGRAM_BYTES, stand_in.largest
     finally:
@@ -156,16 +158,16 @@ def test_rack_send_keeps_at_most_the_readme_count_in_flight(rack_binary, tmp_pat
         stand_in.close()
 
 
-def test_rack_send_waits_for_a_pong_after_the_readme_count(rack_binary, tmp_path):
-    """Only the first /ping (the check that a rack answers) is answered: `rack send` sends the
-    README's count of events since that answer and then waits."""
-    stand_in = StandInRack(answer_pings=1)
+def test_rack_send_waits_for_a_synced_after_the_readme_count(rack_binary, tmp_path):
+    """No /sync is answered (a render thread that does not take what it is sent): `rack send`
+    sends the README's count of events and then waits."""
+    stand_in = StandInRack(answer_syncs=0)
     sender = _send_against(stand_in, rack_binary, tmp_path, IN_FLIGHT)
     try:
-        assert livelib.wait_until(lambda: stand_in.events >= SINCE_PING, timeout=5), stand_in.events
-        livelib.wait_until(lambda: stand_in.events > SINCE_PING, timeout=1.0)   # a window for a defect to show
-        print(f"rack send: {stand_in.events} events sent with no /pong since the first, {stand_in.pings} pings")
-        assert stand_in.events == SINCE_PING, f"{stand_in.events} events sent unacknowledged (README: {SINCE_PING})"
+        assert livelib.wait_until(lambda: stand_in.events >= SINCE_SYNC, timeout=5), stand_in.events
+        livelib.wait_until(lambda: stand_in.events > SINCE_SYNC, timeout=1.0)   # a window for a defect to show
+        print(f"rack send: {stand_in.events} events sent with no /synced, {stand_in.syncs} syncs")
+        assert stand_in.events == SINCE_SYNC, f"{stand_in.events} events sent unacknowledged (README: {SINCE_SYNC})"
     finally:
         sender.kill()
         sender.wait(timeout=10)
