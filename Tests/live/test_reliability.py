@@ -56,7 +56,8 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
             osc.send("/rack/mix", float(10 + round_))   # changes while disconnected are kept
             pid, starting = livelib.restart_jack(server, 48000, 256)
             back = time.monotonic()
-            assert wait_until(lambda: status_state(osc) == "running", 8), f"round {round_}: did not rejoin"
+            assert wait_until(lambda: status_state(osc) == "running", 8), \
+                f"round {round_}: did not rejoin (server answering: {livelib.jack_running(server)})\n{rack.describe()}"
             now = time.monotonic()
             print(f"jackd restart {round_ + 1}: disconnected {noticed:.2f} s after the stop began; running again "
                   f"{now - starting:.2f} s after jackd was started, {now - back:.2f} s after it answered jack_wait")
