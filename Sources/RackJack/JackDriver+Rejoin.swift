@@ -1,4 +1,5 @@
 import CJack
+import Foundation
 
 /// What the rejoin says while it waits: a refused join (once per reason), a long outage, a
 /// dead client's close that keeps the next join waiting.
@@ -58,4 +59,29 @@ extension JackDriver {
 
     /// A dead client's close at least this long (s) is reported: the next join waits for it.
     static let slowCloseSeconds = 1.0
+
+    /// How long (ms) a dead client's close waits for the threads that said the server went away.
+    static let noticeThreadsTimeoutMs: Int32 = 2_000
+
+    /// Closes a client whose server went away, on a thread of its own. jackd2's library goes on
+    /// using its notification thread after the shutdown notice (it drops the server's other
+    /// clients under a lock of its own), and `jack_client_close` cancels that thread at once,
+    /// wherever it is: cancelled under the lock, it left it held, and the close (and every
+    /// rejoin after it) waited on it for ever. So the close waits until those threads have
+    /// ended, which they do as soon as the server's sockets close.
+    static func closeDead(_ dead: DeadClient) {
+        defer { dead.closing.end() }
+        let started = Date()
+        if dead.awaitsNoticeThreads, rack_jack_await_shutdown_threads(dead.context, noticeThreadsTimeoutMs) == 0 {
+            dead.log("JACK's library still runs the thread that said the server went away after \(noticeThreadsTimeoutMs / 1000) s; closing the client anyway")
+        }
+        jack_client_close(dead.client)
+        rack_jack_destroy(dead.context)   // after the close: no callback can touch it now
+        // JACK's library opens and closes clients under one lock: a rejoin waits for this
+        // close, and so does the control thread that tries it. Say when it was long.
+        let seconds = Date().timeIntervalSince(started)
+        if seconds >= slowCloseSeconds {
+            dead.log("closing the client of the JACK server that went away took \(String(format: "%.1f", seconds)) s; a rejoin waits for it")
+        }
+    }
 }

@@ -268,20 +268,10 @@ public final class JackDriver: @unchecked Sendable {
             rack_jack_hold(context)   // should a callback still run, it leaves the engine alone
             abandonedClients += 1     // deliberately leaked: see above
         } else {
-            let dead = DeadClient(client: client, context: context, log: log, closing: closing)
+            let dead = DeadClient(client: client, context: context, log: log, closing: closing,
+                                  awaitsNoticeThreads: !server.isPipeWire)
             closing.begin()
-            Thread.detachNewThread {
-                defer { dead.closing.end() }
-                let started = Date()
-                jack_client_close(dead.client)
-                rack_jack_destroy(dead.context)   // after the close: no callback can touch it now
-                // JACK's library opens and closes clients under one lock: a rejoin waits for
-                // this close, and so does the control thread that tries it. Say when it was long.
-                let seconds = Date().timeIntervalSince(started)
-                if seconds >= Self.slowCloseSeconds {
-                    dead.log("closing the client of the JACK server that went away took \(String(format: "%.1f", seconds)) s; a rejoin waits for it")
-                }
-            }
+            Thread.detachNewThread { Self.closeDead(dead) }
         }
     }
 
@@ -376,12 +366,14 @@ public final class JackDriver: @unchecked Sendable {
 }
 
 /// A client whose server went away, handed to the thread that closes it.
-private struct DeadClient: @unchecked Sendable {
+struct DeadClient: @unchecked Sendable {
     let client: OpaquePointer
     let context: OpaquePointer
     /// The driver's `log`, set once before the first join.
     let log: (String) -> Void
     let closing: ClosesInFlight
+    /// Whether the close first waits for the threads that said the server went away (jackd2).
+    let awaitsNoticeThreads: Bool
 }
 
 /// How many dead clients are being closed on their own threads (the control thread reads it).
