@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <string.h>
 #include <stdio.h>
+#include <errno.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static _Atomic int wake_fd = -1;
@@ -54,6 +56,9 @@ struct rack_jack {
     _Atomic uint64_t xruns;
     _Atomic uint64_t cycles;
     _Atomic int shut_down;
+    // The threads that delivered a shutdown notice (Linux thread ids; 0: none): jackd2's
+    // notification thread, and its process thread when a cycle's wait failed.
+    _Atomic int shutdown_threads[2];
     _Atomic uint32_t buffer_size;
     _Atomic int connections_changed;
     _Atomic int ports_registered;   // a port of any client appeared (connect wanted peers)
@@ -161,18 +166,47 @@ static int on_xrun(void *arg) {
     return 0;
 }
 
+/// Remembers the calling thread as one that delivered a shutdown notice (at most two: jackd2
+/// says it from its notification thread, and from the process thread when a wait failed).
+static void note_shutdown_thread(struct rack_jack *c) {
+    int tid = (int)syscall(SYS_gettid);
+    for (int i = 0; i < 2; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&c->shutdown_threads[i], &expected, tid) || expected == tid) return;
+    }
+}
+
 static void on_shutdown(jack_status_t code, const char *reason, void *arg) {
     (void)code; (void)reason;
     struct rack_jack *c = arg;
+    note_shutdown_thread(c);
     atomic_store(&c->shut_down, 1);
     wake_control();
 }
 
-/// PipeWire's JACK (0.3.65) calls only the plain shutdown callback; jackd2 calls both.
+/// PipeWire's JACK (0.3.65) calls only the plain shutdown callback; jackd2 calls the info one
+/// first, and the plain one when a second thread says the same.
 static void on_plain_shutdown(void *arg) {
     struct rack_jack *c = arg;
+    note_shutdown_thread(c);
     atomic_store(&c->shut_down, 1);
     wake_control();
+}
+
+int rack_jack_await_shutdown_threads(const rack_jack_t *cc, int timeout_ms) {
+    struct rack_jack *c = (struct rack_jack *)cc;
+    pid_t pid = getpid();
+    for (int waited = 0;; waited++) {
+        int running = 0;
+        for (int i = 0; i < 2; i++) {
+            int tid = atomic_load(&c->shutdown_threads[i]);
+            if (tid != 0 && !(syscall(SYS_tgkill, pid, tid, 0) != 0 && errno == ESRCH)) running = 1;
+        }
+        if (!running) return 1;
+        if (waited >= timeout_ms) return 0;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
 }
 
 static int on_sample_rate(jack_nframes_t rate, void *arg) {

@@ -68,14 +68,14 @@ public final class JackDriver: @unchecked Sendable {
     let closing = ClosesInFlight()
     /// When the rejoin began waiting for such a close (control-thread time, s), and whether
     /// that wait was said.
-    private var closeWaitSince: Double?
-    private var closeWaitSaid = false
+    var closeWaitSince: Double?
+    var closeWaitSaid = false
     /// The last refused join that was said (nil: none since the last join).
-    private var lastRefusal: JoinRefusal?
+    var lastRefusal: JoinRefusal?
     /// When the server went away (control-thread time, s; nil while joined), and whether the
     /// long outage was said.
-    private var outageSince: Double?
-    private var outageSaid = false
+    var outageSince: Double?
+    var outageSaid = false
     private var xrunsBefore = 0
     /// The server's rate while it is one the engine cannot serve (output silent meanwhile).
     public private(set) var unsupportedRate: Double?
@@ -208,62 +208,6 @@ public final class JackDriver: @unchecked Sendable {
         return true
     }
 
-    /// Says once per wait when the rejoin has waited `slowCloseSeconds` for a dead client's close.
-    private func noteCloseWait(now: Double) {
-        guard let since = closeWaitSince else {
-            closeWaitSince = now
-            closeWaitSaid = false
-            return
-        }
-        if !closeWaitSaid && now - since >= Self.slowCloseSeconds {
-            closeWaitSaid = true
-            log("the rejoin waits for JACK's library to close the client of the server that went away")
-        }
-    }
-
-    /// Why a join that reached the server failed.
-    enum JoinRefusal: Equatable {
-        /// The server refused the client (the JACK status of `jack_client_open`).
-        case status(UInt32)
-        /// It opened the client but refused to register its ports.
-        case ports
-        /// It refused to activate the client.
-        case activation
-
-        var sentence: String {
-            switch self {
-            case .status(let status): return "the JACK server refused rack's client (JACK status 0x\(String(status, radix: 16)))"
-            case .ports: return "the JACK server opened rack's client but refused its ports"
-            case .activation: return "the JACK server opened rack's client but refused to activate it"
-            }
-        }
-    }
-
-    /// Says a refused join once per reason, except "no server" (the usual answer while the
-    /// server is away): a server that answers but refuses rack is not a quiet wait.
-    private func noteRefusal(_ refusal: JoinRefusal) {
-        let noServer = JackFailure.rawValue | JackServerFailed.rawValue
-        if case .status(let status) = refusal, status & ~noServer == 0 { return }
-        guard refusal != lastRefusal else { return }
-        lastRefusal = refusal
-        log(refusal.sentence + "; trying again")
-    }
-
-    /// Says once per outage when rack has looked for the server for `longOutageSeconds`: the
-    /// user (or a log) learns that rack is still looking, and a server that is up by then but
-    /// answers as absent is told apart from a rejoin that never ran.
-    private func noteLongOutage(now: Double) {
-        guard let since = outageSince, !outageSaid, now - since >= Self.longOutageSeconds else { return }
-        outageSaid = true
-        log("no JACK server to rejoin for \(Int(Self.longOutageSeconds)) s; still looking every \(Self.rejoinInterval) s")
-    }
-
-    /// An outage this long (s) is said once (`noteLongOutage`).
-    static let longOutageSeconds = 5.0
-
-    /// A dead client's close at least this long (s) is reported: the next join waits for it.
-    static let slowCloseSeconds = 1.0
-
     /// How long a join waits for the server to run the newly activated client once.
     static let firstCycleTimeout = 2.0
 
@@ -324,20 +268,10 @@ public final class JackDriver: @unchecked Sendable {
             rack_jack_hold(context)   // should a callback still run, it leaves the engine alone
             abandonedClients += 1     // deliberately leaked: see above
         } else {
-            let dead = DeadClient(client: client, context: context, log: log, closing: closing)
+            let dead = DeadClient(client: client, context: context, log: log, closing: closing,
+                                  awaitsNoticeThreads: !server.isPipeWire)
             closing.begin()
-            Thread.detachNewThread {
-                defer { dead.closing.end() }
-                let started = Date()
-                jack_client_close(dead.client)
-                rack_jack_destroy(dead.context)   // after the close: no callback can touch it now
-                // JACK's library opens and closes clients under one lock: a rejoin waits for
-                // this close, and so does the control thread that tries it. Say when it was long.
-                let seconds = Date().timeIntervalSince(started)
-                if seconds >= Self.slowCloseSeconds {
-                    dead.log("closing the client of the JACK server that went away took \(String(format: "%.1f", seconds)) s; a rejoin waits for it")
-                }
-            }
+            Thread.detachNewThread { Self.closeDead(dead) }
         }
     }
 
@@ -432,12 +366,14 @@ public final class JackDriver: @unchecked Sendable {
 }
 
 /// A client whose server went away, handed to the thread that closes it.
-private struct DeadClient: @unchecked Sendable {
+struct DeadClient: @unchecked Sendable {
     let client: OpaquePointer
     let context: OpaquePointer
     /// The driver's `log`, set once before the first join.
     let log: (String) -> Void
     let closing: ClosesInFlight
+    /// Whether the close first waits for the threads that said the server went away (jackd2).
+    let awaitsNoticeThreads: Bool
 }
 
 /// How many dead clients are being closed on their own threads (the control thread reads it).

@@ -105,6 +105,12 @@ const char *rack_jack_library_version(void);
 
 uint64_t rack_jack_cycles(const rack_jack_t *c);
 int rack_jack_is_shut_down(const rack_jack_t *c);
+/// After a shutdown notice: waits (at most timeout_ms) until the threads that delivered it have
+/// ended. jackd2's notification thread goes on after the notice (it drops the server's other
+/// clients under a lock of the library's), and jack_client_close cancels it at once wherever
+/// it is: cancelled under that lock, it leaves the lock held and the close waits on it for
+/// ever. Once the server is gone the thread ends by itself. 1 when they ended, 0 on timeout.
+int rack_jack_await_shutdown_threads(const rack_jack_t *c, int timeout_ms);
 uint32_t rack_jack_buffer_size(const rack_jack_t *c);
 
 /// The frame time (jack_last_frame_time) of the latest cycle and the engine sample time at
