@@ -386,7 +386,7 @@ def wait_ramps_over(meters, timeout: float = 3.0) -> None:
 
 
 def build_helpers(outdir: Path) -> dict[str, Path]:
-    """Compiles jackrec, midisend, portcycle, portwatch, probe_selftest and librtprobe.so into outdir (reuses
+    """Compiles jackrec, midisend, portcycle, portwatch, libslowunmap.so, probe_selftest and librtprobe.so into outdir (reuses
     RACK_PROBE_LIB)."""
     outdir.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
@@ -409,6 +409,9 @@ def build_helpers(outdir: Path) -> dict[str, Path]:
                    check=True, timeout=120)
     built["portwatch"] = outdir / "portwatch"
     subprocess.run([cc, "-O2", "-o", str(built["portwatch"]), str(HERE / "portwatch.c"), "-ljack"],
+                   check=True, timeout=120)
+    built["slowunmap"] = outdir / "libslowunmap.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(built["slowunmap"]), str(HERE / "slowunmap.c"), "-ldl"],
                    check=True, timeout=120)
     built["selftest"] = outdir / "probe_selftest"
     subprocess.run([cc, "-O2", "-o", str(built["selftest"]), str(HERE / "probe_selftest.c"),

@@ -123,3 +123,37 @@ def test_jackd_restart_loop_restores_connections(tmp_path, rack_binary):
         code = rack.stop()
         livelib.stop_jack(pid)
     assert code == 0
+
+
+def test_a_dead_clients_close_never_hangs_the_rejoin(tmp_path, rack_binary, helpers):
+    """jackd2's library goes on using its notification thread after it said the server went
+    away (it unmaps the departing clients' futexes under a lock of its own); a close that
+    cancels the thread inside that window leaves the lock held, and the close and every rejoin
+    after it wait for ever. libslowunmap widens the window (30 ms, as a preempted thread under
+    load): without the wait for those threads, 10 of 20 restarts hung; rack must rejoin after
+    every one, within the contract's 2 s of the server's return."""
+    server = f"rack-close-{os.getpid()}"
+    pid = livelib.start_jack(server, 48000, 256)
+    env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"), LD_PRELOAD=str(helpers["slowunmap"]))
+    rack = RackProcess(["--name", "closer", "--osc-port", "0"], env, rack_binary).wait_ready()
+    osc = Osc(rack.osc_port)
+
+    def state():
+        m = osc.status(timeout=0.3)
+        return m.args[5] if m else None
+
+    try:
+        for round_ in range(8):
+            livelib.stop_jack(pid)
+            assert wait_until(lambda: state() == "disconnected", 5), f"round {round_}: not disconnected"
+            pid, _ = livelib.restart_jack(server, 48000, 256)
+            back = time.monotonic()
+            assert wait_until(lambda: state() == "running", 8), \
+                f"round {round_}: did not rejoin (server answering: {livelib.jack_running(server)})\n{rack.describe()}"
+            assert time.monotonic() - back <= 2.0 + 0.3, f"round {round_}: rejoined {time.monotonic() - back:.2f} s after the server answered"
+        assert not [l for l in rack.stderr if "closing the client anyway" in l], rack.describe()
+    finally:
+        osc.close()
+        code = rack.stop()
+        livelib.stop_jack(pid)
+    assert code == 0
