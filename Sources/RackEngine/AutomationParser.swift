@@ -83,7 +83,7 @@ struct AutomationParser {
         let (value, clamped) = spec.accept(raw, normalized: isNorm)
         if let clamped {
             warning(isNorm ? "normalized value \(args[0]) clamped to \(formatNumber(clamped))"
-                           : "\(spec.name) \(args[0]) clamped to \(formatNumber(clamped)) \(spec.unit)")
+                           : "\(spec.name) \(args[0]) clamped to \(spec.format(clamped)) \(spec.unit)")
         }
         occupy([spec.id], ramp: r, time: time)
         return .set(spec.id, value: value, rampSeconds: r)

@@ -97,7 +97,7 @@ func applySetting(_ assignment: String, to state: inout RackState) throws(RackEr
         throw RackError(.dataError, "--set '\(assignment)': '\(parts[1])' is not a finite number")
     }
     let c = spec.clamp(v)
-    if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }
+    if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(spec.format(c)) \(spec.unit)") }
     state[spec.id] = c
     return spec.id
 }
