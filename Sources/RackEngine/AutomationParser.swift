@@ -117,7 +117,8 @@ struct AutomationParser {
             return .seek(seconds: seconds)
         case nil:
             if address.hasPrefix("/rack/") || address.hasPrefix("/") {
-                error("unknown or non-automatable address '\(address)'")
+                error("unknown or non-automatable address '\(address)'"
+                      + NameMatch.didYouMean(address, in: OSCAddressSpace.automatableAddresses))
             } else {
                 error("'\(address)' is not an OSC address")
             }

@@ -87,6 +87,15 @@ public enum OSCAddressSpace {
     /// `commands` by address.
     public static let byAddress = [String: OSCCommandDeclaration](uniqueKeysWithValues: commands.map { ($0.address, $0) })
 
+    /// Every address anyone may send (the session manager's own aside): each parameter's,
+    /// plain and `/norm`, then the commands'. What "did you mean" suggests from.
+    public static let userAddresses: [String] = ParameterAddress.all.map(\.path)
+        + commands.filter { !$0.sessionManagerOnly }.map(\.address)
+
+    /// Every address an automation file may say: each parameter's, then the automatable commands'.
+    public static let automatableAddresses: [String] = ParameterAddress.all.map(\.path)
+        + commands.filter { $0.automation != nil }.map(\.address)
+
     /// The containers of OSCQuery's tree that are no command, with their descriptions.
     public static let containers: [(path: String, description: String)] = [
         ("/", "rack"), ("/rack", "rack: a JACK effects rack"), ("/rack/player", "the file player"),

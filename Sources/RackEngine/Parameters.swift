@@ -293,6 +293,9 @@ public enum Parameters {
     /// Looks a parameter up by name.
     public static func named(_ name: String) -> ParameterSpec? { all.first { $0.name == name } }
 
+    /// " (did you mean NAME?)" for the parameter `typed` is near (`NameMatch.suggestion`), or "".
+    public static func didYouMean(_ typed: String) -> String { NameMatch.didYouMean(typed, in: all.map(\.name)) }
+
     /// The longest ramp time any parameter takes, in seconds: the limit on a ramp time a
     /// user gives (a parameter with a shorter cap, `room`'s crossfade, shortens it to that).
     public static let longestRampSeconds = all.map(\.maximumRampSeconds).max() ?? 0

@@ -1,4 +1,5 @@
 import Foundation
+import RackDSP
 import RackEngine
 import RackIO
 import RackWire
@@ -255,7 +256,7 @@ public final class RackController {
                 if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
                 try command.handle(self, request)
             } else {
-                throw Reason("unknown address")
+                throw Reason("unknown address" + NameMatch.didYouMean(m.address, in: OSCAddressSpace.userAddresses))
             }
         } catch {
             replyError(to: from, address: m.address, reason: error.text)

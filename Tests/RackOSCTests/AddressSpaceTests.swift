@@ -60,10 +60,17 @@ final class AddressSpaceTests: XCTestCase {
 
     func testUnknownAddresses() {
         let rig = Rig()
-        for address in ["/rack/nowhere", "/nope", "/rack/room/norm", "/rack/cutoff/", "/rack/cutoff/norm/x", "//rack/cutoff",
-                        "/nsm/client/save", "/reply"] {
+        for address in ["/rack/nowhere", "/nope", "/rack/room/norm", "/nsm/client/save", "/reply", "/" + String(repeating: "x", count: 5000)] {
             rig.send(address, [.float(1)])
             XCTAssertEqual(rig.replies(), [rig.error(address, "unknown address")], address)
+        }
+        // Within 2 edits of a known address (ignoring case), the nearest is suggested.
+        let near = ["/rack/cutof": "/rack/cutoff", "/rack/cutoff/": "/rack/cutoff", "//rack/cutoff": "/rack/cutoff",
+                    "/rack/cutoff/norm/x": "/rack/cutoff/norm", "/RACK/CUTOFF": "/rack/cutoff", "/rakc/mix": "/rack/mix",
+                    "/rack/preset/sav": "/rack/preset/save", "/png": "/ping"]
+        for (address, meant) in near {
+            rig.send(address, [.float(1)])
+            XCTAssertEqual(rig.replies(), [rig.error(address, "unknown address (did you mean \(meant)?)")], address)
         }
     }
 
