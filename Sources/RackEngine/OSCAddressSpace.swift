@@ -14,7 +14,7 @@ public enum OSCAddressSpace {
               "recall a preset by name (every parameter ramps); LISTEN here for each recall", automation: .presetRecall,
               query: .init(type: "s", range: .presetNames)),
         .init("/rack/preset/save", .arguments([.required(.string)], else: "expects one string: the preset name"),
-              "save the current targets as a user preset", query: .init(type: "s")),
+              "save the current targets as a user preset; answers /rack/preset/saved s:name i:number", query: .init(type: "s")),
         .init("/rack/preset/delete", .arguments([.required(.string)], else: "expects one string: the preset name"),
               "delete a user preset", query: .init(type: "s")),
         .init("/rack/preset/list", .arguments([.optional(.number)], else: "expects an optional page number"),

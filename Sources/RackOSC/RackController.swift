@@ -22,7 +22,7 @@ import RackWire
 /// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.5.0"
+    public static let namespaceVersion = "1.6.0"
 
     /// Where replies, feedback and meters go: the socket (through the HTTP bridge), so they
     /// leave from the rack's port.
