@@ -117,8 +117,10 @@ struct AutomationParser {
             return .seek(seconds: seconds)
         case nil:
             if address.hasPrefix("/rack/") || address.hasPrefix("/") {
+                // A known command that is not automatable is not "meant" to be a near one.
+                let known = OSCAddressSpace.byAddress[address] != nil
                 error("unknown or non-automatable address '\(address)'"
-                      + NameMatch.didYouMean(address, in: OSCAddressSpace.automatableAddresses))
+                      + (known ? "" : NameMatch.didYouMean(address, in: OSCAddressSpace.automatableAddresses)))
             } else {
                 error("'\(address)' is not an OSC address")
             }
