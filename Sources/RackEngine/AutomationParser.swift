@@ -83,7 +83,7 @@ struct AutomationParser {
         let (value, clamped) = spec.accept(raw, normalized: isNorm)
         if let clamped {
             warning(isNorm ? "normalized value \(args[0]) clamped to \(formatNumber(clamped))"
-                           : "\(spec.name) \(args[0]) clamped to \(formatNumber(clamped)) \(spec.unit)")
+                           : "\(spec.name) \(args[0]) clamped to \(spec.format(clamped)) \(spec.unit)")
         }
         occupy([spec.id], ramp: r, time: time)
         return .set(spec.id, value: value, rampSeconds: r)
@@ -117,7 +117,10 @@ struct AutomationParser {
             return .seek(seconds: seconds)
         case nil:
             if address.hasPrefix("/rack/") || address.hasPrefix("/") {
-                error("unknown or non-automatable address '\(address)'")
+                // A known command that is not automatable is not "meant" to be a near one.
+                let known = OSCAddressSpace.byAddress[address] != nil
+                error("unknown or non-automatable address '\(address)'"
+                      + (known ? "" : NameMatch.didYouMean(address, in: OSCAddressSpace.automatableAddresses)))
             } else {
                 error("'\(address)' is not an OSC address")
             }

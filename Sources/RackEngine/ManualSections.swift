@@ -18,9 +18,9 @@ public enum ManualSections {
             let range = spec.taper == .choice
                 ? "one of " + spec.choices.joined(separator: ", ") + "; default " + spec.format(spec.defaultValue)
                     + "; a change crossfades over " + formatNumber(spec.defaultRampSeconds) + " s (at most " + formatNumber(spec.maximumRampSeconds) + " s)"
-                : formatNumber(spec.minimum) + "…" + formatNumber(spec.maximum) + " " + spec.unit + " (" + spec.taper.rawValue
+                : spec.format(spec.minimum) + "…" + spec.format(spec.maximum) + " " + spec.unit + " (" + spec.taper.rawValue
                     + " taper), default " + spec.format(spec.defaultValue) + "; default ramp " + formatNumber(spec.defaultRampSeconds) + " s"
-            out += [".TP", ".B " + escape(spec.name), text(spec.summary + "; " + range + ".")]
+            out += [".TP \(tagWidth)n", ".B " + escape(spec.name), unbrokenEnd(text(spec.summary + "; " + range + "."))]
         }
         return out
     }
@@ -46,6 +46,17 @@ public enum ManualSections {
                 text("One event a line: TIME ADDRESS ARGS..., TIME in seconds from the start, never going back; # starts a comment; \"double quotes\" group a preset name with spaces. An address is a parameter (/rack/NAME or /rack/NAME/norm, a value and an optional ramp in seconds) or one of " + commands.joined(separator: ", ") + ". A change at time 0 without a ramp sets the state a render starts from. rack check validates a file, rack plot draws it, rack render plays it offline and rack send plays it to a running rack."),
                 ".PP",
                 text("rack run --record FILE writes such a file: the state it started from at time 0 (the preset, every parameter, the loop flag and the position; the file played in a comment), then every change at the sample it took effect, and a stop where the rack stopped. rack render FILE OUT --automation RECORDING replays it, looping when the live player looped.")]
+    }
+
+    /// The tag column of the parameter list, in ens: the longest name and two spaces, so
+    /// every name sits beside its text.
+    static var tagWidth: Int { (Parameters.all.map(\.name.count).max() ?? 0) + 2 }
+
+    /// Roff text whose last two words are joined by an unbreakable space (`\~`): a filled
+    /// paragraph's last line never holds one word alone (a value cut from "default").
+    static func unbrokenEnd(_ roff: String) -> String {
+        guard let space = roff.lastIndex(of: " "), space != roff.startIndex else { return roff }
+        return roff[..<space] + "\\~" + roff[roff.index(after: space)...]
     }
 
     /// A paragraph of text, escaped.

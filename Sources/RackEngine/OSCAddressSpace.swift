@@ -14,7 +14,7 @@ public enum OSCAddressSpace {
               "recall a preset by name (every parameter ramps); LISTEN here for each recall", automation: .presetRecall,
               query: .init(type: "s", range: .presetNames)),
         .init("/rack/preset/save", .arguments([.required(.string)], else: "expects one string: the preset name"),
-              "save the current targets as a user preset", query: .init(type: "s")),
+              "save the current targets as a user preset; answers /rack/preset/saved s:name i:number", query: .init(type: "s")),
         .init("/rack/preset/delete", .arguments([.required(.string)], else: "expects one string: the preset name"),
               "delete a user preset", query: .init(type: "s")),
         .init("/rack/preset/list", .arguments([.optional(.number)], else: "expects an optional page number"),
@@ -86,6 +86,15 @@ public enum OSCAddressSpace {
 
     /// `commands` by address.
     public static let byAddress = [String: OSCCommandDeclaration](uniqueKeysWithValues: commands.map { ($0.address, $0) })
+
+    /// Every address anyone may send (the session manager's own aside): each parameter's,
+    /// plain and `/norm`, then the commands'. What "did you mean" suggests from.
+    public static let userAddresses: [String] = ParameterAddress.all.map(\.path)
+        + commands.filter { !$0.sessionManagerOnly }.map(\.address)
+
+    /// Every address an automation file may say: each parameter's, then the automatable commands'.
+    public static let automatableAddresses: [String] = ParameterAddress.all.map(\.path)
+        + commands.filter { $0.automation != nil }.map(\.address)
 
     /// The containers of OSCQuery's tree that are no command, with their descriptions.
     public static let containers: [(path: String, description: String)] = [

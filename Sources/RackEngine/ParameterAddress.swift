@@ -26,6 +26,14 @@ public struct ParameterAddress: Sendable, Hashable {
         isNormalized = parts.count == 4
     }
 
+    /// Every parameter's addresses in table order: `/rack/<name>`, then `/rack/<name>/norm`
+    /// (none for a choice).
+    public static var all: [ParameterAddress] {
+        Parameters.all.flatMap { spec in
+            [ParameterAddress(spec.id)] + (spec.taper == .choice ? [] : [ParameterAddress(spec.id, normalized: true)])
+        }
+    }
+
     /// The parameter's row of the table.
     public var spec: ParameterSpec { Parameters[id] }
 

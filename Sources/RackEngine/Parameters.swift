@@ -139,6 +139,9 @@ public struct ParameterSpec: Sendable {
     public let defaultMIDIController: Int?
     /// Colour of its lane and curves in plots (`#rrggbb`).
     public let plotColour: String
+    /// How finely its value is written for people and files (help, man page, Turtle, presets,
+    /// `rack presets list`); OSC replies carry the full value.
+    public let precision: DisplayPrecision
 
     /// The OSC address of the parameter.
     public var address: String { "/rack/" + name }
@@ -191,10 +194,17 @@ public struct ParameterSpec: Sendable {
                    maximumFrames: Int64((maximumRampSeconds * sampleRate).rounded()))
     }
 
-    /// A value as users read it: a room by name, numbers without noise ("2500", "-3", "0.5").
+    /// A value as users read it and files store it: a room by name, numbers rounded to the
+    /// parameter's `precision` and without noise ("2500", "-3", "0.5", damping's default
+    /// 3529.4117… as "3529"). The one formatting of a parameter's value.
     public func format(_ value: Double) -> String {
         if taper == .choice { return choices[Int(clamp(value))] }
-        return formatNumber(value)
+        return formatNumber(rounded(value))
+    }
+
+    /// `value` rounded to the parameter's `precision` (a choice's index as it is).
+    public func rounded(_ value: Double) -> Double {
+        taper == .choice ? value : precision.rounded(value)
     }
 }
 
@@ -214,29 +224,29 @@ public enum Parameters {
         ParameterSpec(id: .cutoff, name: "cutoff", unit: "Hz", minimum: 12, maximum: 20_000, defaultValue: 20_000,
                       taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .exponential,
                       summary: "low-pass cutoff frequency (2-pole, 12 dB/octave)", choices: [],
-                      group: .filter, defaultMIDIController: 74, plotColour: "#1f6fb4"),
+                      group: .filter, defaultMIDIController: 74, plotColour: "#1f6fb4", precision: .hertz),
         ParameterSpec(id: .resonance, name: "resonance", unit: "dB", minimum: -20, maximum: 20, defaultValue: 0,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "gain at the cutoff frequency; Q = 10^(dB/20)", choices: [],
-                      group: .filter, defaultMIDIController: 71, plotColour: "#8a3fb0"),
+                      group: .filter, defaultMIDIController: 71, plotColour: "#8a3fb0", precision: .tenths),
         ParameterSpec(id: .mix, name: "mix", unit: "%", minimum: 0, maximum: 100, defaultValue: 50,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "reverb wet/dry mix (0 = dry)", choices: [],
-                      group: .reverb, defaultMIDIController: 91, plotColour: "#1b8a5a"),
+                      group: .reverb, defaultMIDIController: 91, plotColour: "#1b8a5a", precision: .tenths),
         ParameterSpec(id: .gain, name: "gain", unit: "dB", minimum: -60, maximum: 12, defaultValue: 0,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "output gain", choices: [],
-                      group: .output, defaultMIDIController: 7, plotColour: "#c46200"),
+                      group: .output, defaultMIDIController: 7, plotColour: "#c46200", precision: .tenths),
         ParameterSpec(id: .room, name: "room", unit: "name", minimum: 0, maximum: Double(Room.allCases.count - 1),
                       defaultValue: Double(Room.default.rawValue),
                       taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
                       summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name),
-                      group: .reverb, defaultMIDIController: nil, plotColour: "#444b55"),
+                      group: .reverb, defaultMIDIController: nil, plotColour: "#444b55", precision: .whole),
     ] + shapingRows + [
         ParameterSpec(id: .bypass, name: "bypass", unit: "on/off", minimum: 0, maximum: 1, defaultValue: 0,
                       taper: .toggle, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "passes the input to the output unchanged; crossfades over its ramp, the reverb's tail rings out",
-                      choices: [], group: .output, defaultMIDIController: nil, plotColour: "#6b6b6b"),
+                      choices: [], group: .output, defaultMIDIController: nil, plotColour: "#6b6b6b", precision: .whole),
     ]
 
     /// The reverb's shaping controls (`ReverbShape`): ranges from `ReverbShape`'s own range
@@ -245,27 +255,28 @@ public enum Parameters {
     private static let shapingRows: [ParameterSpec] = {
         let own = ReverbControls.values(of: Room.default.shape)
         func row(_ id: ParameterID, _ name: String, _ unit: String, _ range: ClosedRange<Double>, _ taper: Taper,
-                 _ shape: RampShape, _ summary: String, _ colour: String) -> ParameterSpec {
+                 _ shape: RampShape, _ summary: String, _ colour: String, _ precision: DisplayPrecision) -> ParameterSpec {
             ParameterSpec(id: id, name: name, unit: unit, minimum: range.lowerBound, maximum: range.upperBound,
                           defaultValue: own[id] ?? range.lowerBound, taper: taper, defaultRampSeconds: 0.02,
                           maximumRampSeconds: taper == .toggle ? 0 : hourRampSeconds, rampShape: shape,
-                          summary: summary, choices: [], group: .reverb, defaultMIDIController: nil, plotColour: colour)
+                          summary: summary, choices: [], group: .reverb, defaultMIDIController: nil, plotColour: colour,
+                          precision: precision)
         }
         return [
             row(.decay, "decay", "s", ReverbShape.decayRange, .logarithmic, .exponential,
-                "broadband RT60 of the reverb (follows the room)", "#7a5c1e"),
+                "broadband RT60 of the reverb (follows the room)", "#7a5c1e", .hundredths),
             row(.predelay, "predelay", "ms", ReverbControls.milliseconds(ReverbShape.predelayRange), .linear, .linear,
-                "time from the dry sound to the reverb's first energy (follows the room)", "#2b8c8c"),
+                "time from the dry sound to the reverb's first energy (follows the room)", "#2b8c8c", .tenths),
             row(.damping, "damping", "Hz", ReverbShape.dampingRange, .logarithmic, .exponential,
-                "above this the decay time falls (at twice it, half); 20000 = undamped (follows the room)", "#b03a48"),
+                "above this the decay time falls (at twice it, half); 20000 = undamped (follows the room)", "#b03a48", .hertz),
             row(.lowcut, "lowcut", "Hz", ReverbShape.lowcutRange, .logarithmic, .exponential,
-                "high-pass on the wet signal only; 10 = off (follows the room)", "#5c6bc0"),
+                "high-pass on the wet signal only; 10 = off (follows the room)", "#5c6bc0", .hertz),
             row(.highcut, "highcut", "Hz", ReverbShape.highcutRange, .logarithmic, .exponential,
-                "low-pass on the wet signal only; 20000 = off (follows the room)", "#9e7b00"),
+                "low-pass on the wet signal only; 20000 = off (follows the room)", "#9e7b00", .hertz),
             row(.width, "width", "%", ReverbControls.percent(ReverbShape.widthRange), .linear, .linear,
-                "stereo width of the wet signal: 0 mono, 100 natural, 150 wider (follows the room)", "#3d7a2a"),
+                "stereo width of the wet signal: 0 mono, 100 natural, 150 wider (follows the room)", "#3d7a2a", .tenths),
             row(.freeze, "freeze", "on/off", 0...1, .toggle, .linear,
-                "holds the reverb's tail and stops feeding it; the input fades over 20 ms (follows the room)", "#4a6fa5"),
+                "holds the reverb's tail and stops feeding it; the input fades over 20 ms (follows the room)", "#4a6fa5", .whole),
         ]
     }()
 
@@ -281,6 +292,9 @@ public enum Parameters {
 
     /// Looks a parameter up by name.
     public static func named(_ name: String) -> ParameterSpec? { all.first { $0.name == name } }
+
+    /// " (did you mean NAME?)" for the parameter `typed` is near (`NameMatch.suggestion`), or "".
+    public static func didYouMean(_ typed: String) -> String { NameMatch.didYouMean(typed, in: all.map(\.name)) }
 
     /// The longest ramp time any parameter takes, in seconds: the limit on a ramp time a
     /// user gives (a parameter with a shorter cap, `room`'s crossfade, shortens it to that).

@@ -24,7 +24,7 @@ public struct Preset: Sendable, Equatable {
         var fields = ["  \"name\": \(JSON.quoted(name))"]
         for spec in Parameters.all {
             let v = state[spec.id]
-            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? JSON.quoted(spec.format(v)) : formatNumber(v)))
+            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? JSON.quoted(spec.format(v)) : spec.format(v)))
         }
         return "{\n" + fields.joined(separator: ",\n") + "\n}\n"
     }

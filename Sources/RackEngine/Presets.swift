@@ -217,7 +217,8 @@ public final class PresetStore: @unchecked Sendable {
         if user.count >= maximumUserPresets && !user.contains(where: { $0.name == name }) {
             throw RackError(.cannotCreate, "preset quota reached: at most \(maximumUserPresets) user presets; delete one or overwrite one")
         }
-        let preset = Preset(name: name, state: state, isFactory: false, path: userDirectory + "/" + name + ".json")
+        // Rounded as its file holds it: a recall before and after a restart sounds the same.
+        let preset = Preset(name: name, state: state.rounded, isFactory: false, path: userDirectory + "/" + name + ".json")
         do {
             try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true)
         } catch {

@@ -19,6 +19,14 @@ public struct RackState: Sendable, Equatable {
         set { values[ParameterID.room.rawValue] = Double(newValue.rawValue) }
     }
 
+    /// Every value rounded to its parameter's precision (`ParameterSpec.rounded`): what a saved
+    /// preset holds, in its file and in memory alike.
+    public var rounded: RackState {
+        var copy = self
+        copy.values = zip(Parameters.all, values).map { spec, v in spec.rounded(v) }
+        return copy
+    }
+
     /// The events that move a rack from anywhere to this state at `sampleTime`, every parameter
     /// ramping over `ramp`.
     public func events(at sampleTime: Int64, ramp: RampLength) -> [EngineEvent] {

@@ -38,14 +38,26 @@ extension JackDriver {
         }
     }
 
-    /// The one line `rack run` prints when no server answers.
+    /// The one line `rack run` prints when no server answers. Its example commands start the
+    /// server rack looked for: `jackd -n NAME …` when JACK_DEFAULT_SERVER names one.
     static func noServerHint(_ server: Server) -> String {
         let env = ProcessInfo.processInfo.environment
         if server.isPipeWire {
             let remote = env["PIPEWIRE_REMOTE"].map { "'\($0)'" } ?? "(pipewire-0)"
             return "no PipeWire server \(remote) is running (rack uses PipeWire's JACK library); start it, e.g. `systemctl --user start pipewire wireplumber`, or run rack with jackd's library"
         }
-        let name = env["JACK_DEFAULT_SERVER"].map { "'\($0)'" } ?? "(default)"
-        return "no JACK server \(name) is running; start one, e.g. `jackd -d alsa` or `jackd --no-realtime -d dummy -r 48000 -p 256 &`, or under PipeWire run `pw-jack rack run` (or put pipewire-jack's libjack first: LD_LIBRARY_PATH=/usr/lib/$(uname -m)-linux-gnu/pipewire-0.3/jack)"
+        let asked = env["JACK_DEFAULT_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        let name = asked.map { "'\($0)'" } ?? "(default)"
+        let jackd = asked.map { "jackd -n \(shellQuoted($0))" } ?? "jackd"
+        return "no JACK server \(name) is running; start one, e.g. `\(jackd) -d alsa` or `\(jackd) --no-realtime -d dummy -r 48000 -p 256 &`, or under PipeWire run `pw-jack rack run` (or put pipewire-jack's libjack first: LD_LIBRARY_PATH=/usr/lib/$(uname -m)-linux-gnu/pipewire-0.3/jack)"
+    }
+
+    /// `word` as a POSIX shell reads it back: as it is when it holds only letters, digits and
+    /// `-_.:/@+=,%`, else in single quotes (a quote inside as `'\''`).
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.:/@+=,%".unicodeScalars.contains($0)
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -33,7 +33,7 @@ extension RackController {
             midi.learning = nil
             return
         }
-        guard let spec = Parameters.named(name) else { throw Reason("unknown parameter \(name)") }
+        guard let spec = Parameters.named(name) else { throw Reason("unknown parameter \(name)" + Parameters.didYouMean(name)) }
         guard spec.taper != .choice else { throw Reason("\(name) is a choice, not a range a controller can sweep") }
         midi.link.startWatching()
         midi.learning = (spec.id, r.from)

@@ -38,7 +38,7 @@ public enum MIDIMapFile {
                 throw bad("binding \(i + 1) needs \"cc\" (0…127) and \"param\"")
             }
             let channel = b["channel"] as? Int ?? 0
-            guard let spec = Parameters.named(name) else { throw bad("binding \(i + 1): unknown parameter '\(name)'") }
+            guard let spec = Parameters.named(name) else { throw bad("binding \(i + 1): unknown parameter '\(name)'" + Parameters.didYouMean(name)) }
             let binding = MIDIMap.Binding(channel: channel, controller: cc, parameter: spec.id)
             if let why = MIDIMap.problem(binding) { throw bad("binding \(i + 1): \(why)") }
             if bindings.contains(where: { $0.controller == cc }) { throw bad("binding \(i + 1): CC \(cc) is bound twice") }

@@ -21,7 +21,7 @@ public struct SessionState: Sendable, Equatable {
         var fields: [String] = []
         for spec in Parameters.all {
             let v = state[spec.id]
-            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? "\"\(spec.format(v))\"" : formatNumber(v)))
+            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? "\"\(spec.format(v))\"" : spec.format(v)))
         }
         if let p = playerPath, let data = try? JSONSerialization.data(withJSONObject: [p], options: [.withoutEscapingSlashes]),
            let s = String(data: data, encoding: .utf8) {

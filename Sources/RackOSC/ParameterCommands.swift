@@ -61,7 +61,7 @@ extension RackController {
     /// `/rack/get NAME`: the parameter's target, as `/rack/NAME`.
     func get(_ r: Request) throws(Reason) {
         let name = r.arguments[0].string ?? ""   // the signature took one string
-        guard let spec = Parameters.named(name) else { throw Reason("unknown parameter '\(name)'") }
+        guard let spec = Parameters.named(name) else { throw Reason("unknown parameter '\(name)'" + Parameters.didYouMean(name)) }
         reply(Self.valueMessage(spec, targets[spec.id]), to: r.from)
     }
 

@@ -29,12 +29,19 @@ extension RackController {
         try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t)
     }
 
-    /// `/rack/preset/save NAME`: the targets as a user preset.
+    /// `/rack/preset/save NAME`: the targets as a user preset; answered, once the file is
+    /// written, with `/rack/preset/saved s:name i:number` (the name as stored, its number).
     func savePreset(_ r: Request) throws(Reason) {
         let name = Self.presetName(r)
         try spendPresetWrite()
-        do { try presets.save(name: name, state: targets) } catch { throw Self.reason(error) }
+        let saved: Preset
+        do { saved = try presets.save(name: name, state: targets) } catch { throw Self.reason(error) }
+        let number = presets.index(of: saved).map { OSCValue.int(Int32($0)) }
+        reply(OSCMessage(Self.savedAddress, [.string(saved.name)] + (number.map { [$0] } ?? [])), to: r.from)
     }
+
+    /// The address of a save's answer.
+    static let savedAddress = "/rack/preset/saved"
 
     /// `/rack/preset/delete NAME`: a user preset.
     func deletePreset(_ r: Request) throws(Reason) {

@@ -1,4 +1,5 @@
 import Foundation
+import RackDSP
 import RackEngine
 import RackIO
 import RackWire
@@ -21,7 +22,7 @@ import RackWire
 /// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.5.0"
+    public static let namespaceVersion = "1.6.0"
 
     /// Where replies, feedback and meters go: the socket (through the HTTP bridge), so they
     /// leave from the rack's port.
@@ -255,7 +256,7 @@ public final class RackController {
                 if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
                 try command.handle(self, request)
             } else {
-                throw Reason("unknown address")
+                throw Reason("unknown address" + NameMatch.didYouMean(m.address, in: OSCAddressSpace.userAddresses))
             }
         } catch {
             replyError(to: from, address: m.address, reason: error.text)

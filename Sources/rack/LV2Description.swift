@@ -56,7 +56,7 @@ struct LV2Description {
             }.joined()
         let presetText = Self.header(["lv2", "pset", "rdfs"]) + presets.map { preset in
             let values = Parameters.all.map { spec in
-                "[ lv2:symbol \"\(spec.name)\" ; pset:value \(Self.number(preset.state[spec.id])) ]"
+                "[ lv2:symbol \"\(spec.name)\" ; pset:value \(Self.number(preset.state[spec.id], of: spec)) ]"
             }
             return """
 
@@ -96,9 +96,9 @@ struct LV2Description {
             "lv2:symbol \"\(spec.name)\"",
             "lv2:name \(literal(spec.name.prefix(1).uppercased() + spec.name.dropFirst()))",
             "rdfs:comment \(literal(spec.summary))",
-            "lv2:default \(number(spec.defaultValue))",
-            "lv2:minimum \(number(spec.minimum))",
-            "lv2:maximum \(number(spec.maximum))",
+            "lv2:default \(number(spec.defaultValue, of: spec))",
+            "lv2:minimum \(number(spec.minimum, of: spec))",
+            "lv2:maximum \(number(spec.maximum, of: spec))",
         ]
         switch spec.taper {
         case .choice:
@@ -129,6 +129,12 @@ struct LV2Description {
             encoded += plain ? String(c) : "%" + String(byte, radix: 16, uppercase: true)
         }
         return "<\(PluginLayout.uriString):preset:\(encoded)>"
+    }
+
+    /// A value of `spec` as a Turtle decimal, rounded as `spec.format` writes it (a choice's
+    /// index as it is).
+    private static func number(_ value: Double, of spec: ParameterSpec) -> String {
+        number(spec.rounded(value))
     }
 
     /// A number as a Turtle decimal (always with a point: hosts read it as a float).

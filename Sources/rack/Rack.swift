@@ -10,7 +10,7 @@ struct Rack: ParsableCommand {
         abstract: "A JACK effects rack: file player + input → resonant low-pass → reverb → gain.",
         discussion: "Parameters:\n" + Parameters.all.map { spec in
             let range = spec.taper == .choice ? spec.choices.joined(separator: " ")
-                : "\(formatNumber(spec.minimum))…\(formatNumber(spec.maximum)) \(spec.unit), default \(spec.format(spec.defaultValue))"
+                : "\(spec.format(spec.minimum))…\(spec.format(spec.maximum)) \(spec.unit), default \(spec.format(spec.defaultValue))"
             return hangingIndent("  \(spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(spec.summary); \(range)", indent: 13)
         }.joined(separator: "\n") + "\n  (room default: \(Parameters[.room].format(Parameters[.room].defaultValue)))",
         version: RackVersion.line,

@@ -69,10 +69,9 @@ struct RenderCommand: ParsableCommand {
             let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar(label: (output as NSString).lastPathComponent) : nil
             let report = try OfflineRenderer.render(request, presets: presets, progress: bar.map { b in { b.update($0) } })
             bar?.finish()
-            if isatty(STDERR_FILENO) == 1 {
-                warn(String(format: "rack: wrote '%@': %.2f s at %.0f Hz, %@, %.0f× realtime", output,
-                            Double(report.frames) / report.sampleRate, report.sampleRate, report.format.rawValue, report.realtimeFactor))
-            }
+            // One closing line, on a terminal or not (as sox and ffmpeg end with a summary).
+            warn(String(format: "rack: rendered %.2f s to '%@' (%.0f Hz, %@; %.0f× realtime)",
+                        Double(report.frames) / report.sampleRate, output, report.sampleRate, report.format.rawValue, report.realtimeFactor))
         }
     }
 }

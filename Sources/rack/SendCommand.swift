@@ -37,9 +37,13 @@ struct SendCommand: ParsableCommand {
             }
             let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar(label: "sending \(file)") : nil
             let total = max(automation.events.count, 1)
+            let started = ProcessInfo.processInfo.systemUptime
             let outcome = sender.play(automation.events) { bar?.update(Double($0) / Double(total)) }
             bar?.finish()
             try Self.report(outcome, of: automation.events.count, to: target)
+            let seconds = ProcessInfo.processInfo.systemUptime - started
+            warn(String(format: "rack: sent %d event%@ to %@ in %.1f s", automation.events.count,
+                        automation.events.count == 1 ? "" : "s", "\(target)", seconds))
         }
     }
 

@@ -84,7 +84,8 @@ func applySettings(_ assignments: [String], to state: inout RackState) throws(Ra
 func applySetting(_ assignment: String, to state: inout RackState) throws(RackError) -> ParameterID {
     let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
     guard parts.count == 2, let spec = Parameters.named(parts[0]) else {
-        throw RackError(.dataError, "--set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))")
+        let hint = parts.count == 2 ? Parameters.didYouMean(parts[0]) : ""
+        throw RackError(.dataError, "--set '\(assignment)': expected PARAM=VALUE with PARAM one of \(Parameters.all.map(\.name).joined(separator: ", "))\(hint)")
     }
     if spec.taper == .choice {
         guard let room = Room(name: parts[1]) else {
@@ -97,7 +98,7 @@ func applySetting(_ assignment: String, to state: inout RackState) throws(RackEr
         throw RackError(.dataError, "--set '\(assignment)': '\(parts[1])' is not a finite number")
     }
     let c = spec.clamp(v)
-    if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(formatNumber(c)) \(spec.unit)") }
+    if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(spec.format(c)) \(spec.unit)") }
     state[spec.id] = c
     return spec.id
 }

@@ -33,4 +33,35 @@ final class ManualSectionsTests: XCTestCase {
     func testRoffEscapes() {
         XCTAssertEqual(ManualSections.escape(".x -1 a\\b it's"), "\\&.x \\-1 a\\\\b it\\(aqs")
     }
+
+    /// `man rack` at 80 columns (groff with preconv, as `man -l` renders it): no line is wider
+    /// than 80 columns, and no line of the parameter lists (DESCRIPTION's and PARAMETERS) holds
+    /// one word alone (a tag cut from its text, a value or a unit wrapped onto a line of its
+    /// own). groff comes with groff-base (scripts/install-deps).
+    func testTheManPageFitsEightyColumnsWithNoWordAlone() throws {
+        let groff = "/usr/bin/groff"
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: groff), "groff is missing: run scripts/install-deps")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: groff)
+        p.arguments = ["-k", "-man", "-Tutf8", "-rLL=80n", "-P-cbou", manPage.path]
+        p.environment = ["LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertGreaterThan(lines.count, 100, text)
+        for line in lines { XCTAssertLessThanOrEqual(line.count, 80, line) }
+        func section(_ title: String) -> [String] {
+            Array(lines.drop { $0 != title }.dropFirst().prefix { $0.isEmpty || $0.hasPrefix(" ") })
+        }
+        let lists = section("DESCRIPTION") + section("PARAMETERS")
+        XCTAssertGreaterThan(lists.count, 2 * Parameters.all.count, "both lists rendered")
+        for line in lists {
+            let words = line.split(separator: " ")
+            XCTAssertFalse(words.count == 1 && !line.hasSuffix(":"), "a word alone on a line: '\(line)'")
+        }
+    }
 }

@@ -75,6 +75,8 @@ final class ParameterCommandTests: XCTestCase {
         }
         rig.send("/rack/get", [.string("bogus")])
         XCTAssertEqual(rig.replies(), [rig.error("/rack/get", "unknown parameter 'bogus'")])
+        rig.send("/rack/get", [.string("dampnig")])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/get", "unknown parameter 'dampnig' (did you mean damping?)")])
         rig.send("/rack/get", [.int(0)])
         XCTAssertEqual(rig.replies(), [rig.error("/rack/get", "expects one string: a parameter name")])
     }

@@ -17,7 +17,8 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(dump[0].arguments, [.float(384)])
         XCTAssertEqual(dump.last?.arguments, [.string("Warm")])
         rig.send("/rack/preset/save", [.string("Night Set")])
-        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/preset/saved", [.string("Night Set"), .int(-1)])],
+                       "a save that worked is answered with the name and its number")
         XCTAssertTrue(FileManager.default.fileExists(atPath: rig.userDir + "/Night Set.json"))
         for bad in ["../x", "/tmp/x", "a/b", "", String(repeating: "n", count: 65), ".hidden"] {
             rig.send("/rack/preset/save", [.string(bad)])
@@ -70,9 +71,9 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(PresetStore.defaultMaximumUserPresets, 1_000)
         let rig = Rig()
         rig.controller.presets.maximumUserPresets = 3
-        for name in ["A", "B", "C"] {
+        for (i, name) in ["A", "B", "C"].enumerated() {
             rig.send("/rack/preset/save", [.string(name)])
-            XCTAssertEqual(rig.replies(), [], name)
+            XCTAssertEqual(rig.replies(), [OSCMessage("/rack/preset/saved", [.string(name), .int(Int32(-1 - i))])], name)
             rig.now += 1   // one preset write per packet: new packets
         }
         rig.send("/rack/preset/save", [.string("D")])
@@ -81,10 +82,10 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(refusal.first?.arguments.last?.string?.hasPrefix("preset quota reached: at most 3 user presets"), true, "\(refusal)")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }.sorted(), ["A.json", "B.json", "C.json"])
         rig.send("/rack/preset/save", [.string("B")])
-        XCTAssertEqual(rig.replies(), [], "overwriting is within the quota")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/preset/saved", [.string("B"), .int(-2)])], "overwriting is within the quota")
         rig.send("/rack/preset/delete", [.string("A")])
         rig.send("/rack/preset/save", [.string("D")])
-        XCTAssertEqual(rig.replies(), [])
+        XCTAssertEqual(rig.replies().map(\.address), ["/rack/preset/saved"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { !$0.hasPrefix(".") }.sorted(), ["B.json", "C.json", "D.json"])
     }
 
@@ -166,7 +167,7 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(rig.replies(), [])
         XCTAssertEqual(rig.controller.targets.room, .mediumHall)
         rig.send("/rack/preset/save", [.string("Café Hall")])
-        XCTAssertEqual(rig.replies(), [], "letters of any script")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/preset/saved", [.string("Café Hall"), .int(-1)])], "letters of any script")
         rig.send("/rack/preset", [.string("café hall")])
         rig.send("/rack/dump")
         XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("Café Hall")]))

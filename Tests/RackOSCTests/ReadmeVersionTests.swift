@@ -15,4 +15,15 @@ final class ReadmeVersionTests: XCTestCase {
         let end = try XCTUnwrap(rest.range(of: "**"))
         XCTAssertEqual(String(rest[..<end.lowerBound]), RackController.namespaceVersion)
     }
+
+    /// The README's OSC table states the answer to a save as the controller sends it.
+    func testTheReadmeStatesTheAnswerToASave() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let row = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("| `/rack/preset/save`") })
+        XCTAssertTrue(row.contains("`\(RackController.savedAddress) s:name i:number`"), String(row))
+        XCTAssertTrue(readme.contains("\(RackController.namespaceVersion) added `\(RackController.savedAddress)`"),
+                      "the namespace version note names the address it added")
+    }
 }

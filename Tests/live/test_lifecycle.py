@@ -82,7 +82,9 @@ def test_no_server_exits_69_with_one_line(rack_binary, tmp_path):
         lines = [l for l in rack.stderr if l.strip()]
         assert code == 69, rack.describe()
         assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}: {lines}"
-        for hint in ("jackd -d alsa", "jackd --no-realtime -d dummy -r 48000 -p 256", "pw-jack rack run"):
+        # The example commands start the server rack looked for: JACK_DEFAULT_SERVER's.
+        for hint in (f"`jackd -n {server} -d alsa`", f"`jackd -n {server} --no-realtime -d dummy -r 48000 -p 256 &`",
+                     "pw-jack rack run"):
             assert hint in lines[0], f"the hint lacks {hint!r}: {lines[0]}"
         assert not livelib.jack_running(server), f"rack started a JACK server named {server}"
     finally:

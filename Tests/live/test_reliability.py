@@ -86,8 +86,8 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
 
 
 def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_binary):
-    """kill -9 at random moments of a stream of saves of one preset, each save with a higher
-    cutoff than any before. A kill that finds a save's temp file beside the preset landed
+    """kill -9 at random moments of a stream of saves of one preset, each save numbered higher
+    than any before (the number in its cutoff and mix). A kill that finds a save's temp file beside the preset landed
     between the temp file's creation and the rename (mid-write): the test proves such kills
     happened by counting them. A preset is lost when, after a kill, its file is missing, torn
     (not the JSON of a whole preset) or older than the version on disk before that round: the
@@ -99,10 +99,16 @@ def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_b
     rng = random.Random(4)
     rounds, kills, mid_write, lost, value = 25, 0, 0, [], 0
 
-    def cutoff(n: int) -> float:
-        """The n-th save's cutoff: rising with n, within the range for 2 million saves (sent
-        as a double, stored exactly)."""
-        return 12 + n * 0.01
+    def send_state(n: int) -> None:
+        """The n-th save's state: cutoff 100 + n // 1000 Hz (whole Hz) and mix (n % 1000) / 10 %
+        (tenths): values a preset stores as they are (4 significant digits of Hz, tenths of a
+        percent), distinct for 9.9 million saves."""
+        osc.send("/rack/cutoff", ("d", 100 + n // 1000))
+        osc.send("/rack/mix", ("d", (n % 1000) / 10))
+
+    def number(data: dict) -> int:
+        """The save number a stored preset holds (see send_state)."""
+        return (round(data["cutoff"]) - 100) * 1000 + round(data["mix"] * 10)
 
     for round_ in range(rounds):
         rack = RackProcess(["--name", f"saver{round_}", "--osc-port", "0"], jack.env(XDG_CONFIG_HOME=str(xdg)),
@@ -112,18 +118,18 @@ def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_b
             # One save first, so every round has a version on disk to lose; then a stream of
             # saves that keeps the control thread writing when the kill comes.
             value += 1
-            osc.send("/rack/cutoff", ("d", cutoff(value)))
+            send_state(value)
             osc.send("/rack/preset/save", "Crash Test")
             assert osc.ping(timeout=5)
-            assert wait_until(lambda: target.exists() and json.loads(target.read_text())["cutoff"] == cutoff(value), 5), \
-                f"round {round_}: the save of cutoff {cutoff(value)} is not on disk: " \
+            assert wait_until(lambda: target.exists() and number(json.loads(target.read_text())) == value, 5), \
+                f"round {round_}: save {value} is not on disk: " \
                 f"{target.read_text() if target.exists() else 'no file'} {osc.drain(0.1)}"
-            before = cutoff(value)
+            before = value
             start = time.monotonic()
             stop_at = start + 0.05 + rng.random() * 0.25
             while time.monotonic() < stop_at:
                 value += 1
-                osc.send("/rack/cutoff", ("d", cutoff(value)))
+                send_state(value)
                 osc.send("/rack/preset/save", "Crash Test")
             os.kill(rack.pid, signal.SIGKILL)
             rack.wait_exit(5)
@@ -142,8 +148,8 @@ def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_b
                 data = json.loads(target.read_text())
                 if data.get("name") != "Crash Test" or not isinstance(data.get("cutoff"), (int, float)):
                     problem = f"not a whole preset: {data}"
-                elif not before <= data["cutoff"] <= cutoff(value):
-                    problem = f"cutoff {data['cutoff']}, on disk before the round {before}, last sent {cutoff(value)}"
+                elif not before <= number(data) <= value:
+                    problem = f"save {number(data)}, on disk before the round {before}, last sent {value}"
             except json.JSONDecodeError as e:
                 problem = f"torn file: {e}"
         if problem:
