@@ -3,8 +3,9 @@ import Glibc
 /// Float buffers that start as zeros without being written: `calloc` hands out large blocks as
 /// fresh pages, which the kernel maps to zeros on first touch, so a delay memory that is never
 /// used (a spare reverb network, most of a ring that a short file never fills) costs neither a
-/// memset nor its page faults. Not realtime: allocation and freeing happen in `prepare`,
-/// `init` and `deallocate` only.
+/// memset nor its page faults. Memory the audio thread renders into is made resident at once
+/// (`allocateResident`): a first touch there is a page fault on the audio thread. Not
+/// realtime: allocation and freeing happen in `prepare`, `init` and `deallocate` only.
 enum ZeroedFloats {
     /// `count` floats, all 0. Free with `free(_:)`, never with `deallocate()`.
     static func allocate(_ count: Int) -> UnsafeMutablePointer<Float> {
@@ -13,6 +14,21 @@ enum ZeroedFloats {
             fatalError("out of memory allocating \(count) floats")
         }
         return raw.bindMemory(to: Float.self, capacity: max(count, 1))
+    }
+
+    /// `count` floats, all 0, every page of them already mapped: one 0 written per page (the
+    /// kernel zeroes the page at that first write, here, not on the audio thread). Free with
+    /// `free(_:)`.
+    static func allocateResident(_ count: Int) -> UnsafeMutablePointer<Float> {
+        let p = allocate(count)
+        let perPage = max(1, sysconf(Int32(_SC_PAGESIZE)) / MemoryLayout<Float>.stride)
+        var i = 0
+        while i < count {
+            p[i] = 0
+            i += perPage
+        }
+        if count > 0 { p[count - 1] = 0 }
+        return p
     }
 
     /// Frees a buffer from `allocate(_:)`; nil is ignored.

@@ -161,7 +161,7 @@ public struct Reverb: @unchecked Sendable {
         for s in 0..<slotCount {
             var slot = ReverbSlot()
             slot.core = ReverbCore(lineLength: lineLength, diffuserLength: diffuserLength)
-            slot.history = ZeroedFloats.allocate(historyFloats)
+            slot.history = ZeroedFloats.allocateResident(historyFloats)
             (slots + s).initialize(to: slot)
         }
         self.slots = slots

@@ -106,9 +106,9 @@ struct ReverbCore {
         lineStride = lineLength + 8
         diffuserMask = diffuserLength - 1
         diffuserStride = diffuserLength + 8
-        let l = ZeroedFloats.allocate(8 * lineStride)
-        let d = ZeroedFloats.allocate(8 * diffuserStride)
-        let e = ZeroedFloats.allocate(8 * diffuserStride)
+        let l = ZeroedFloats.allocateResident(8 * lineStride)
+        let d = ZeroedFloats.allocateResident(8 * diffuserStride)
+        let e = ZeroedFloats.allocateResident(8 * diffuserStride)
         lines = l
         diffusers = d
         inputDiffusers = e
