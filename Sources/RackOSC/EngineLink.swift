@@ -18,7 +18,7 @@ extension RackController {
     }
 
     private func map(_ tag: OSCTimeTag) -> Result<Int64, Reason> {
-        let ahead = tag.seconds(since: .now())
+        let ahead = tag.seconds(since: timeTagNow())
         guard ahead > 0 else { return .success(EngineEvent.immediately) }
         guard ahead <= ControllerTuning.scheduleHorizonSeconds else { return .failure(.beyondHorizon(ahead)) }
         guard engineLinked, let s = host.engineSample(secondsFromNow: ahead) else { return .failure(.cannotSchedule) }

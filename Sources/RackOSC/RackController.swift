@@ -90,6 +90,9 @@ public final class RackController {
     }
     /// Seconds, monotonic (the error budget's window and the loop's timers); tests set their own.
     var clock: () -> Double = monotonicSeconds
+    /// The moment timetags are measured from (the wall clock, as senders' timetags are); tests
+    /// set their own, so that how long a test process waits to run moves no timetag.
+    var timeTagNow: () -> OSCTimeTag = { .now() }
 
     public var droppedErrorReplies: Int { errorBudget.dropped }
     /// Replies to remote senders dropped by the reply budget.

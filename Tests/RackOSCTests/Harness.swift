@@ -65,6 +65,9 @@ final class Rig {
     let client = OSCEndpoint(host: "127.0.0.1", port: 9000)!
     /// The controller's clock, moved by the test.
     var now = 1000.0
+    /// The wall-clock moment the controller measures timetags from: fixed, so that a test
+    /// descheduled under load moves no timetag (`timeTag(in:)`).
+    let timeTagNow = OSCTimeTag.now()
     var left = [Float](repeating: 0, count: 256), right = [Float](repeating: 0, count: 256)
     /// What both inputs hear in every block `render` renders (256 frames); silence when nil.
     var input: [Float]?
@@ -82,6 +85,7 @@ final class Rig {
         controller = RackController(replier: outbox, host: host, presets: PresetStore(factoryDirectory: factory, userDirectory: presetDirectory),
                                     initial: RackState(), allow: allow, recordPath: recordPath, policy: policy)
         controller.clock = { [unowned self] in now }
+        controller.timeTagNow = { [timeTagNow] in timeTagNow }
     }
 
     /// Hands raw bytes to the controller as a datagram from `from` (the client by default),
@@ -112,6 +116,9 @@ final class Rig {
         render(blocks: blocks)
         controller.serveOnce()
     }
+
+    /// A timetag `seconds` after the controller's now.
+    func timeTag(in seconds: Double) -> OSCTimeTag { timeTagNow.adding(seconds: seconds) }
 
     /// Everything sent to the client since the last call.
     func replies() -> [OSCMessage] { outbox.take(for: client) }

@@ -32,7 +32,7 @@ final class MIDICommandsTests: XCTestCase {
         rig.send("/rack/subscribe")
         _ = rig.replies()
         // One change scheduled a second ahead: the control side counts it until its echo.
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/cutoff", [.float(500)])], timeTag: OSCTimeTag.now().adding(seconds: 1)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/cutoff", [.float(500)])], timeTag: rig.timeTag(in: 1)))
         XCTAssertEqual(rig.controller.scheduledInFlight, 1)
         cycle(rig, midi, [0xB0, 7, 0])
         XCTAssertEqual(rig.controller.targets[.gain], -60)

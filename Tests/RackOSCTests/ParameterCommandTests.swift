@@ -109,7 +109,7 @@ final class ParameterCommandTests: XCTestCase {
 
     func testFutureTimetagAppliesAtItsSample() {
         let rig = Rig()
-        let bundle = OSCPacket.bundle([OSCMessage("/rack/mix", [.float(10)])], timeTag: OSCTimeTag.now().adding(seconds: 0.1))
+        let bundle = OSCPacket.bundle([OSCMessage("/rack/mix", [.float(10)])], timeTag: rig.timeTag(in: 0.1))
         rig.send(bundle)
         rig.send("/rack/gain", [.float(-6)])   // immediate, after the future one
         rig.settle(blocks: 40)                 // ~0.21 s
@@ -123,13 +123,13 @@ final class ParameterCommandTests: XCTestCase {
 
     func testAPastTimetagAppliesAtOnce() {
         let rig = Rig()
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/mix", [.float(10)])], timeTag: OSCTimeTag.now().adding(seconds: -10)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/mix", [.float(10)])], timeTag: rig.timeTag(in: -10)))
         XCTAssertEqual(rig.controller.targets[.mix], 10, "an immediate change is the target at once")
     }
 
     func testGetReportsAScheduledValueOnlyOnceItIsApplied() {
         let rig = Rig()
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/resonance", [.float(6)])], timeTag: OSCTimeTag.now().adding(seconds: 0.05)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/resonance", [.float(6)])], timeTag: rig.timeTag(in: 0.05)))
         rig.send("/rack/resonance", [.float(-6)])
         rig.send("/rack/get", [.string("resonance")])
         XCTAssertEqual(rig.replies(), [OSCMessage("/rack/resonance", [.float(-6)])], "the future value is not the target yet")

@@ -146,7 +146,7 @@ final class PresetCommandTests: XCTestCase {
 
     func testAScheduledRecallBecomesTheTargetWhenApplied() {
         let rig = Rig()
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: OSCTimeTag.now().adding(seconds: 0.05)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: rig.timeTag(in: 0.05)))
         rig.send("/rack/dump")
         XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("")]), "not yet")
         XCTAssertEqual(rig.controller.targets, RackState())

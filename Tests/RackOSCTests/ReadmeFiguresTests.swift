@@ -53,7 +53,7 @@ final class ReadmeFiguresTests: XCTestCase {
     /// The README: a timetagged preset recall takes its count of the scheduled changes, whole.
     func testATimetaggedRecallCountsWhatTheReadmeSays() throws {
         let rig = Rig()
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: OSCTimeTag.now().adding(seconds: 10)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: rig.timeTag(in: 10)))
         XCTAssertEqual(rig.replies(), [])
         XCTAssertEqual(Double(rig.controller.scheduledInFlight), try figure(#"a preset recall counts (\d+):"#))
         XCTAssertEqual(rig.controller.scheduledInFlight, Parameters.all.count + 1, "a marker and every parameter")

@@ -9,10 +9,10 @@ import RackWire
 /// side, immediate changes never vanish behind them, nothing is reported that will not sound,
 /// timetags beyond the horizon are refused, and a bundle lands on one sample.
 final class SchedulingTests: XCTestCase {
-    /// A bundle of `count` `/rack/mix` messages timetagged `seconds` from now.
-    func futureBundle(_ count: Int, seconds: Double) -> [UInt8] {
+    /// A bundle of `count` `/rack/mix` messages timetagged `seconds` after `rig`'s now.
+    func futureBundle(_ rig: Rig, _ count: Int, seconds: Double) -> [UInt8] {
         OSCPacket.bundle((0..<count).map { OSCMessage("/rack/mix", [.float(Float($0 % 100))]) },
-                         timeTag: OSCTimeTag.now().adding(seconds: seconds))
+                         timeTag: rig.timeTag(in: seconds))
     }
 
     func errors(_ messages: [OSCMessage]) -> [OSCMessage] { messages.filter { $0.address == "/rack/error" } }
@@ -24,7 +24,7 @@ final class SchedulingTests: XCTestCase {
         let rig = Rig()
         let tags: [(String, OSCTimeTag)] = [("immediately", .immediately), ("0", OSCTimeTag(raw: 0)),
                                             ("1900 + 1 s", OSCTimeTag(raw: 1 << 32)),
-                                            ("10 s ago", OSCTimeTag.now().adding(seconds: -10))]
+                                            ("10 s ago", rig.timeTag(in: -10))]
         let values: [OSCValue] = [.float(11), .int(22), .double(33), .int64(44)]
         for ((name, tag), value) in zip(tags, values) {
             rig.send(OSCPacket.bundle([OSCMessage("/rack/mix", [value])], timeTag: tag))
@@ -37,8 +37,8 @@ final class SchedulingTests: XCTestCase {
     func testTwoBundlesOfFarFutureMessagesDoNotSilenceFadersRecallsOrLoads() throws {
         let rig = Rig()
         let capacity = rig.engine.scheduledCapacity
-        rig.send(futureBundle(3000, seconds: 600))
-        rig.send(futureBundle(3000, seconds: 601))
+        rig.send(futureBundle(rig, 3000, seconds: 600))
+        rig.send(futureBundle(rig, 3000, seconds: 601))
         // Everything beyond the bound was refused, each with a /rack/error (within the error
         // budget; the rest counted).
         let refused = errors(rig.replies())
@@ -70,21 +70,21 @@ final class SchedulingTests: XCTestCase {
     func testTheBoundIsFreedAsScheduledEventsApply() {
         let rig = Rig()
         let capacity = rig.engine.scheduledCapacity
-        rig.send(futureBundle(capacity, seconds: 0.05))
+        rig.send(futureBundle(rig, capacity, seconds: 0.05))
         XCTAssertEqual(rig.controller.scheduledInFlight, capacity)
-        rig.send(futureBundle(1, seconds: 0.05))
+        rig.send(futureBundle(rig, 1, seconds: 0.05))
         XCTAssertEqual(errors(rig.replies()).count, 1, "full")
         rig.settle(blocks: 12)   // 64 ms: due and applied
         XCTAssertEqual(rig.controller.scheduledInFlight, 0)
-        rig.send(futureBundle(1, seconds: 0.05))
+        rig.send(futureBundle(rig, 1, seconds: 0.05))
         XCTAssertEqual(rig.replies(), [], "room again")
     }
 
     func testARecallThatDoesNotFitTheScheduleIsRefusedWhole() {
         let rig = Rig()
         let capacity = rig.engine.scheduledCapacity
-        rig.send(futureBundle(capacity - 3, seconds: 60))
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: OSCTimeTag.now().adding(seconds: 1)))
+        rig.send(futureBundle(rig, capacity - 3, seconds: 60))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: rig.timeTag(in: 1)))
         XCTAssertEqual(errors(rig.replies()).count, 1)
         XCTAssertEqual(rig.controller.scheduledInFlight, capacity - 3, "no part of it was posted")
     }
@@ -92,7 +92,7 @@ final class SchedulingTests: XCTestCase {
     func testTimetagsBeyondTheHorizonAreRefusedNotAppliedAtOnce() {
         let rig = Rig()
         let horizon = ControllerTuning.scheduleHorizonSeconds
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/cutoff", [.float(500)])], timeTag: OSCTimeTag.now().adding(seconds: horizon + 10)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/cutoff", [.float(500)])], timeTag: rig.timeTag(in: horizon + 10)))
         let reply = rig.replies()
         XCTAssertEqual(reply.count, 1)
         XCTAssertEqual(reply.first?.arguments.first, .string("/rack/cutoff"))
@@ -100,7 +100,7 @@ final class SchedulingTests: XCTestCase {
         rig.settle()
         XCTAssertEqual(rig.engine.targets[.cutoff], 20_000, "not applied at once")
         XCTAssertEqual(rig.engine.scheduledWaiting, 0, "nor scheduled")
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/cutoff", [.float(500)])], timeTag: OSCTimeTag.now().adding(seconds: horizon - 10)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/cutoff", [.float(500)])], timeTag: rig.timeTag(in: horizon - 10)))
         XCTAssertEqual(rig.replies(), [], "within the horizon")
         XCTAssertEqual(rig.controller.scheduledInFlight, 1)
     }
@@ -111,7 +111,7 @@ final class SchedulingTests: XCTestCase {
         let bundle = OSCPacket.bundle([
             OSCMessage("/rack/cutoff", [.float(900)]), OSCMessage("/rack/resonance", [.float(3)]),
             OSCMessage("/rack/mix", [.float(20)]), OSCMessage("/rack/gain", [.float(-4)]),
-        ], timeTag: OSCTimeTag.now().adding(seconds: 0.02))
+        ], timeTag: rig.timeTag(in: 0.02))
         rig.send(bundle)
         rig.settle(blocks: 8)
         let applied = rig.controller.lastApplied
@@ -123,7 +123,7 @@ final class SchedulingTests: XCTestCase {
         let rig = Rig()
         let listener = OSCEndpoint(host: "127.0.0.1", port: 9300)!
         rig.send("/rack/subscribe", from: listener)
-        rig.send(OSCPacket.bundle([OSCMessage("/rack/gain", [.float(-20)])], timeTag: OSCTimeTag.now().adding(seconds: 30)))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/gain", [.float(-20)])], timeTag: rig.timeTag(in: 30)))
         rig.settle()
         rig.host.isRunning = false                   // the server went away: nothing renders now
         for i in 0..<10_000 {
@@ -140,7 +140,7 @@ final class SchedulingTests: XCTestCase {
         let told = rig.outbox.take(for: listener)
         XCTAssertEqual(told.suffix(Parameters.all.count + 2).map(\.address), ["/rack/preset"] + Parameters.all.map(\.address) + ["/rack/resonance"],
                        "subscribers are told at once")
-        rig.controller.handle(OSCMessage("/rack/cutoff", [.float(100)]), timeTag: OSCTimeTag.now().adding(seconds: 1), from: rig.client)
+        rig.controller.handle(OSCMessage("/rack/cutoff", [.float(100)]), timeTag: rig.timeTag(in: 1), from: rig.client)
         XCTAssertEqual(rig.replies(), [rig.error("/rack/cutoff", "the JACK server is not running: a timetagged change cannot be scheduled")])
 
         rig.host.isRunning = true                    // rejoined
@@ -164,11 +164,12 @@ final class SchedulingTests: XCTestCase {
             OSCMessage("/rack/preset/save", [.string("A")]), OSCMessage("/rack/preset/save", [.string("B")]),
             OSCMessage("/rack/preset/delete", [.string("A")]),
         ], timeTag: .immediately))
-        XCTAssertEqual(rig.replies(), [rig.error("/rack/preset/save", "busy: one preset save or delete per packet"),
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/preset/saved", [.string("A"), .int(-1)]),
+                                       rig.error("/rack/preset/save", "busy: one preset save or delete per packet"),
                                        rig.error("/rack/preset/delete", "busy: one preset save or delete per packet")])
         XCTAssertEqual(rig.controller.presets.user.map(\.name), ["A"])
         rig.send("/rack/preset/save", [.string("B")])
-        XCTAssertEqual(rig.replies(), [], "the next packet may write again")
+        XCTAssertEqual(rig.replies(), [OSCMessage("/rack/preset/saved", [.string("B"), .int(-2)])], "the next packet may write again")
     }
 }
 
