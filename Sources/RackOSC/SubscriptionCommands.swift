@@ -4,8 +4,8 @@ import RackWire
 extension RackController {
     /// `/rack/subscribe [port]`: applied changes go to the sender (on `port`, if given).
     func subscribe(_ r: Request) throws(Reason) {
-        let target = try Self.replyTarget(r)
-        try feedback.subscribe(target, expires: leaseEnd(for: target))
+        let target = try pushTarget(r)
+        try feedback.subscribe(target, trusted: trusts(target), linked: target != r.from, expires: leaseEnd(for: target))
     }
 
     /// `/rack/unsubscribe [port]`: neither changes nor meters any more.
@@ -15,8 +15,8 @@ extension RackController {
 
     /// `/rack/meter [port]`: the meters go to the sender (on `port`, if given).
     func subscribeMeters(_ r: Request) throws(Reason) {
-        let target = try Self.replyTarget(r)
-        try feedback.subscribeMeters(target, expires: leaseEnd(for: target))
+        let target = try pushTarget(r)
+        try feedback.subscribeMeters(target, trusted: trusts(target), expires: leaseEnd(for: target))
     }
 
     /// When a subscription of `target` made now lapses: never for a local one, after the
@@ -34,5 +34,18 @@ extension RackController {
             target.port = UInt16(p)
         }
         return target
+    }
+
+    /// Where a new subscription or meter subscription sends to (`replyTarget`): never the
+    /// rack's own OSC socket, where every push would come back and be applied again.
+    func pushTarget(_ r: Request) throws(Reason) -> OSCEndpoint {
+        let target = try Self.replyTarget(r)
+        guard !isOwn(target) else { throw Reason(Self.ownTargetReason(target)) }
+        return target
+    }
+
+    /// The refusal of a subscription to the rack's own socket.
+    static func ownTargetReason(_ target: OSCEndpoint) -> String {
+        "\(target) is this rack's own OSC port: its pushes would come back to it for ever"
     }
 }
