@@ -30,7 +30,7 @@ public final class OwnEndpoints {
 
     /// Whether a UDP datagram sent to `target` at `now` (seconds, monotonic) reaches the socket.
     func reaches(_ target: OSCEndpoint, now: Double) -> Bool {
-        guard target.port == socket.port else { return false }
+        guard target.transport == .udp, target.port == socket.port else { return false }
         if target.address == 0 { return true }
         if socket.address != 0 { return target.address == socket.address }
         if target.hostOrderAddress >> 24 == 127 { return true }

@@ -25,13 +25,15 @@ extension RackController {
         target.isLocal ? .infinity : clock() + policy.leaseSeconds
     }
 
-    /// Where a subscription sends to: the sender, on the port given as the optional argument
-    /// (the signature took at most one number).
+    /// Where a subscription sends to: the sender, or UDP on the sender's address at the port
+    /// given as the optional argument (the signature took at most one number), also when the
+    /// sender is a WebSocket.
     static func replyTarget(_ r: Request) throws(Reason) -> OSCEndpoint {
         var target = r.from
         if let p = r.arguments.first?.number {
             guard p >= 1, p <= 65535, p == p.rounded() else { throw Reason("port must be an integer 1…65535") }
             target.port = UInt16(p)
+            target.transport = .udp
         }
         return target
     }

@@ -53,6 +53,23 @@ final class FeedbackTests: XCTestCase {
                        "the target, even while ramping")
     }
 
+    /// A WebSocket's TCP source port may be a UDP controller's port on the same address: they
+    /// are two endpoints, and the WebSocket closing ends only its own subscription.
+    func testAWebSocketAndAUDPControllerOfTheSamePortAreTwo() {
+        let rig = Rig()
+        let udp = OSCEndpoint(host: "127.0.0.1", port: 45_123)!
+        var webSocket = udp
+        webSocket.transport = .webSocket
+        XCTAssertNotEqual(udp, webSocket)
+        rig.send("/rack/subscribe", from: udp)
+        rig.send("/rack/subscribe", from: webSocket)
+        XCTAssertEqual(rig.controller.feedback.subscribers, [udp, webSocket])
+        rig.controller.forget(webSocket)
+        XCTAssertEqual(rig.controller.feedback.subscribers, [udp])
+        rig.send("/rack/subscribe", [.int(9999)], from: webSocket)
+        XCTAssertEqual(rig.controller.feedback.subscribers.last, OSCEndpoint(host: "127.0.0.1", port: 9999)!, "a port argument means UDP")
+    }
+
     func testSubscriberLimits() {
         let rig = Rig()
         for port in 1...ControllerTuning.maximumSubscribers { rig.send("/rack/subscribe", [.int(Int32(port))]) }
