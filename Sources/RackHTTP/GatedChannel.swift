@@ -50,9 +50,10 @@ struct GatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
 }
 
 extension HTTPPeer {
-    /// The IPv4 peer of a socket address (nil for IPv6 and Unix sockets: rack binds IPv4).
+    /// The IPv4 peer of a socket address (nil for IPv6 and Unix sockets: rack binds IPv4), whose
+    /// OSC, if any, goes over its WebSocket.
     init?(_ address: SocketAddress) {
         guard case let .v4(a) = address else { return nil }
-        self.init(address: a.address.sin_addr.s_addr, port: UInt16(address.port ?? 0))
+        self.init(address: a.address.sin_addr.s_addr, port: UInt16(address.port ?? 0), transport: .webSocket)
     }
 }

@@ -85,6 +85,29 @@ struct ControlState {
         self.preset = preset
     }
 
+    /// What of an immediate `change` changes something, nil when nothing does: a parameter whose
+    /// new value is told as its target is told (`isTarget`) is left out; a recall of the preset
+    /// recalled last is left out whole when every one of its values is told as the target is.
+    /// A change that changes nothing is neither applied again nor told again, so racks
+    /// subscribed to each other settle after one exchange: each one's change comes back from the
+    /// other as its own value.
+    func news(in change: StateChange) -> StateChange? {
+        switch change {
+        case let .parameters(changes):
+            let news = changes.filter { !isTarget($0.id, $0.value) }
+            return news.isEmpty ? nil : .parameters(news)
+        case let .preset(name, state, _):
+            return name == preset && Parameters.all.allSatisfy({ isTarget($0.id, state[$0.id]) }) ? nil : change
+        }
+    }
+
+    /// Whether `value` is told as `id`'s target is (`RackController.valueMessage`: a room by name,
+    /// a number as a 32-bit float, the precision feedback carries).
+    func isTarget(_ id: ParameterID, _ value: Double) -> Bool {
+        let spec = Parameters[id]
+        return RackController.valueMessage(spec, value) == RackController.valueMessage(spec, targets[id])
+    }
+
     /// The engine events that carry `change` to the render thread at engine sample `t`
     /// (`EngineEvent.immediately`: now). Changes nothing until `commit`.
     func events(for change: StateChange, at t: Int64) -> [EngineEvent] {

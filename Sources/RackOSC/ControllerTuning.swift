@@ -47,10 +47,20 @@ public enum ControllerTuning {
     public static let presetWritesPerPacket = 1
     /// `/rack/error` replies sent per second at most (a flood of bad packets is not amplified).
     public static let errorRepliesPerSecond = 200
+    /// Of those, the ones remote senders (neither 127.0.0.1 nor `--allow`ed) cannot take: this
+    /// machine's user is answered whatever remote senders do.
+    public static let errorRepliesTrustedReserve = 50
+    /// `/rack/error` replies one remote address gets per second at most (so 8 remote addresses
+    /// are needed to spend the share of remote senders).
+    public static let errorRepliesPerRemoteAddress = 20
     /// stderr lines about MIDI program changes per second at most (a flood of unknown programs
     /// wrote 571 KB in 4 s before); the next line says how many were left out.
     public static let midiLinesPerSecond = 10
+    /// Places in the subscriber table, and in the meter subscriber table.
     public static let maximumSubscribers = 64
+    /// Places of each table that remote subscribers (neither 127.0.0.1 nor `--allow`ed) cannot
+    /// take: 16 remote addresses of 4 places each no longer lock this machine's user out.
+    public static let subscriberTrustedReserve = 16
     /// Places one remote address may hold in the subscriber and meter tables together.
     public static let maximumSubscriptionsPerAddress = 4
     /// `/rack/meter` messages per second.

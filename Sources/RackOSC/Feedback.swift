@@ -7,10 +7,16 @@ import RackWire
 /// echo of what the render thread applied, so a scheduled change is told when it takes
 /// effect), and the output meters to the subscribers of `/rack/meter`.
 final class Feedback {
-    /// One receiver and when its lease ends (`.infinity` for local ones, which stay).
+    /// One receiver, when its lease ends (`.infinity` for local ones, which stay) and whether
+    /// it is trusted.
     struct Subscription: Equatable {
         let endpoint: OSCEndpoint
         var expires: Double
+        /// 127.0.0.1 or `--allow`ed: it may take the places remote ones cannot.
+        let trusted: Bool
+        /// Subscribed by another endpoint (`/rack/subscribe i PORT` naming a port other than the
+        /// sender's), as one links racks: it is not told back a change it sent itself.
+        var linked = false
     }
 
     private let replier: Replier
@@ -18,6 +24,12 @@ final class Feedback {
     private(set) var subscriptions: [Subscription] = []
     /// Receivers of `/rack/meter`, in the order they subscribed.
     private(set) var meterSubscriptions: [Subscription] = []
+    /// The last parameter or preset message each linked subscriber sent, by address, not told
+    /// since: the very same message is not pushed back to it, once (split horizon). A rack
+    /// linked to this one is not told its own change back, so changes crossing on the way (a
+    /// value, then a recall) cannot chase each other for ever. A controller that subscribed
+    /// itself still sees its own changes.
+    private var heardFrom: [OSCEndpoint: [String: OSCMessage]] = [:]
     /// The engine's running sums as of the last meter message (RMS is over the difference).
     private var lastMeterSums = (left: 0.0, right: 0.0, frames: 0)
     /// Sees what subscribers are told that is not a change of state (the player's failure) and
@@ -25,41 +37,53 @@ final class Feedback {
     /// reach it from the change stream).
     var observer: ((OSCMessage) -> Void)?
 
+    /// Whether a push of so many bytes may go to a subscriber now (the reply budget of a remote
+    /// one, `ReplyBudget.spendPush`); set by the controller.
+    var admits: (OSCEndpoint, Int) -> Bool = { _, _ in true }
+
     init(replier: Replier) { self.replier = replier }
 
     var subscribers: [OSCEndpoint] { subscriptions.map(\.endpoint) }
     var meterSubscribers: [OSCEndpoint] { meterSubscriptions.map(\.endpoint) }
 
     /// `/rack/subscribe`: `target` gets applied changes (once, however often it subscribes),
-    /// until `expires` (a renewal moves it on).
-    func subscribe(_ target: OSCEndpoint, expires: Double) throws(Reason) {
+    /// until `expires` (a renewal moves it on). `trusted`: 127.0.0.1 or `--allow`ed.
+    /// `linked`: subscribed by another endpoint (`Subscription.linked`).
+    func subscribe(_ target: OSCEndpoint, trusted: Bool, linked: Bool = false, expires: Double) throws(Reason) {
         subscriptions.removeAll { $0.endpoint == target }
-        guard subscriptions.count < ControllerTuning.maximumSubscribers else { throw Reason("too many subscribers") }
-        try checkPerAddress(target)
-        subscriptions.append(Subscription(endpoint: target, expires: expires))
+        try checkPlaces(subscriptions, for: target, trusted: trusted, full: "too many subscribers")
+        subscriptions.append(Subscription(endpoint: target, expires: expires, trusted: trusted, linked: linked))
     }
 
     /// `/rack/unsubscribe`: `target` gets neither changes nor meters any more.
     func unsubscribe(_ target: OSCEndpoint) {
         subscriptions.removeAll { $0.endpoint == target }
+        heardFrom[target] = nil
         meterSubscriptions.removeAll { $0.endpoint == target }
     }
 
     /// `/rack/meter`: `target` gets the meters until `expires` (a renewal moves it on).
-    func subscribeMeters(_ target: OSCEndpoint, expires: Double) throws(Reason) {
+    func subscribeMeters(_ target: OSCEndpoint, trusted: Bool, expires: Double) throws(Reason) {
         if let i = meterSubscriptions.firstIndex(where: { $0.endpoint == target }) {
             meterSubscriptions[i].expires = expires
             return
         }
-        guard meterSubscriptions.count < ControllerTuning.maximumSubscribers else { throw Reason("too many meter subscribers") }
-        try checkPerAddress(target)
-        meterSubscriptions.append(Subscription(endpoint: target, expires: expires))
+        try checkPlaces(meterSubscriptions, for: target, trusted: trusted, full: "too many meter subscribers")
+        meterSubscriptions.append(Subscription(endpoint: target, expires: expires, trusted: trusted))
     }
 
-    /// A remote address holds at most `maximumSubscriptionsPerAddress` places in the two tables
-    /// together, so no single source can fill them.
-    private func checkPerAddress(_ target: OSCEndpoint) throws(Reason) {
-        guard !target.isLocal else { return }
+    /// Whether `table` has a place for `target`: `maximumSubscribers` in all, of which remote
+    /// subscribers together hold at most all but `subscriberTrustedReserve` (kept for 127.0.0.1
+    /// and `--allow`ed peers); and a remote address holds at most
+    /// `maximumSubscriptionsPerAddress` places in the two tables together, so no single source
+    /// can fill them.
+    private func checkPlaces(_ table: [Subscription], for target: OSCEndpoint, trusted: Bool, full: String) throws(Reason) {
+        guard table.count < ControllerTuning.maximumSubscribers else { throw Reason(full) }
+        guard !trusted else { return }
+        let remote = table.filter { !$0.trusted }.count
+        guard remote < ControllerTuning.maximumSubscribers - ControllerTuning.subscriberTrustedReserve else {
+            throw Reason(full + " from remote addresses")
+        }
         let held = (subscriptions + meterSubscriptions).filter { $0.endpoint.address == target.address }.count
         guard held < ControllerTuning.maximumSubscriptionsPerAddress else { throw Reason("too many subscriptions from this address") }
     }
@@ -73,7 +97,15 @@ final class Feedback {
     /// Ends the subscriptions whose lease ran out by `now`.
     func expire(now: Double) {
         subscriptions.removeAll { $0.expires <= now }
+        if !heardFrom.isEmpty { heardFrom = heardFrom.filter { e in subscriptions.contains { $0.endpoint == e.key } } }
         meterSubscriptions.removeAll { $0.expires <= now }
+    }
+
+    /// `m`, a parameter or preset message, came from `sender`: if it is a linked subscriber, the same
+    /// message is not pushed back to it (the next push of that address to it is looked at).
+    func heard(_ m: OSCMessage, from sender: OSCEndpoint) {
+        guard subscriptions.contains(where: { $0.endpoint == sender && $0.linked }) else { return }
+        heardFrom[sender, default: [:]][m.address] = m
     }
 
     /// A record of the change stream, as subscribers are told it (`feedbackMessage`).
@@ -92,7 +124,21 @@ final class Feedback {
     private func send(_ m: OSCMessage) {
         guard !subscriptions.isEmpty else { return }
         let bytes = m.encoded()
-        for s in subscriptions { replier.send(bytes, to: s.endpoint) }
+        for s in subscriptions where !toldBy(s.endpoint, m) && admits(s.endpoint, bytes.count) {
+            replier.send(bytes, to: s.endpoint)
+        }
+    }
+
+    /// Whether `m` is what `subscriber` itself sent last at that address (split horizon); the
+    /// memory of that address is spent either way.
+    private func toldBy(_ subscriber: OSCEndpoint, _ m: OSCMessage) -> Bool {
+        guard heardFrom[subscriber] != nil else { return false }
+        return heardFrom[subscriber]?.removeValue(forKey: m.address) == m
+    }
+
+    /// Sends `bytes` to each of `subscriptions` its budget admits.
+    private func push(_ bytes: [UInt8], to subscriptions: [Subscription]) {
+        for s in subscriptions where admits(s.endpoint, bytes.count) { replier.send(bytes, to: s.endpoint) }
     }
 
     /// `/rack/meter f:peak_l f:peak_r f:rms_l f:rms_r` (dBFS, −120 for silence)
@@ -114,8 +160,7 @@ final class Feedback {
         ])
         observer?(msg)
         guard !meterSubscriptions.isEmpty else { return }
-        let bytes = msg.encoded()
-        for s in meterSubscriptions { replier.send(bytes, to: s.endpoint) }
+        push(msg.encoded(), to: meterSubscriptions)
     }
 
     /// A new engine starts its sums from zero.

@@ -8,6 +8,7 @@ extension RackController {
     /// `/rack/preset NAME|INDEX [ramp]`: every parameter of the preset, all or nothing, behind
     /// a marker whose echo tells subscribers and the recording which preset it was.
     func recallPreset(_ r: Request) throws(Reason) {
+        feedback.heard(r.message, from: r.from)
         let args = r.arguments   // the signature took a name or index and an optional number
         let typed: String
         if let name = args[0].string {

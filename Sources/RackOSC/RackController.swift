@@ -88,6 +88,9 @@ public final class RackController {
     public var wake: @Sendable () -> Void = {} {
         didSet { player.readFailed = wake }
     }
+    /// The endpoints of the rack's own OSC socket, which it never sends to (a subscription
+    /// there is refused: it would loop). Set by the owner; nil when there is no socket (tests).
+    public var ownEndpoints: OwnEndpoints?
     /// Seconds, monotonic (the error budget's window and the loop's timers); tests set their own.
     var clock: () -> Double = monotonicSeconds
     /// The moment timetags are measured from (the wall clock, as senders' timetags are); tests
@@ -97,6 +100,8 @@ public final class RackController {
     public var droppedErrorReplies: Int { errorBudget.dropped }
     /// Replies to remote senders dropped by the reply budget.
     public var droppedReplies: Int { replyBudget.dropped }
+    /// Pushes (feedback, meters) to remote subscribers dropped by their reply budget.
+    public var droppedPushes: Int { replyBudget.droppedPushes }
     public private(set) var packetsReceived = 0
     /// The last events the render thread reported as applied (newest last, at most 64).
     public internal(set) var lastApplied: [EngineEvent] = []
@@ -116,6 +121,9 @@ public final class RackController {
         feedback = Feedback(replier: replier)
         recorder = SessionRecorder(path: recordPath)
         engineLinked = host.isRunning
+        feedback.admits = { [unowned self] to, bytes in
+            trusts(to) || replyBudget.spendPush(bytes, to: to.address, now: clock())
+        }
         subscribeSinks()
     }
 
@@ -254,6 +262,7 @@ public final class RackController {
         let request = Request(message: m, timeTag: timeTag, from: from)
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
+                feedback.heard(m, from: from)
                 try setParameter(target.spec, normalized: target.isNormalized, request)
             } else if let command = Self.commands[m.address], !command.sessionManagerOnly || nsm?.isServer(from) == true {
                 if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
@@ -262,7 +271,9 @@ public final class RackController {
                 throw Reason("unknown address" + NameMatch.didYouMean(m.address, in: OSCAddressSpace.userAddresses))
             }
         } catch {
-            replyError(to: from, address: m.address, reason: error.text)
+            // An error is never answered with an error: two racks (or a rack and a controller
+            // that answers the same way) would bounce it for ever.
+            if m.address != Self.errorAddress { replyError(to: from, address: m.address, reason: error.text) }
         }
     }
 
@@ -273,7 +284,9 @@ public final class RackController {
     /// the target that was refused (queue full, too many scheduled, no server for a timetag).
     /// While no server runs, the change's records go to the change stream at once (the engine
     /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
+    /// An immediate change that changes nothing (`ControlState.news`) is left out.
     func submit(_ change: StateChange, at t: Int64) throws(Reason) {
+        guard let change = t == EngineEvent.immediately ? state.news(in: change) : change else { return }
         let posted = try post(state.events(for: change, at: t))
         changes.publish(state.commit(change, at: t, posted: posted))
     }
@@ -307,8 +320,10 @@ public final class RackController {
 
     // MARK: - Replies
 
-    /// Sends a reply, within the reply budget of a remote sender.
+    /// Sends a reply, within the reply budget of a remote sender; never to the rack's own socket
+    /// (a datagram forged to come from it would otherwise start a loop).
     func reply(_ m: OSCMessage, to: OSCEndpoint) {
+        guard !isOwn(to) else { return }
         let bytes = m.encoded()
         guard to.isLocal || replyBudget.spend(bytes.count, to: to.address, now: clock()) else { return }
         replier.send(bytes, to: to)
@@ -329,10 +344,22 @@ public final class RackController {
     /// Ends every subscription of `endpoint` (a WebSocket that closed).
     public func forget(_ endpoint: OSCEndpoint) { feedback.unsubscribe(endpoint) }
 
+    /// Whether `e` is this machine's user (127.0.0.1) or a peer `--allow` names: the budgets keep
+    /// a reserve for them that remote senders cannot take.
+    func trusts(_ e: OSCEndpoint) -> Bool {
+        e.isLocal || allow.contains { $0.contains(e) }
+    }
+
+    /// Whether a datagram sent to `target` reaches the rack's own OSC socket.
+    func isOwn(_ target: OSCEndpoint) -> Bool { ownEndpoints?.reaches(target, now: clock()) == true }
+
+    /// The address of error replies.
+    static let errorAddress = "/rack/error"
+
     /// `/rack/error ADDRESS REASON`, within the error budget.
     func replyError(to: OSCEndpoint, address: String, reason: String) {
-        guard errorBudget.spend(now: clock()) else { return }
-        reply(OSCMessage("/rack/error", [.string(address), .string(reason)]), to: to)
+        guard errorBudget.spend(to: to.address, trusted: trusts(to), now: clock()) else { return }
+        reply(OSCMessage(Self.errorAddress, [.string(address), .string(reason)]), to: to)
     }
 
     /// An error reply for `request` that does not refuse it (a value clamped, then applied).

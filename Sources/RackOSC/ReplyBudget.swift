@@ -6,9 +6,12 @@
 ///   `/rack/dump`, larger than its request, is always answered); unspent credit is capped;
 /// - one datagram gets at most `repliesPerDatagram` reply messages, whatever it asks.
 ///
+/// Pushes to a subscriber at a remote address (feedback and meters) spend the same account
+/// (`spendPush`): what one address gets, replies and pushes together, stays within it, however
+/// many subscriptions it holds (they are bounded too: leases, places per address).
+///
 /// Replies over the budget are dropped and counted. Local senders (127.0.0.1, which cannot be
-/// forged from outside) are not limited. Subscriptions are bounded separately (leases, and a
-/// limit per address).
+/// forged from outside) are not limited.
 struct ReplyBudget {
     /// Reply bytes a source earns per byte it sends.
     static let bytesPerByteReceived = 2
@@ -30,6 +33,8 @@ struct ReplyBudget {
     private var repliesThisDatagram = 0
     /// Replies dropped so far.
     private(set) var dropped = 0
+    /// Pushes to remote subscribers dropped so far.
+    private(set) var droppedPushes = 0
 
     /// A datagram of `bytes` arrived from `address` at `now`: it may be answered from here on.
     mutating func received(_ bytes: Int, from address: UInt32, now: Double) {
@@ -41,12 +46,29 @@ struct ReplyBudget {
 
     /// Whether a reply of `bytes` may go to `address` at `now`; spends it if so.
     mutating func spend(_ bytes: Int, to address: UInt32, now: Double) -> Bool {
-        var a = account(address, now: now)
-        guard repliesThisDatagram < Self.repliesPerDatagram, a.credit >= Double(bytes) else {
+        guard repliesThisDatagram < Self.repliesPerDatagram, take(bytes, from: address, now: now) else {
             dropped += 1
             return false
         }
         repliesThisDatagram += 1
+        return true
+    }
+
+    /// Whether a push of `bytes` (feedback or meters, which no datagram asked for just now) may
+    /// go to a subscriber at `address` at `now`; spends it if so. Not counted against the
+    /// datagram being handled.
+    mutating func spendPush(_ bytes: Int, to address: UInt32, now: Double) -> Bool {
+        guard take(bytes, from: address, now: now) else {
+            droppedPushes += 1
+            return false
+        }
+        return true
+    }
+
+    /// Spends `bytes` of the credit of `address` at `now`, if it has them.
+    private mutating func take(_ bytes: Int, from address: UInt32, now: Double) -> Bool {
+        var a = account(address, now: now)
+        guard a.credit >= Double(bytes) else { return false }
         a.credit -= Double(bytes)
         accounts[address] = a
         return true

@@ -3,14 +3,25 @@ import Foundation
 /// An IPv4 endpoint: a UDP sender or receiver, or the remote end of an HTTP or WebSocket
 /// connection (rack binds IPv4 addresses only).
 public struct OSCEndpoint: Sendable, Hashable, CustomStringConvertible {
+    /// How datagrams reach an endpoint. A WebSocket's port is its TCP source port, which may be
+    /// the very number a UDP controller on the same address uses: the two are different
+    /// endpoints, and one never gets the other's replies or subscriptions.
+    public enum Transport: Sendable, Hashable {
+        case udp
+        /// The WebSocket of an HTTP connection (OSC as binary messages).
+        case webSocket
+    }
+
     /// Address in network byte order, as in `sockaddr_in`.
     public var address: UInt32
     /// Port in host byte order.
     public var port: UInt16
+    public var transport: Transport
 
-    public init(address: UInt32, port: UInt16) {
+    public init(address: UInt32, port: UInt16, transport: Transport = .udp) {
         self.address = address
         self.port = port
+        self.transport = transport
     }
 
     /// Parses a dotted IPv4 address or "localhost".
@@ -37,7 +48,7 @@ public struct OSCEndpoint: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    public var description: String { "\(host):\(port)" }
+    public var description: String { transport == .udp ? "\(host):\(port)" : "WebSocket \(host):\(port)" }
 
     /// The one address rack treats as local, in network byte order (127.0.0.1).
     public static let localAddress = UInt32(0x7f00_0001).bigEndian
@@ -46,7 +57,7 @@ public struct OSCEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// addresses (127.0.0.2, …) included, is remote (see `ExposurePolicy`).
     public var isLocal: Bool { address == Self.localAddress }
 
-    /// The endpoint as a socket address.
+    /// The endpoint as a socket address (its address and port: the transport is the socket's).
     public var sockaddr: sockaddr_in {
         var s = sockaddr_in()
         s.sin_family = sa_family_t(AF_INET)

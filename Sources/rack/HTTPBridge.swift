@@ -65,10 +65,13 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
         }
     }
 
-    /// `Replier`: to the WebSocket of that sender if it has one open, else over UDP.
+    /// `Replier`: to a WebSocket endpoint over its socket while it is open (nowhere once it
+    /// closed), to a UDP endpoint over UDP. Endpoints carry their transport, so a WebSocket
+    /// never gets what a UDP controller of the same address and port asked for, nor the reverse.
     @discardableResult
     func send(_ datagram: [UInt8], to endpoint: OSCEndpoint) -> Bool {
-        if let route = routes[endpoint] {
+        guard endpoint.transport == .udp else {
+            guard let route = routes[endpoint] else { return false }
             route(datagram)
             return true
         }

@@ -130,6 +130,7 @@ struct RunCommand: ParsableCommand {
             controller = c
             c.log = { warn(messagePrefix + $0) }
             c.wake = { [socket] in socket.wake() }
+            c.ownEndpoints = OwnEndpoints(socket: socket.local)
             c.meterObserved = { [unowned bridge] in bridge.state.isListened("/rack/meter") }
             driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
             c.nsm = nsm

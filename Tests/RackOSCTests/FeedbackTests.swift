@@ -13,11 +13,11 @@ final class FeedbackTests: XCTestCase {
         rig.send("/rack/subscribe", [.int(Int32(sub.port))])
         rig.send("/rack/subscribe", [.int(Int32(sub.port))])   // twice: still told once
         XCTAssertEqual(rig.replies(), [], "a subscription gets no reply")
-        rig.send("/rack/cutoff", [.float(90_000)])  // clamped
+        rig.send("/rack/cutoff", [.float(5)])  // clamped
         XCTAssertEqual(rig.outbox.take(for: sub), [], "told when applied, not when received")
         rig.settle()
-        XCTAssertEqual(rig.outbox.take(for: sub), [OSCMessage("/rack/cutoff", [.float(20_000)])])
-        XCTAssertEqual(rig.replies(), [rig.error("/rack/cutoff", "clamped to 20000")], "the sender did not subscribe")
+        XCTAssertEqual(rig.outbox.take(for: sub), [OSCMessage("/rack/cutoff", [.float(12)])])
+        XCTAssertEqual(rig.replies(), [rig.error("/rack/cutoff", "clamped to 12")], "the sender did not subscribe")
     }
 
     func testSubscribeDefaultsToTheSendersPort() {
@@ -27,8 +27,9 @@ final class FeedbackTests: XCTestCase {
         rig.send("/rack/preset", [.string("Warm")])
         rig.settle()
         // The room brings its own values of the controls that follow it (the room rule); the
-        // preset sets every parameter.
-        let implied = RoomRule.implied(by: .plate).map { RackController.valueMessage(Parameters[$0.0], $0.1) }
+        // preset sets every parameter. A value the rack has already is not a change.
+        let implied = RoomRule.implied(by: .plate).filter { RackState()[$0.0] != $0.1 }
+            .map { RackController.valueMessage(Parameters[$0.0], $0.1) }
         let warm = rig.controller.presets.preset(named: "Warm")!.state
         XCTAssertEqual(rig.replies(), [OSCMessage("/rack/room", [.string("plate")])] + implied
             + [OSCMessage("/rack/preset", [.string("Warm")])]
@@ -50,6 +51,23 @@ final class FeedbackTests: XCTestCase {
         XCTAssertEqual(rig.outbox.sent.map(\.to), [a, b])
         XCTAssertEqual(rig.outbox.sent.map(\.message), [OSCMessage("/rack/gain", [.float(-12)])] + [OSCMessage("/rack/gain", [.float(-12)])],
                        "the target, even while ramping")
+    }
+
+    /// A WebSocket's TCP source port may be a UDP controller's port on the same address: they
+    /// are two endpoints, and the WebSocket closing ends only its own subscription.
+    func testAWebSocketAndAUDPControllerOfTheSamePortAreTwo() {
+        let rig = Rig()
+        let udp = OSCEndpoint(host: "127.0.0.1", port: 45_123)!
+        var webSocket = udp
+        webSocket.transport = .webSocket
+        XCTAssertNotEqual(udp, webSocket)
+        rig.send("/rack/subscribe", from: udp)
+        rig.send("/rack/subscribe", from: webSocket)
+        XCTAssertEqual(rig.controller.feedback.subscribers, [udp, webSocket])
+        rig.controller.forget(webSocket)
+        XCTAssertEqual(rig.controller.feedback.subscribers, [udp])
+        rig.send("/rack/subscribe", [.int(9999)], from: webSocket)
+        XCTAssertEqual(rig.controller.feedback.subscribers.last, OSCEndpoint(host: "127.0.0.1", port: 9999)!, "a port argument means UDP")
     }
 
     func testSubscriberLimits() {

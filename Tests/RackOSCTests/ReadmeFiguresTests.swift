@@ -39,6 +39,12 @@ final class ReadmeFiguresTests: XCTestCase {
         XCTAssertEqual(try figure(#"are leases of \*\*(\d+) s\*\*"#), ExposurePolicy.defaultLeaseSeconds)
         XCTAssertEqual(try figure(#"one remote address holds at most \*\*(\d+)\*\* places"#), Double(ControllerTuning.maximumSubscriptionsPerAddress))
         XCTAssertEqual(try figure(#"places \(both tables together, (\d+) each\)"#), Double(ControllerTuning.maximumSubscribers))
+        XCTAssertEqual(try figure(#"all but \*\*(\d+)\*\* places of each table"#), Double(ControllerTuning.subscriberTrustedReserve))
+        XCTAssertEqual(try figure(#"one remote address \(see Exposure rules\) gets at most (\d+) of them"#),
+                       Double(ControllerTuning.errorRepliesPerRemoteAddress))
+        XCTAssertEqual(try figure(#"remote addresses together at most (\d+), so"#),
+                       Double(ControllerTuning.errorRepliesPerSecond - ControllerTuning.errorRepliesTrustedReserve))
+        XCTAssertEqual(try figure(#"so (\d+) a second are kept for 127\.0\.0\.1"#), Double(ControllerTuning.errorRepliesTrustedReserve))
         XCTAssertEqual(try figure(#"writes one stderr line, at most (\d+) a second"#), Double(ControllerTuning.midiLinesPerSecond))
         XCTAssertEqual(try figure(#"fdatasync'ed at most every (\d+) s and at exit"#), ControllerTuning.recordFlushSeconds)
         XCTAssertEqual(try figure(#"when that reply is at most (\d+) KiB"#) * 1024, Double(PresetListPages.wholeReplyBytes))

@@ -4,6 +4,7 @@ socket, and upgrades from a foreign Origin refused."""
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 
@@ -134,3 +135,29 @@ def test_oversized_websocket_message_closes_only_that_socket(rack, osc):
     with connect(rack) as ws:
         ws.send(osc_bytes("/rack/gain", -1.0))
         assert wait_until(lambda: close_to(osc.get("gain"), -1))
+
+
+def test_a_websocket_and_a_udp_controller_on_the_same_port_stay_apart(rack, osc_factory):
+    """A UDP controller on 127.0.0.1:P and a WebSocket whose TCP source port is also P are two
+    controllers: each gets its own replies and pushes, and the WebSocket closing ends only its
+    own subscription (they used to share an endpoint: the UDP one's pushes went to the socket)."""
+    udp = osc_factory(rack.osc_port)
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.bind(("127.0.0.1", udp.port))      # TCP and UDP ports are separate: the same number
+    tcp.connect(("127.0.0.1", rack.http_port))
+    udp.send("/rack/subscribe")
+    assert udp.ping()
+    with ws_sync.connect(f"ws://127.0.0.1:{rack.http_port}/", sock=tcp, open_timeout=3) as ws:
+        assert ws.socket.getsockname()[1] == udp.port
+        ws.send(osc_bytes("/rack/get", "gain"))
+        got = messages(ws, 1.0, until=lambda m: m.address == "/rack/gain")
+        assert [m.address for m in got] == ["/rack/gain"], got
+        udp.drain(0.2)
+        udp.send("/rack/mix", 21.0)
+        assert [m.args for m in udp.collect(0.5) if m.address == "/rack/mix"] == [[21.0]], "the UDP subscriber is told"
+        assert [m for m in messages(ws, 0.3) if m.address == "/rack/mix"] == [], "the WebSocket did not subscribe"
+        assert udp.get("gain") is not None, "the UDP controller's reply comes over UDP"
+    assert udp.ping()
+    udp.drain(0.2)
+    osc_factory(rack.osc_port).send("/rack/mix", 22.0)
+    assert [m.args for m in udp.collect(0.5) if m.address == "/rack/mix"] == [[22.0]], "still subscribed after the WebSocket closed"
