@@ -214,7 +214,7 @@ public final class JackDriver: @unchecked Sendable {
     /// The rate the server runs the activated client at. PipeWire's JACK library answers
     /// `jack_get_sample_rate` before the first cycle with its configured default, not the
     /// driver's rate (a busy graph left at 44.1 kHz after `clock.force-rate` is unset still
-    /// says 48000: issue 21); once the (held) process callback has run, the library knows the
+    /// says 48000); once the (held) process callback has run, the library knows the
     /// driver's rate, and the sample-rate callback may have said it. jackd2 answers the same
     /// before and after.
     private func runningRate(_ c: OpaquePointer, _ ctx: OpaquePointer, announced: UInt32) -> Double {

@@ -20,7 +20,7 @@ extension JackDriver {
         public var isPipeWire: Bool { if case .pipewire = self { return true } else { return false } }
 
         /// Whether `jack_client_close` is safe on a client whose server died. PipeWire 1.4.9 and
-        /// 1.6.8 free a connected port's buffers twice there (reported in issue 12); 0.3.65
+        /// 1.6.8 free a connected port's buffers twice there; 0.3.65
         /// closes such a client cleanly (tested: connected port, running callback, glibc's
         /// heap checks on). PipeWire 1.0 and later are taken to be affected.
         public var closesDeadClientsSafely: Bool {

@@ -1,6 +1,6 @@
 import RackWire
 
-/// The reply to `/rack/preset/list` when it does not fit one datagram (issue 20 #6: beyond
+/// The reply to `/rack/preset/list` when it does not fit one datagram (beyond
 /// ~910 presets the one-message reply was 62 KB and never arrived). The list is cut into pages
 /// `/rack/preset/list/page ,ii s… PAGE PAGES NAME…` of at most `pageBytes` each, in the
 /// list's order; `/rack/preset/list i PAGE` asks for one of them, and a plain

@@ -373,7 +373,7 @@ final class CLITests: XCTestCase {
             .write(toFile: dir + "/config/rack/presets/Mine.json", atomically: true, encoding: .utf8)
         let mine = try rack(["presets", "list"], environment: env)
         XCTAssertTrue(mine.stdout.contains("-1  Mine"), mine.stdout)
-        // Issue 21 #7: names of any script, whole in the list; lookups ignore case; the
+        // Names of any script, whole in the list; lookups ignore case; the
         // unknown-preset error lists the presets.
         let long = "Café Hall " + String(repeating: "x", count: 54)
         try "{\"name\": \"\(long)\", \"cutoff\": 500, \"resonance\": 1, \"mix\": 20, \"gain\": -1, \"room\": \"Plate\"}"
@@ -387,7 +387,7 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(unknown.stderr.contains("unknown preset 'Nope' (one of 'Big Hall', 'Bright',") && unknown.stderr.contains("'Mine'"), unknown.stderr)
     }
 
-    /// Issue 20 #8: with `HOME=""` and no XDG variable the demo loop went to `/.cache/rack` at
+    /// With `HOME=""` and no XDG variable the demo loop went to `/.cache/rack` at
     /// the filesystem root; it is refused with one line (73). With `XDG_CACHE_HOME` it goes there.
     func testTheDemoLoopNeedsAHome() throws {
         let refused = try rack(["demo-loop"], environment: ["HOME": ""], unsetting: ["XDG_CACHE_HOME"])
@@ -399,7 +399,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(cached.stdout, dir + "/cache/rack/demo-loop.wav\n")
     }
 
-    /// Issue 20 #9: a file name that is not UTF-8 (`$'\xff\xfe-x.wav'`) was repaired to U+FFFD
+    /// A file name that is not UTF-8 (`$'\xff\xfe-x.wav'`) was repaired to U+FFFD
     /// and failed with "no such file" (66). Its bytes go from argv to open(2) as they are, for
     /// render (input, output, automation), check and plot; a message shows them escaped.
     func testFileNamesThatAreNotUTF8() throws {

@@ -3,7 +3,7 @@ import XCTest
 import RackTestSupport
 import RackIO
 
-/// Issue 21 #2 and #10: an offline render loops as the live player does, the README's session
+/// An offline render loops as the live player does, the README's session
 /// commands print no warning, and `--record` into a missing directory is one line naming it.
 final class RecordingCLITests: XCTestCase {
     var dir = ""

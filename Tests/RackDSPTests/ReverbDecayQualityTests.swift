@@ -1,7 +1,7 @@
 import XCTest
 @testable import RackDSP
 
-/// Quality held across the `decay` range (issue 19): smallRoom and cathedral at `decay` 0.3 s
+/// Quality held across the `decay` range: smallRoom and cathedral at `decay` 0.3 s
 /// and 20 s (impulse responses, mono impulse into both inputs, 100 % wet, 48 kHz, decay + 0.3 s
 /// long), against the goals every room meets at its own values (`ReverbQualityTests`), with the
 /// measures of `ReverbMeasures.swift`. The README's "Quality across the decay range" prints what

@@ -17,7 +17,7 @@ final class RoomTableTests: XCTestCase {
         XCTAssertNil(Room.at(index: -1))
         XCTAssertNil(Room.at(index: Room.allCases.count))
         XCTAssertNil(Room(name: "hall"))
-        // Issue 21 #7: names match ignoring case (exact first).
+        // Names match ignoring case (exact first).
         XCTAssertEqual(Room(name: "MediumHall"), .mediumHall)
         XCTAssertEqual(Room(name: "PLATE"), .plate)
         XCTAssertEqual(Room(name: "largeroom2"), .largeRoom2)

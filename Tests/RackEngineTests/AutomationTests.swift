@@ -21,7 +21,7 @@ final class AutomationTests: XCTestCase {
         ])
     }
 
-    /// Issue 20 #5: a file saved with Windows (`\r\n`) or classic Mac (`\r`) line endings reads
+    /// A file saved with Windows (`\r\n`) or classic Mac (`\r`) line endings reads
     /// as the same lines, with the same line numbers in its diagnostics, as with `\n`.
     func testCRLFAndCRLineEndingsReadAsLines() {
         let lines = ["# header", "0.0 /rack/preset Warm", "2.0 /rack/cutoff 800 1.5", "3.0 /rack/cutof 1", "4.0 /rack/mix 80 0.5"]
@@ -62,7 +62,7 @@ final class AutomationTests: XCTestCase {
         XCTAssertTrue(byLine[6]?.first?.message.contains("interrupts the ramp of cutoff from line 5 (running until 4 s)") == true)
         XCTAssertTrue(byLine[7]?.first?.message.contains("unknown room") == true)
         XCTAssertTrue(byLine[8]?.first?.message.contains("unknown preset") == true)
-        // Issue 21 #7: the error lists the presets there are.
+        // The error lists the presets there are.
         XCTAssertTrue(byLine[8]?.first?.message.contains("(one of '") == true, "\(byLine[8] ?? [])")
         XCTAssertTrue(byLine[9]?.first?.message.contains("time") == true)
         XCTAssertTrue(byLine[10]?.first?.message.contains("not finite") == true)

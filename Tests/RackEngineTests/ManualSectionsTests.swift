@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import RackEngine
 
-/// Issue 21 #8: the man page's PARAMETERS, OSC and AUTOMATION FILES sections are the tables'
+/// The man page's PARAMETERS, OSC and AUTOMATION FILES sections are the tables'
 /// (`scripts/gen-docs` writes them); a committed man page that disagrees with the tables fails.
 final class ManualSectionsTests: XCTestCase {
     let manPage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -3,7 +3,7 @@ import XCTest
 import RackDSP
 @testable import RackEngine
 
-/// Issue 21 #3 and #7: user preset numbers persist (saves and deletes of others do not move
+/// User preset numbers persist (saves and deletes of others do not move
 /// them; an old directory is numbered once in name order); names match ignoring case, exact
 /// first; names of any script are stored in NFC as safe file names.
 final class PresetNumberTests: XCTestCase {

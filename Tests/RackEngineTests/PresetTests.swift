@@ -79,7 +79,7 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(s.rounded[.damping], 3529)
         XCTAssertEqual(reread.preset(named: "Night 2")?.state, s.rounded)
         XCTAssertEqual(store.preset(named: "Night 2")?.state, s.rounded)
-        // Numbers in save order (issue 21 #3: they are kept, not re-sorted by name).
+        // Numbers in save order (they are kept, not re-sorted by name).
         XCTAssertEqual(reread.preset(index: -1)?.name, "Night 2")
         XCTAssertEqual(reread.preset(index: -2)?.name, "A_first")
         XCTAssertEqual(reread.preset(index: 0)?.isFactory, true)
@@ -92,7 +92,7 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: user).filter { $0.contains("tmp") }, [])
     }
 
-    /// Issue 20 #10: a preset file with a 10 MB name was read whole and echoed whole into a
+    /// A preset file with a 10 MB name was read whole and echoed whole into a
     /// start-up warning. A file over `maximumFileBytes` is refused unread; a bad value within
     /// the limit is quoted to at most `excerptCharacters` characters.
     func testHugePresetFilesAreRefusedUnreadAndBadValuesQuotedShort() throws {

@@ -2,7 +2,7 @@ import XCTest
 import RackDSP
 @testable import RackEngine
 
-/// Issue 21 #2: a recording says the state it starts from, loops when the live player did, and
+/// A recording says the state it starts from, loops when the live player did, and
 /// writes values as the parameter resolves them.
 final class RecordingTests: XCTestCase {
     let noPresets = PresetStore(factoryDirectory: "/nonexistent", userDirectory: "/nonexistent")

@@ -1,7 +1,7 @@
 import XCTest
 @testable import RackEngine
 
-/// Issue 20 #8: one place decides where the user's files go (presets, the MIDI map, the demo
+/// One place decides where the user's files go (presets, the MIDI map, the demo
 /// loop), and none of them lands under the filesystem root when `HOME` is empty.
 final class UserDirectoriesTests: XCTestCase {
     func testXDGFirstThenAnAbsoluteHomeElseNone() throws {

@@ -9,7 +9,7 @@ import RackTestSupport
 /// stepping through them compares sounds, not levels. The render is `rack render --preset NAME
 /// demo-loop.wav out.wav`'s: the factory preset's state, the offline renderer, no tail.
 final class FactoryPresetLoudnessTests: XCTestCase {
-    /// How far a factory preset may be from the presets' median loudness, LU (issue 21 #11).
+    /// How far a factory preset may be from the presets' median loudness, LU.
     static let toleranceLU = 1.5
     private let rate = 48_000.0
 

@@ -54,7 +54,7 @@ final class MIDICommandsTests: XCTestCase {
         XCTAssertEqual(rig.controller.lastPreset, preset.name)
     }
 
-    /// Issue 20 #14: a flood of unknown program changes wrote one stderr line each; now at most
+    /// A flood of unknown program changes wrote one stderr line each; now at most
     /// `midiLinesPerSecond` a second, and the first line of the next second counts the rest.
     func testAProgramChangeFloodIsRateLimited() {
         let (rig, midi) = rig()
@@ -71,7 +71,7 @@ final class MIDICommandsTests: XCTestCase {
         XCTAssertEqual(lines[limit + 1], "MIDI program change 120: unknown preset 120")
     }
 
-    /// Issue 20 #8: without a home (`HOME=""`) there is no map file: a change holds in memory
+    /// Without a home (`HOME=""`) there is no map file: a change holds in memory
     /// and is refused a save with one line, instead of writing `/.config/rack/midi.json`.
     func testWithoutAHomeTheMapIsNotSavedAndSaysSo() throws {
         XCTAssertNil(MIDIMapFile.defaultPath(environment: ["HOME": ""]))

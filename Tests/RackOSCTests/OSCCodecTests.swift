@@ -14,7 +14,7 @@ final class OSCCodecTests: XCTestCase {
         XCTAssertTrue(back[0].1.isImmediate)
     }
 
-    /// Issue 20 #9: an OSC string is bytes; one that is not UTF-8 (a file name) decodes to the
+    /// An OSC string is bytes; one that is not UTF-8 (a file name) decodes to the
     /// `PathText` of its bytes, not to U+FFFD, and encodes back to the very same bytes.
     func testStringsThatAreNotUTF8KeepTheirBytes() throws {
         var raw = Array("/rack/player/load\0\0\0,s\0\0".utf8)

@@ -41,7 +41,7 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: rig.userDir + "/Night Set.json"))
     }
 
-    /// Issue 20 #8: with `HOME=""` and no `XDG_CONFIG_HOME`, a save is refused with one line and
+    /// With `HOME=""` and no `XDG_CONFIG_HOME`, a save is refused with one line and
     /// nothing is written (it went to `/.config/rack/presets` at the filesystem root).
     func testASaveWithoutAHomeIsRefusedAndWritesNothing() throws {
         XCTAssertNil(PresetStore.defaultUserDirectory(environment: ["HOME": ""]))
@@ -65,7 +65,7 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(rig.controller.targets, rig.controller.presets.preset(named: "Warm")?.state)
     }
 
-    /// Issue 20 #6: 10,000 saves made 10,009 files. Beyond the quota a save of a new name gets
+    /// 10,000 saves made 10,009 files. Beyond the quota a save of a new name gets
     /// `/rack/error` and writes nothing; overwriting and deleting still work.
     func testTheUserPresetQuotaIsEnforcedWithAnError() throws {
         XCTAssertEqual(PresetStore.defaultMaximumUserPresets, 1_000)
@@ -158,7 +158,7 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(dump.last, OSCMessage("/rack/preset", [.string("Warm")]))
     }
 
-    /// Issue 21 #7: room and preset names match ignoring case over OSC (exact first).
+    /// Room and preset names match ignoring case over OSC (exact first).
     func testNamesMatchIgnoringCaseOverOSC() throws {
         let rig = Rig()
         rig.send("/rack/preset", [.string("warm")])
@@ -174,7 +174,7 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(rig.replies().last, OSCMessage("/rack/preset", [.string("Café Hall")]))
     }
 
-    /// Issue 20 #6: with the quota's 1,000 presets of 64 characters the one-message list (70 KB)
+    /// With the quota's 1,000 presets of 64 characters the one-message list (70 KB)
     /// never arrived. It comes as pages of at most 2 KiB that together are the list, and each
     /// page can be asked for.
     func testAListBeyondOneDatagramComesAsPages() throws {

@@ -92,7 +92,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(lines.count, 1)
     }
 
-    /// Issue 20 #15: on a full disk the recording said "(retrying)" once and `rack run` exited 0
+    /// On a full disk the recording said "(retrying)" once and `rack run` exited 0
     /// with an empty file. Lines still unwritten at exit are a loss the final flush throws,
     /// even after the write problem was reported, and the controller keeps it for the exit code.
     func testARecordingOnAFullDiskIsALossAtExit() throws {

@@ -1,7 +1,7 @@
 import XCTest
 @testable import RackPathText
 
-/// Issue 20 #9: a file name's bytes survive the trip through a String exactly, UTF-8 or not,
+/// A file name's bytes survive the trip through a String exactly, UTF-8 or not,
 /// and show readably in a message.
 final class PathTextTests: XCTestCase {
     func testBytesRoundTripExactly() {

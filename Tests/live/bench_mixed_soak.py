@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The mixed soak of issue 20: HTTP, WebSocket, OSC, MIDI and file loads at once against one
+"""The mixed soak of HTTP, WebSocket, OSC, MIDI and file loads at once against one
 `rack run` (release binary) on a private headless jackd, for SECONDS (default 180), while
 rack's threads, open file descriptors and resident memory are sampled from /proc/PID.
 

@@ -1,4 +1,4 @@
-"""File names that are not UTF-8 (issue 20 #9): `$'\\xff\\xfe-x.wav'` failed with "no such file"
+"""File names that are not UTF-8: `$'\\xff\\xfe-x.wav'` failed with "no such file"
 (66) offline and live, its bytes repaired to U+FFFD on the way. Live: `--file`, `--record` and
 `/rack/player/load` take the bytes as they are; an error shows them escaped."""
 from __future__ import annotations

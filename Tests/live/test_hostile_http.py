@@ -19,7 +19,7 @@ FIRST_REQUEST_SECONDS = readme_number(r"first request head must \*parse\* within
 
 
 def malformed_first_requests(port: int) -> dict[str, bytes]:
-    """The bytes of issue 20 #1, each a whole first request."""
+    """The malformed first requests, each a whole first request."""
     host = f"Host: 127.0.0.1:{port}\r\n".encode()
     return {
         "garbage": b"\x00garbage\r\n\r\n",
@@ -170,7 +170,7 @@ def test_a_target_is_answered_up_to_the_readme_bound_then_414(rack):
     assert request_status(port, target=b"/" + b"a" * TARGET_BYTES) == 414
 
 
-# --- issue 20 #12: HTTP leniency --------------------------------------------------------------
+# --- HTTP leniency --------------------------------------------------------------
 
 def test_two_host_lines_are_refused(rack):
     port = rack.http_port
@@ -222,7 +222,7 @@ def test_http_1_1_keeps_the_connection_for_the_next_request(rack):
             assert data.startswith(b"HTTP/1.1 200")
 
 
-# --- issue 20 #11: WebSocket protocol ---------------------------------------------------------
+# --- WebSocket protocol ---------------------------------------------------------
 
 def open_websocket(port: int) -> socket.socket:
     s = socket.create_connection(("127.0.0.1", port), timeout=3)

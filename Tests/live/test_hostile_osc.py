@@ -1,4 +1,4 @@
-"""OSC timetags that used to be refused quietly wrong (issue 20 #7): a bundle timetag of 0, or
+"""OSC timetags that used to be refused quietly wrong: a bundle timetag of 0, or
 one far in the past, was "beyond the scheduling horizon" (a signed difference wrapped it 68 years
 ahead). Past timetags apply at once, as timetag 1 ("immediately") does."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A file that breaks while it plays (issue 20 #2): a WAV truncated while it plays, a FLAC cut
+"""A file that breaks while it plays: a WAV truncated while it plays, a FLAC cut
 short. The player used to play to the damage and then silence for ever, with no `/rack/error`,
 no stderr line and `/rack/status` still `running` with `player_seconds` frozen. Now the failure is
 told (the log, `/rack/error /rack/player` to subscribers, the last field of `/rack/status`) and the

@@ -1,4 +1,4 @@
-"""`rack plot` of a file of 200,000 ramps (issue 20 #13) used to write an 87–199 MB SVG (a path
+"""`rack plot` of a file of 200,000 ramps used to write an 87–199 MB SVG (a path
 per ramp and per hold) using 433–843 MB of memory. A lane is 900 pixels wide: what cannot be
 told apart is merged (each bucket of about two pixels keeps its first, lowest, highest and last
 values), so the picture and the memory stay bounded and every peak is still drawn."""

@@ -1,4 +1,4 @@
-"""Interrupted renders (issue 20 #3): SIGINT, SIGTERM or SIGHUP during `rack render` used to leave
+"""Interrupted renders: SIGINT, SIGTERM or SIGHUP during `rack render` used to leave
 the hidden temp file (hundreds of MB) beside the output for good. Now the temp file goes with the
 process, which dies of the signal (a shell reports 130, 143, 129), and the next render into the
 directory removes what an older or killed render left (files of rack's own naming that no running

@@ -300,7 +300,7 @@ def cli_decay_points(rack, rack_binary, tmp_path) -> list[tuple[float, float]]:
 
 
 def test_the_decay_picture_follows_the_reverb_and_is_rack_plots(rack, osc, browser, rack_binary, tmp_path):
-    """Issue 21 #6: the reverb's decay (RT60 per octave band, as `rack plot --decay`) in the
+    """The reverb's decay (RT60 per octave band, as `rack plot --decay`) in the
     page, redrawn off the event loop when the reverb changes (over OSC, from the page, by a
     preset recall), and pushed. Its points equal the CLI's for the same state within 1e-9
     relative (the same code at the same rate); a drawing's memory goes back to the system."""

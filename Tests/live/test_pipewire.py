@@ -265,7 +265,7 @@ def test_pw_sample_rate_change_is_followed(own_pw_rack_factory, own_pipewire, he
 
 def test_pw_started_after_a_rate_change_runs_at_that_rate(own_pw_rack_factory, own_pipewire, helpers, tone,
                                                           tmp_path):
-    """A rack started after the graph changed rate runs at the graph's rate (issue 21).
+    """A rack started after the graph changed rate runs at the graph's rate.
     PipeWire 0.3.65 keeps a busy graph at 44.1 kHz once `clock.force-rate` is unset again, while
     pipewire-jack answers `jack_get_sample_rate` before the first cycle with its default, 48000
     (rack printed 48000 and ran a 48 kHz engine at 44,100 frames/s); PipeWire 1.4 takes the

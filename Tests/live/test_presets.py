@@ -137,7 +137,7 @@ def _write_preset(directory: Path, name: str, cutoff: float = 1000):
 
 
 def test_names_ignore_case_and_take_any_script(osc, xdg):
-    """Issue 21 #7: /rack/preset s warm and /rack/room s PLATE were refused (case); Café Hall
+    """/rack/preset s warm and /rack/room s PLATE were refused (case); Café Hall
     was refused as "only letters…"."""
     osc.send("/rack/preset", "warm")
     assert close_to(osc.get("cutoff"), 384)
@@ -157,7 +157,7 @@ def test_names_ignore_case_and_take_any_script(osc, xdg):
 
 
 def test_user_numbers_stay_put(rack_factory, osc_factory, xdg):
-    """Issue 21 #3: saving "Alpha" renumbered every user preset. An old directory keeps the
+    """Saving "Alpha" renumbered every user preset. An old directory keeps the
     numbers it had (name order); a new save takes the next free number; a restart keeps them."""
     presets = xdg / "rack" / "presets"
     for i, name in enumerate(["Beta", "Gamma"]):
@@ -177,7 +177,7 @@ def test_user_numbers_stay_put(rack_factory, osc_factory, xdg):
 
 
 def test_a_list_beyond_one_datagram_comes_in_pages(rack_factory, osc_factory, xdg):
-    """Issue 20 #6: beyond ~910 presets /rack/preset/list got no reply at all (a 62 KB
+    """Beyond ~910 presets /rack/preset/list got no reply at all (a 62 KB
     datagram). With the quota's 1,000 presets of 64 characters the list comes as pages."""
     presets = xdg / "rack" / "presets"
     names = [f"Preset {i:04d} " + "x" * 52 for i in range(1000)]

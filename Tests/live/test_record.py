@@ -445,7 +445,7 @@ def _align_best(capture, reference, candidates=8):
 
 def test_a_recording_replays_on_its_own_looping_included(rack_factory, osc_factory, helpers, jack, rack_binary,
                                                          tmp_path):
-    """Issue 21 #2: `rack run --file F --preset Warm --record R` with a 2.5 s file that loops,
+    """`rack run --file F --preset Warm --record R` with a 2.5 s file that loops,
     changes over OSC (most of them after the file's first end, the last one turning the loop
     off: the player stops at the end of that pass), then `rack render F out.wav
     --automation R` with no other flag: the recording starts with the whole state at time 0

@@ -34,7 +34,7 @@ def test_render_path_never_allocates_locks_or_does_io(rack_factory, osc_factory,
         ctl.send("/rack/mix", float(i % 100))
         ctl.send("/rack/resonance/norm", (i % 10) / 10)
         ctl.send("/rack/gain", -float(i % 12))
-        # The reverb's shaping controls and bypass move too (issue 19).
+        # The reverb's shaping controls and bypass move too.
         ctl.send("/rack/decay", 0.2 + (i * 0.37) % 12, 0.02 * (i % 3))
         ctl.send("/rack/predelay", float((i * 13) % 250))
         ctl.send("/rack/damping/norm", (i % 7) / 6)

@@ -1,4 +1,4 @@
-"""One studio view (issue 23 #5): two racks on two hosts (network namespaces joined by a veth
+"""One studio view: two racks on two hosts (network namespaces joined by a veth
 pair, each with its own avahi-daemon and system bus); Chromium on the first rack's page sees the
 second appear under "Racks in this studio", follows its link to that rack's own page, and sees
 it vanish when that rack stops; a rack run with --no-browse answers an empty list that says so. Both racks join one JACK server (the namespaces share /dev/shm,
