@@ -172,8 +172,16 @@ public final class NSMClient {
             isDirty = false
             socket.send(OSCMessage("/nsm/client/is_clean").encoded(), to: server)
         } catch {
-            socket.send(OSCMessage("/error", [.string("/nsm/client/save"), .int(-1), .string("\(error)")]).encoded(), to: server)
+            refuseSave("\(error)", socket: socket)
         }
+    }
+
+    /// NSM's error code for what rack cannot do (`ERR_GENERAL`).
+    static let generalError: Int32 = -1
+
+    /// Answers a save that was not done: `/error /nsm/client/save -1 REASON`.
+    public func refuseSave(_ reason: String, socket: Replier) {
+        socket.send(OSCMessage("/error", [.string("/nsm/client/save"), .int(Self.generalError), .string(reason)]).encoded(), to: server)
     }
 
     /// Tells the server, once, that there are unsaved changes.
