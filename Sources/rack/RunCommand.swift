@@ -59,7 +59,7 @@ struct RunCommand: ParsableCommand {
     var noBrowse = false
     @Option(name: .customLong("media-dir"), help: ArgumentHelp("Senders other than 127.0.0.1 may load files from this directory only (repeatable).", valueName: "DIR"))
     var mediaDirs: [String] = []
-    @Option(name: .customLong("subscription-lease"), help: .hidden)
+    @Option(name: .customLong("subscription-lease"), help: .hidden, transform: decimalArgument)
     var subscriptionLease: Double = ExposurePolicy.defaultLeaseSeconds
 
     func validate() throws {
