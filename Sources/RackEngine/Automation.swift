@@ -44,9 +44,10 @@ public struct Automation: Sendable {
     public let events: [AutomationEvent]
     public let diagnostics: [AutomationDiagnostic]
 
-    /// Latest event time a file may give, in seconds: one week. Far beyond any session, and
-    /// far below where sample positions (Int64 frames at up to 384 kHz) could overflow.
-    public static let maximumTimeSeconds = 7 * 24 * 3600.0
+    /// Latest event time a file may give, in seconds, and the longest render (input, loops and
+    /// tail together): one day, 33 GB of float stereo at 48 kHz. Far beyond any session; a week
+    /// let a two-line file (a loop, an event at 604,000 s) render 232 GB.
+    public static let maximumTimeSeconds = 24 * 3600.0
 
     public var errors: [AutomationDiagnostic] { diagnostics.filter { $0.severity == .error } }
     public var warnings: [AutomationDiagnostic] { diagnostics.filter { $0.severity == .warning } }

@@ -53,7 +53,7 @@ struct AutomationParser {
 
     /// The line's time: a number of seconds, not negative, within the limit, not going back.
     private mutating func time(_ word: String) -> Double? {
-        guard let time = Double(word), time.isFinite else {
+        guard let time = DecimalNumber.parse(word) else {
             error("time '\(word)' is not a number of seconds"); return nil
         }
         if time < 0 { error("time \(word) is negative"); return nil }
@@ -107,7 +107,7 @@ struct AutomationParser {
             guard args.isEmpty else { error("\(address) takes no arguments"); return nil }
             return role == .play ? .play : .stop
         case .loop:
-            guard args.count == 1, let v = Double(args[0]), v == 0 || v == 1 else { error("\(address) takes 0 or 1"); return nil }
+            guard args.count == 1, let v = DecimalNumber.parse(args[0]), v == 0 || v == 1 else { error("\(address) takes 0 or 1"); return nil }
             return .loop(v == 1)
         case .seek:
             guard args.count == 1 else { error("\(address) takes a position in seconds"); return nil }
@@ -129,8 +129,14 @@ struct AutomationParser {
     }
 
     private mutating func number(_ s: String, what: String) -> Double? {
-        guard let v = Double(s) else { error("\(what) '\(s)' is not a number"); return nil }
-        guard v.isFinite else { error("\(what) '\(s)' is not finite"); return nil }
+        guard let v = DecimalNumber.parse(s) else {
+            switch Double(s) {
+            case let .some(other) where !other.isFinite: error("\(what) '\(s)' is not finite")
+            case .some: error("\(what) '\(s)' is not a decimal number")
+            case .none: error("\(what) '\(s)' is not a number")
+            }
+            return nil
+        }
         return v
     }
 

@@ -224,24 +224,30 @@ public final class PresetStore: @unchecked Sendable {
         } catch {
             throw RackError(.cannotCreate, "cannot create preset directory '\(userDirectory)'")
         }
+        // The index first: a save it cannot number is refused before its file is written (the
+        // other way round an index that could not be written left the preset saved yet refused).
+        // Should the preset's own write fail after it, the index names a file that is not
+        // there, which every read drops.
+        var assigned = numbers
+        if assigned.number(of: name) == nil {
+            assigned = numbersOnDisk(directory: userDirectory)
+            for preset in user.sorted(by: { $0.name < $1.name }) where preset.name != name { assigned.assign(preset.name) }
+            assigned.assign(name)
+            try assigned.write(directory: userDirectory)
+        }
         try atomicWrite(Array(preset.json.utf8), to: preset.path!, directory: userDirectory)
+        numbers = assigned
         user.removeAll { $0.name == name }
         user.append(preset)
-        if numbers.number(of: name) == nil {
-            mergeNumbersOnDisk(directory: userDirectory)
-            for preset in user.sorted(by: { $0.name < $1.name }) where preset.name != name { numbers.assign(preset.name) }
-            numbers.assign(name)
-            try numbers.write(directory: userDirectory)
-        }
         sortUserByNumber()
         return preset
     }
 
-    /// Takes in the numbers another process (a second rack on the same directory) gave since
-    /// this store read them, so that a save never hands out a number already taken on disk.
-    private func mergeNumbersOnDisk(directory: String) {
+    /// This store's numbers with those another process (a second rack on the same directory)
+    /// gave since this store read them, so that a save never hands out a number already taken on disk.
+    private func numbersOnDisk(directory: String) -> PresetNumbers {
         let onDisk = PresetNumbers.read(directory: directory, existing: PresetNumbers.presetFiles(in: directory)) { _ in }
-        numbers = onDisk.merged(with: numbers)
+        return onDisk.merged(with: numbers)
     }
 
     /// Deletes the user preset `name` (exact first, then ignoring case); its number is freed,
@@ -254,11 +260,16 @@ public final class PresetStore: @unchecked Sendable {
         }
         guard let userDirectory, user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(typed))") }
         let path = userDirectory + "/" + name + ".json"
+        // The index first, as for a save: a delete it cannot record is refused whole.
+        var freed = numbers
+        freed.remove(name)
+        try freed.write(directory: userDirectory)
         if unlink(path) != 0 && errno != ENOENT {
-            throw RackError(.ioError, "cannot delete '\(path)': \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            try? numbers.write(directory: userDirectory)   // the preset stays, and its number with it
+            throw RackError(.ioError, "cannot delete '\(path)': \(reason)")
         }
         user.removeAll { $0.name == name }
-        numbers.remove(name)
-        try numbers.write(directory: userDirectory)
+        numbers = freed
     }
 }

@@ -95,13 +95,16 @@ public final class AudioFileReader {
     /// close(); on failure it is closed here.
     private static func openSoundFile(fd: Int32, path: String, fileSize: Int64) throws(AudioFileError) -> (OpaquePointer, SF_INFO) {
         var sfinfo = SF_INFO()
+        // Read before libsndfile has the descriptor: what a WAV header claims beyond the file
+        // is the reason to give should libsndfile refuse it ("unspecified internal error").
+        let claim = WAVHeader.truncation(fd: fd, fileSize: fileSize, placeholders: false)
         guard let h = sf_open_fd(fd, Int32(SFM_READ), &sfinfo, 0) else {
             let code = sf_error(nil)
             let msg = Sys.sndfileMessage(nil)
             Glibc.close(fd)
             if code == Int32(SF_ERR_SYSTEM) { throw .unreadable(path: path, reason: msg) }
             if fileSize == 0 { throw .badData(path: path, reason: "empty file (0 bytes), not audio") }
-            throw .badData(path: path, reason: msg)
+            throw .badData(path: path, reason: claim ?? msg)
         }
         return (h, sfinfo)
     }

@@ -8,6 +8,7 @@ import CSndfile
 import Foundation
 import RackPathText
 import Glibc
+import RackEngine
 
 /// Writes a stereo file atomically: data goes to a hidden temp file in the same directory
 /// (`.NAME.rack-tmp-XXXXXX`), `commit()` closes it, fsyncs it (unless asked not to), and renames
@@ -123,51 +124,19 @@ public final class AudioFileWriter {
         return sfinfo
     }
 
-    /// Where the file goes: its directory (which must exist) and name, and the permission bits
-    /// of the file it replaces.
+    /// Where the file goes: `OutputDestination`, the check `rack plot` makes too.
     struct Destination {
-        /// "" or "dir/": what precedes the name in the path.
         let prefix: String
         let name: String
         let directory: String
         let keepMode: mode_t?
 
-        /// The destination must be a file name whose directory exists; an existing destination
-        /// must be a regular file (rename() would replace a symlink, fail on a directory, and we
-        /// must never replace a device node).
-        /// `path` split into what precedes its last component ("" or "dir/") and that component.
-        static func split(_ path: String) -> (prefix: String, name: String) {
-            let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-            return (String(decoding: path.utf8.dropLast(name.utf8.count), as: UTF8.self), name)
-        }
+        static func split(_ path: String) -> (prefix: String, name: String) { OutputDestination.split(path) }
 
         init(path: String) throws(AudioFileError) {
-            (prefix, name) = Self.split(path)
-            guard !name.isEmpty, name != ".", name != ".." else {
-                throw .cannotCreate(path: path, reason: "not a file name")
-            }
-            directory = prefix.isEmpty ? "." : prefix
-            switch Sys.statPath(directory) {
-            case .failure(let e):
-                let why = e.code == ENOENT || e.code == ENOTDIR
-                    ? "directory '\(directory)' does not exist"
-                    : "directory '\(directory)': \(Sys.message(e.code))"
-                throw .cannotCreate(path: path, reason: why)
-            case .success(let st):
-                guard Sys.isDirectory(st) else {
-                    throw .cannotCreate(path: path, reason: "'\(directory)' is not a directory")
-                }
-            }
-            var lst = Glibc.stat()
-            guard PathText.withCPath(path, { lstat($0, &lst) }) == 0 else { keepMode = nil; return }
-            if Sys.isDirectory(lst) { throw .cannotCreate(path: path, reason: "is a directory") }
-            if (lst.st_mode & S_IFMT) == S_IFLNK {
-                throw .cannotCreate(path: path, reason: "is a symbolic link (give the real file's path)")
-            }
-            guard Sys.isRegular(lst) else {
-                throw .cannotCreate(path: path, reason: "exists and is not a regular file")
-            }
-            keepMode = lst.st_mode & 0o7777
+            let d: OutputDestination
+            do { d = try OutputDestination(path: path) } catch { throw .cannotCreate(path: path, reason: error.reason) }
+            (prefix, name, directory, keepMode) = (d.prefix, d.name, d.directory, d.keepMode)
         }
     }
 

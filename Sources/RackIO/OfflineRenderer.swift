@@ -26,6 +26,11 @@ public enum OfflineRenderer {
         var playback = try OfflinePlayback(reader: reader, automation: request.automation, rate: rate,
                                            ringFrames: OfflineTuning.ringFrames + block)
         let totalFrames = playback.playFrames + Int64((request.tailSeconds * rate).rounded())
+        // Before the output is created: a render longer than a day is refused (65).
+        if Double(totalFrames) / rate > Automation.maximumTimeSeconds {
+            throw RackError(.dataError, "the render would last \(formatNumber((Double(totalFrames) / rate).rounded())) s, "
+                            + "beyond the longest render of \(formatNumber(Automation.maximumTimeSeconds)) s (24 h)")
+        }
         let format = request.format
             ?? SampleFormat.renderDefault(input: inputInfo.sampleFormat, container: AudioContainer(path: request.outputPath)).format
         let writer = try AudioFileWriter(path: request.outputPath, sampleRate: rate, format: format)

@@ -5,8 +5,10 @@ import Glibc
 /// Just enough RIFF/RF64 parsing to see whether the `data` chunk is cut short.
 enum WAVHeader {
     /// A reason string if the WAV on `fd` declares more sample data than the file holds, else
-    /// `nil`. Streaming placeholders (size 0 or 0xFFFFFFFF, "length unknown") are accepted.
-    static func truncation(fd: Int32, fileSize: Int64) -> String? {
+    /// `nil`. Streaming placeholders (size 0 or 0xFFFFFFFF, "length unknown") are accepted
+    /// unless `placeholders` is false: after libsndfile refused the file, a ds64 that claims
+    /// 2^64−1 bytes is the reason to give (libsndfile says "unspecified internal error").
+    static func truncation(fd: Int32, fileSize: Int64, placeholders: Bool = true) -> String? {
         func bytes(_ offset: Int64, _ count: Int) -> [UInt8]? {
             var b = [UInt8](repeating: 0, count: count)
             let n = b.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
@@ -36,7 +38,7 @@ enum WAVHeader {
             if cid == "data" {
                 var declared = UInt64(size)
                 if size == 0xFFFF_FFFF, let d = ds64DataSize { declared = d }
-                if declared == 0 || declared == 0xFFFF_FFFF || declared == UInt64.max { return nil }
+                if placeholders && (declared == 0 || declared == 0xFFFF_FFFF || declared == UInt64.max) { return nil }
                 let available = UInt64(max(fileSize - (offset + 8), 0))
                 if declared > available {
                     return "truncated: the header promises \(declared) bytes of audio but the file holds \(available)"

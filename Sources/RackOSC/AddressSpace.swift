@@ -21,6 +21,12 @@ struct Reason: Error {
     static let cannotSchedule = Reason("the JACK server is not running: a timetagged change cannot be scheduled")
 
     static let presetWritesPerPacket = Reason("busy: one preset save or delete per packet")
+
+    static let mediaListings = Reason("busy: \(ControllerTuning.mediaListingsPerPacket) media listing per packet, "
+                                      + "\(ControllerTuning.mediaListingsPerSecond) a second")
+
+    static let sessionSaves = Reason("busy: \(ControllerTuning.sessionSavesPerPacket) session save per packet, "
+                                     + "\(ControllerTuning.sessionSavesPerSecond) a second")
 }
 
 /// One message being handled: what came, when it is to apply, and who sent it.
@@ -75,7 +81,7 @@ extension RackController {
         "/rack/player/loop": { c, r throws(Reason) in try c.playerLoop(r) },
         "/rack/player/seek": { c, r throws(Reason) in try c.playerSeek(r) },
         "/rack/player/state": { c, r in c.playerState(r) },
-        "/rack/player/media": { c, r in c.listMedia(r) },
+        "/rack/player/media": { c, r throws(Reason) in try c.listMedia(r) },
 
         "/rack/midi/learn": { c, r throws(Reason) in try c.midiLearn(r) },
         "/rack/midi/map": { c, r throws(Reason) in try c.midiMap(r) },

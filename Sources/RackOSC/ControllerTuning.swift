@@ -45,6 +45,16 @@ public enum ControllerTuning {
     /// Preset files written (saved or deleted) per datagram at most: each is a write and two
     /// fsyncs on the control thread, so a bundle of saves cannot stall OSC for the others.
     public static let presetWritesPerPacket = 1
+    /// `/rack/player/media` listings per datagram and per second at most (all senders
+    /// together): each may walk the media directories (`maximumWalkedMediaEntries`), so a
+    /// datagram of 200 of them, which held a `/ping` behind it for 37.9 s with 30,000 files,
+    /// costs one walk.
+    public static let mediaListingsPerPacket = 1
+    public static let mediaListingsPerSecond = 4
+    /// `/nsm/client/save` per datagram and per second at most: each is a write and two fsyncs
+    /// (2,000 in one datagram held the control thread for 1.9 s).
+    public static let sessionSavesPerPacket = 1
+    public static let sessionSavesPerSecond = 4
     /// `/rack/error` replies sent per second at most (a flood of bad packets is not amplified).
     public static let errorRepliesPerSecond = 200
     /// Of those, the ones remote senders (neither 127.0.0.1 nor `--allow`ed) cannot take: this

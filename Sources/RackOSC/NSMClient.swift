@@ -128,43 +128,84 @@ public final class NSMClient {
         return isLoopback(from.address) && serverAddresses.contains(where: isLoopback)
     }
 
-    /// Announces and waits (up to `timeout` seconds) for the server to open a session.
-    /// Returns false if no open came.
-    public func announce(socket: UDPSocket, executable: String, timeout: Double = 10) -> Bool {
+    /// What the server's `/nsm/client/open` asked for, as it came.
+    public struct SessionOpen: Sendable, Equatable {
+        public let sessionPath: String
+        public let displayName: String
+        public let clientID: String
+
+        public init(sessionPath: String, displayName: String, clientID: String) {
+            self.sessionPath = sessionPath
+            self.displayName = displayName
+            self.clientID = clientID
+        }
+
+        /// Why rack cannot take this open (one line), nil when it can: the session path must be
+        /// absolute (saves go there, never relative to the working directory), and the client
+        /// id is the JACK client name, held to `ClientName`'s rule as `--name` is.
+        public var problem: String? {
+            if !sessionPath.hasPrefix("/") { return "session path '\(sessionPath)' is not absolute" }
+            if let p = ClientName.problem(clientID) { return "client id '\(clientID)' \(p)" }
+            return nil
+        }
+    }
+
+    /// NSM's error code for what rack cannot do (`ERR_GENERAL`).
+    static let generalError: Int32 = -1
+
+    /// Announces and waits (up to `timeout` seconds) for the server to open a session: the
+    /// first open with its three strings, nil if none came (the server is the address it came
+    /// from from then on).
+    public func announce(socket: UDPSocket, executable: String, timeout: Double = 10) -> SessionOpen? {
         let msg = OSCMessage("/nsm/server/announce", [
             .string("rack"), .string(Self.capabilities), .string(executable), .int(1), .int(2), .int(Int32(getpid())),
         ])
         socket.send(msg.encoded(), to: server)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline, sessionPath == nil {
+        while Date() < deadline {
             let got = buffer.withUnsafeMutableBytes { socket.receive(into: $0, timeoutMilliseconds: 100) }
             guard let (n, from) = got, isServer(from) else { continue }
             guard let messages = try? buffer.withUnsafeBytes({ try OSCPacket.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) else { continue }
             for (m, _) in messages where m.address == "/nsm/client/open" {
                 guard m.arguments.count >= 3, let path = m.arguments[0].string, let name = m.arguments[1].string,
                       let id = m.arguments[2].string else { continue }
-                sessionPath = path
-                displayName = name
-                clientID = id
                 server = from
+                return SessionOpen(sessionPath: path, displayName: name, clientID: id)
             }
         }
-        return sessionPath != nil
+        return nil
     }
 
-    /// Tells the server the open went well (or not).
+    /// Takes `open` up: checks it (`SessionOpen.problem`: 65), then reads the state saved in
+    /// the session, if any. The caller answers the server: `/error` with what this throws.
+    public func take(_ open: SessionOpen) throws(RackError) -> SessionState? {
+        if let problem = open.problem { throw RackError(.dataError, "the session manager's open: \(problem)") }
+        sessionPath = open.sessionPath
+        displayName = open.displayName
+        clientID = open.clientID
+        guard let file = stateFile else { return nil }
+        var st = stat()
+        guard stat(file, &st) == 0 else { return nil }   // a new session: nothing saved yet
+        guard st.st_mode & S_IFMT == S_IFREG else { throw RackError(.noInput, "session state '\(file)' is not a regular file") }
+        return try SessionState.load(path: file)
+    }
+
+    /// Tells the server the open went well (or not, and why).
     public func replyOpen(socket: Replier, error: String?) {
         if let error {
-            socket.send(OSCMessage("/error", [.string("/nsm/client/open"), .int(-1), .string(error)]).encoded(), to: server)
+            socket.send(OSCMessage("/error", [.string("/nsm/client/open"), .int(Self.generalError), .string(error)]).encoded(), to: server)
         } else {
             socket.send(OSCMessage("/reply", [.string("/nsm/client/open"), .string("rack state loaded")]).encoded(), to: server)
         }
     }
 
-    /// Saves `state` in the session directory and answers the server.
+    /// Saves `state` in the session directory and answers the server. Only an absolute session
+    /// path is saved to (one the open was checked for); anything else is answered with `/error`.
     public func save(_ state: SessionState, socket: Replier) {
-        guard let dir = sessionPath, let file = stateFile else { return }
+        guard let dir = sessionPath, dir.hasPrefix("/"), let file = stateFile else {
+            return refuseSave("no session with an absolute path is open", socket: socket)
+        }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             try atomicWrite(Array(state.json.utf8), to: file, directory: dir)
@@ -172,8 +213,13 @@ public final class NSMClient {
             isDirty = false
             socket.send(OSCMessage("/nsm/client/is_clean").encoded(), to: server)
         } catch {
-            socket.send(OSCMessage("/error", [.string("/nsm/client/save"), .int(-1), .string("\(error)")]).encoded(), to: server)
+            refuseSave("\(error)", socket: socket)
         }
+    }
+
+    /// Answers a save that was not done: `/error /nsm/client/save -1 REASON`.
+    public func refuseSave(_ reason: String, socket: Replier) {
+        socket.send(OSCMessage("/error", [.string("/nsm/client/save"), .int(Self.generalError), .string(reason)]).encoded(), to: server)
     }
 
     /// Tells the server, once, that there are unsaved changes.

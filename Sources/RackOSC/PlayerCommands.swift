@@ -55,9 +55,11 @@ extension RackController {
         OSCMessage("/rack/player/state", [.string(player.newestPath ?? ""), .int(player.playing ? 1 : 0), .int(player.loop ? 1 : 0)])
     }
 
-    /// `/rack/player/media`: the files any sender may load, in one message.
-    func listMedia(_ r: Request) {
-        reply(OSCMessage("/rack/player/media", policy.mediaFiles().map { .string($0) }), to: r.from)
+    /// `/rack/player/media`: the files any sender may load, in one message (the listing kept
+    /// while the directories do not change; within the cap on listings).
+    func listMedia(_ r: Request) throws(Reason) {
+        guard mediaListings.take(now: clock()) else { throw .mediaListings }
+        reply(OSCMessage("/rack/player/media", media.files(of: policy).map { .string($0) }), to: r.from)
     }
 
     /// Opens `path` (the previous file keeps playing if this fails) and hands its ring to the

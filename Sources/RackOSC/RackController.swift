@@ -59,6 +59,12 @@ public final class RackController {
     var timeMappings: [UInt64: Result<Int64, Reason>] = [:]
     /// Preset files written while handling the current datagram.
     var presetWritesInPacket = 0
+    /// Media listings (each may walk the media directories), per datagram and per second.
+    var mediaListings = WorkCap(perDatagram: ControllerTuning.mediaListingsPerPacket, perSecond: ControllerTuning.mediaListingsPerSecond)
+    /// Session saves, per datagram and per second.
+    var sessionSaves = WorkCap(perDatagram: ControllerTuning.sessionSavesPerPacket, perSecond: ControllerTuning.sessionSavesPerSecond)
+    /// The media listing kept between requests.
+    let media = MediaCatalog()
     /// Parameters set by the current datagram so far (the room rule leaves them alone).
     var packetSets: Set<ParameterID> = []
     /// Lines for the user.
@@ -252,6 +258,8 @@ public final class RackController {
     private func beginPacket() {
         if !timeMappings.isEmpty { timeMappings.removeAll(keepingCapacity: true) }
         presetWritesInPacket = 0
+        mediaListings.beginDatagram()
+        sessionSaves.beginDatagram()
         if !packetSets.isEmpty { packetSets.removeAll(keepingCapacity: true) }
     }
 

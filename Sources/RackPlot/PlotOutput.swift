@@ -37,6 +37,7 @@ public enum PlotWriter {
     public static func prepare(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(RackError) -> (PlotFormat, converter: String?) {
         let format = try PlotFormat.of(path)
+        try checkDestination(path)
         guard format == .png else { return (format, nil) }
         guard let converter = findConverter(environment: environment) else {
             throw RackError(.unavailable, "cannot write '\(path)': PNG needs \(converterName), not found on PATH (install librsvg2-bin, or write .svg)")
@@ -44,8 +45,17 @@ public enum PlotWriter {
         return (format, converter)
     }
 
+    /// `OutputDestination`'s check, as `rack render` makes it (a symbolic link, a directory, a
+    /// device or a missing directory is refused: 73).
+    static func checkDestination(_ path: String) throws(RackError) {
+        do { _ = try OutputDestination(path: path) } catch {
+            throw RackError(.cannotCreate, "cannot write '\(path)': \(error.reason)")
+        }
+    }
+
     /// Writes `svg` to `path`, converting to PNG with `converter` when the format says so.
     public static func write(svg: String, to path: String, format: PlotFormat, converter: String?) throws(RackError) {
+        try checkDestination(path)
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         switch format {
         case .svg:

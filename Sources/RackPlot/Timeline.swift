@@ -301,7 +301,7 @@ public struct Timeline: Sendable {
         for raw in lines {
             let code = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let first = code.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).first
-            if let first, let t = Double(first), t.isFinite, t >= 0, t <= Automation.maximumTimeSeconds { times.append(t) } else { times.append(nil) }
+            if let first, let t = DecimalNumber.parse(String(first)), t >= 0, t <= Automation.maximumTimeSeconds { times.append(t) } else { times.append(nil) }
         }
         return diagnostics.map { d in
             let i = d.line - 1

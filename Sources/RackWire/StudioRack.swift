@@ -33,7 +33,11 @@ public struct StudioRack: Sendable, Hashable {
     /// any part is unusable: a name or host too long or not text, an address that is not IPv4,
     /// a port outside 1…65535, a path that is not `/` followed by letters, digits and `/._-`
     /// (it goes into a link: nothing there may escape the URL).
-    public init?(name: String, host: String, address: String, port: Int, pagePath: String?) {
+    /// Invisible format characters (bidi overrides and isolates such as U+202E, zero-width
+    /// spaces and joiners, soft hyphens: Unicode's Cf) and line or paragraph separators are
+    /// taken out of the name and host first, so what the page shows is what is there.
+    public init?(name raw: String, host rawHost: String, address: String, port: Int, pagePath: String?) {
+        let name = Self.visible(raw), host = Self.visible(rawHost)
         guard let pagePath, Self.isSafePath(pagePath),
               !name.isEmpty, name.utf8.count <= Self.maximumNameBytes, !name.unicodeScalars.contains(where: Self.isControl),
               !host.isEmpty, host.utf8.count <= Self.maximumHostBytes, !host.unicodeScalars.contains(where: Self.isControl),
@@ -47,6 +51,18 @@ public struct StudioRack: Sendable, Hashable {
     }
 
     private static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || u.value == 0x7f }
+
+    /// `text` without the characters that show nothing or reorder what follows them.
+    static func visible(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars {
+            switch u.properties.generalCategory {
+            case .format, .lineSeparator, .paragraphSeparator: continue
+            default: out.append(u)
+            }
+        }
+        return String(out)
+    }
 
     private static func isSafePath(_ path: String) -> Bool {
         guard path.hasPrefix("/"), path.utf8.count <= maximumPathBytes else { return false }

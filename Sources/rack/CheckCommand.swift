@@ -10,7 +10,7 @@ struct CheckCommand: ParsableCommand {
 
     @Argument(help: "Automation file: one event a line, TIME ADDRESS ARGS..., # comments.")
     var file: String
-    @Option(help: "Length of the input in seconds, to flag events and ramps past its end.")
+    @Option(help: "Length of the input in seconds, to flag events and ramps past its end.", transform: decimalArgument)
     var length: Double?
     @Flag(help: "Treat warnings (interrupted ramps, clamped values, events past the end) as errors.")
     var strict = false

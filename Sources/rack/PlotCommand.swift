@@ -46,9 +46,9 @@ struct PlotCommand: ParsableCommand {
     var response = false
     @Flag(help: "Draw the reverb's decay time per octave band instead of a timeline.")
     var decay = false
-    @Option(help: "Length of the input in seconds: marks its end; flags events and ramps past it.")
+    @Option(help: "Length of the input in seconds: marks its end; flags events and ramps past it.", transform: decimalArgument)
     var length: Double?
-    @Option(help: "Sample rate in Hz that events and ramps are placed on.")
+    @Option(help: "Sample rate in Hz that events and ramps are placed on.", transform: decimalArgument)
     var rate: Double = 48_000
     @Option(parsing: .unconditionalSingleValue, help: "Timeline: start from this preset. Response, decay: a curve for this preset (repeatable).", completion: Completions.presets)
     var preset: [String] = []

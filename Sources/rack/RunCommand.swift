@@ -59,13 +59,13 @@ struct RunCommand: ParsableCommand {
     var noBrowse = false
     @Option(name: .customLong("media-dir"), help: ArgumentHelp("Senders other than 127.0.0.1 may load files from this directory only (repeatable).", valueName: "DIR"))
     var mediaDirs: [String] = []
-    @Option(name: .customLong("subscription-lease"), help: .hidden)
+    @Option(name: .customLong("subscription-lease"), help: .hidden, transform: decimalArgument)
     var subscriptionLease: Double = ExposurePolicy.defaultLeaseSeconds
 
     func validate() throws {
         for a in allow where AddressRange(a) == nil { throw ValidationError("--allow '\(a)' is not an IPv4 address or CIDR range") }
         if OSCEndpoint(host: oscHost, port: 0) == nil { throw ValidationError("--osc-host '\(oscHost)' is not an IPv4 address") }
-        if name.isEmpty || name.utf8.count > 63 { throw ValidationError("--name must be 1…63 bytes") }
+        if let problem = ClientName.problem(name) { throw ValidationError("--name \(problem)") }
         if let c = midiChannel, !(1...16).contains(c) { throw ValidationError("--midi-channel \(c) is not a MIDI channel (1…16)") }
         if OSCEndpoint(host: httpHost, port: 0) == nil { throw ValidationError("--http-host '\(httpHost)' is not an IPv4 address") }
         for d in mediaDirs {
@@ -85,7 +85,7 @@ struct RunCommand: ParsableCommand {
             let presets = PresetStore.standard()
             reportPresetProblems(presets)
             let start = try startingState(presets: presets)
-            var state = start.state
+            let state = start.state
             let presetName = start.presetName
             // OSC first: under a session manager the session decides the client name and state.
             let socket = try bindOSCSocket()
@@ -93,53 +93,70 @@ struct RunCommand: ParsableCommand {
             rack_wake_install(socket.wakeDescriptor)
             defer { rack_wake_install(-1) }
             let (clientName, session, nsm) = try joinSession(socket: socket)
-            if let session { state = session.state }
-            if let record { try SessionRecorder.prepare(path: record) }   // 73 now, not a warning later
-            let path = try playerPath(session: session)
-
-            let midi = noMIDI ? nil : loadMIDI(sessionPath: nsm?.sessionPath)
-            let initial = state
-            var controller: RackController?
-            var firstStream: PlayerStream?
-            var openError: Error?
-            // Lines the driver has for the user; during the first join a rate the engine cannot
-            // serve ends the command instead (one line, 69), so they are held back until then.
-            var joined = false
-            let driver = try JackDriver(name: clientName, midi: midi?.link, warn: { line in if joined { warn(messagePrefix + line) } }) { rate in
-                // A new engine (first join, or a server back at another rate) starts from the
-                // targets the rack has now.
-                let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
-                if controller == nil {
-                    // The first file is attached before JACK runs the engine: it starts at
-                    // sample 0, as in an offline render, so a --record replays exactly.
-                    do {
-                        let s = try PlayerStream(path: path, sampleRate: rate, startSeconds: session?.playerSeconds ?? 0, loop: true,
-                                                 failed: { [socket] in socket.wake() })
-                        engine.attachPlayer(s.ring, playing: true)
-                        firstStream = s
-                    } catch { openError = error }
-                }
-                return engine
+            let started: (controller: RackController, driver: JackDriver, bridge: HTTPBridge)
+            do {
+                started = try startRack(name: clientName, session: session, nsm: nsm, state: state, preset: presetName,
+                                        presets: presets, socket: socket)
+            } catch {
+                // The session manager hears why the open failed (JACK, the file, the recording).
+                nsm?.replyOpen(socket: socket, error: "\(error)")
+                throw error
             }
-            if let openError { throw openError }
-            joined = true
-            try checkJoined(driver)
-
-            let bridge = HTTPBridge(socket: socket, state: LiveState(listening: { [socket] in socket.wake() }))
-            let c = makeController(bridge: bridge, driver: driver, presets: presets, state: state, presetName: presetName)
-            controller = c
-            c.log = { warn(messagePrefix + $0) }
-            c.wake = { [socket] in socket.wake() }
-            c.ownEndpoints = OwnEndpoints(socket: socket.local)
-            c.meterObserved = { [unowned bridge] in bridge.state.isListened("/rack/meter") }
-            driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
-            c.nsm = nsm
-            c.midi = midi
-            if let firstStream { c.adoptPlayer(firstStream) }
-            firstStream = nil   // the controller owns it now (and frees it when it is retired)
             nsm?.replyOpen(socket: socket, error: nil)
-            try serve(c, driver: driver, bridge: bridge, socket: socket, preset: presetName)
+            try serve(started.controller, driver: started.driver, bridge: started.bridge, socket: socket, preset: presetName)
         }
+    }
+
+    /// Joins JACK as `name` and starts the controller from `state` (or the session's), the
+    /// first file attached before the engine runs.
+    private func startRack(name clientName: String, session: SessionState?, nsm: NSMClient?, state start: RackState,
+                           preset presetName: String, presets: PresetStore,
+                           socket: UDPSocket) throws -> (controller: RackController, driver: JackDriver, bridge: HTTPBridge) {
+        let state = session?.state ?? start
+        if let record { try SessionRecorder.prepare(path: record) }   // 73 now, not a warning later
+        let path = try playerPath(session: session)
+
+        let midi = noMIDI ? nil : loadMIDI(sessionPath: nsm?.sessionPath)
+        let initial = state
+        var controller: RackController?
+        var firstStream: PlayerStream?
+        var openError: Error?
+        // Lines the driver has for the user; during the first join a rate the engine cannot
+        // serve ends the command instead (one line, 69), so they are held back until then.
+        var joined = false
+        let driver = try JackDriver(name: clientName, midi: midi?.link, warn: { line in if joined { warn(messagePrefix + line) } }) { rate in
+            // A new engine (first join, or a server back at another rate) starts from the
+            // targets the rack has now.
+            let engine = Engine(sampleRate: rate, maxFrames: liveMaxFrames, state: controller?.targets ?? initial)
+            if controller == nil {
+                // The first file is attached before JACK runs the engine: it starts at
+                // sample 0, as in an offline render, so a --record replays exactly.
+                do {
+                    let s = try PlayerStream(path: path, sampleRate: rate, startSeconds: session?.playerSeconds ?? 0, loop: true,
+                                             failed: { [socket] in socket.wake() })
+                    engine.attachPlayer(s.ring, playing: true)
+                    firstStream = s
+                } catch { openError = error }
+            }
+            return engine
+        }
+        if let openError { throw openError }
+        joined = true
+        try checkJoined(driver)
+
+        let bridge = HTTPBridge(socket: socket, state: LiveState(listening: { [socket] in socket.wake() }))
+        let c = makeController(bridge: bridge, driver: driver, presets: presets, state: state, presetName: presetName)
+        controller = c
+        c.log = { warn(messagePrefix + $0) }
+        c.wake = { [socket] in socket.wake() }
+        c.ownEndpoints = OwnEndpoints(socket: socket.local)
+        c.meterObserved = { [unowned bridge] in bridge.state.isListened("/rack/meter") }
+        driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
+        c.nsm = nsm
+        c.midi = midi
+        if let firstStream { c.adoptPlayer(firstStream) }
+        firstStream = nil   // the controller owns it now (and frees it when it is retired)
+        return (c, driver, bridge)
     }
 
     /// The state and preset name `--preset` starts from (the parameter table's defaults and ""
@@ -160,19 +177,22 @@ struct RunCommand: ParsableCommand {
     }
 
     /// Under a session manager (`NSM_URL`): announces rack, and returns the client name it
-    /// gives, the saved session state (if any) and the client; else `--name` and nothing.
+    /// gives, the saved session state (if any) and the client; else `--name` and nothing. An
+    /// open rack cannot take (its path, its client id, its state file) is answered with
+    /// `/error` to the server and ends the command (65, or the state file's status).
     private func joinSession(socket: UDPSocket) throws -> (clientName: String, session: SessionState?, nsm: NSMClient?) {
         guard let url = ProcessInfo.processInfo.environment["NSM_URL"] else { return (name, nil, nil) }
         guard let client = NSMClient(url: url) else { throw RackError(.usage, "NSM_URL '\(url)' is not osc.udp://HOST:PORT/") }
-        guard client.announce(socket: socket, executable: CommandLine.arguments.first ?? "rack") else {
+        guard let open = client.announce(socket: socket, executable: CommandLine.arguments.first ?? "rack") else {
             throw RackError(.unavailable, "the session manager at \(url) did not open a session")
         }
-        var session: SessionState?
-        if let f = client.stateFile, FileManager.default.fileExists(atPath: f) {
-            session = try SessionState.load(path: f)
+        let session: SessionState?
+        do { session = try client.take(open) } catch {
+            client.replyOpen(socket: socket, error: error.message)
+            throw error
         }
-        say("rack: session '\(client.displayName ?? "")' opened at \(client.sessionPath ?? "")")
-        return (client.clientID ?? name, session, client)
+        say("rack: session '\(open.displayName)' opened at \(open.sessionPath)")
+        return (open.clientID, session, client)
     }
 
     /// The file to play: the session's, else `--file` (refused now if it is no audio file,

@@ -69,7 +69,7 @@ struct SendCommand: ParsableCommand {
         case let .set(id, value, ramp):
             let spec = Parameters[id]
             let first: OSCValue = spec.taper == .choice ? .string(spec.format(value))
-                : .double(Double(e.arguments.first ?? "") ?? value)   // as written: /norm stays normalized
+                : .double(DecimalNumber.parse(e.arguments.first ?? "") ?? value)   // as written: /norm stays normalized
             return [first] + seconds(ramp)
         case .play, .stop:
             return []

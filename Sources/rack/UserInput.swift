@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import RackPathText
 import RackDSP
@@ -94,11 +95,18 @@ func applySetting(_ assignment: String, to state: inout RackState) throws(RackEr
         state[spec.id] = Double(room.rawValue)
         return spec.id
     }
-    guard let v = Double(parts[1]), v.isFinite else {
-        throw RackError(.dataError, "--set '\(assignment)': '\(parts[1])' is not a finite number")
+    guard let v = DecimalNumber.parse(parts[1]) else {
+        throw RackError(.dataError, "--set '\(assignment)': '\(parts[1])' is not a finite decimal number")
     }
     let c = spec.clamp(v)
     if c != v { warn("rack: warning: --set \(spec.name)=\(parts[1]) clamped to \(spec.format(c)) \(spec.unit)") }
     state[spec.id] = c
     return spec.id
+}
+
+/// An option's number (`--tail`, `--rate`, `--length`…): decimal only, as `--set` reads its
+/// values (`DecimalNumber`); anything else is a usage error naming it.
+func decimalArgument(_ text: String) throws -> Double {
+    guard let v = DecimalNumber.parse(text) else { throw ValidationError("'\(text)' is not a finite decimal number") }
+    return v
 }

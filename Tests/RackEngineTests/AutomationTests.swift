@@ -83,9 +83,13 @@ final class AutomationTests: XCTestCase {
         XCTAssertTrue(p.warnings[0].message.contains("mix from line 1") && p.warnings[0].message.contains("gain from line 2"), p.warnings[0].message)
     }
 
-    func testTimesBeyondAWeekAreRefused() {
+    /// Times beyond a day (the longest render) are errors: a loop and an event at 604,000 s
+    /// passed and rendered a week of audio.
+    func testTimesBeyondADayAreRefused() {
         XCTAssertEqual(parse("1e300 /rack/mix 10\n").errors.map(\.line), [1])
-        XCTAssertEqual(parse("604800 /rack/mix 10\n").errors, [])
+        XCTAssertEqual(parse("\(formatNumber(Automation.maximumTimeSeconds)) /rack/mix 10\n").errors, [])
+        XCTAssertEqual(parse("0 /rack/player/loop 1\n604000 /rack/mix 10\n").errors.map(\.message),
+                       ["time 604000 is beyond 86400 s"])
     }
 
     /// An interrupted ramp renders as live: the later event retargets from wherever the first

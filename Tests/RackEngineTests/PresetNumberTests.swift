@@ -33,6 +33,24 @@ final class PresetNumberTests: XCTestCase {
         XCTAssertEqual(reread.problems.count, 0, "\(reread.problems)")
     }
 
+    /// `.numbers.json` as a directory: a new preset cannot be numbered, so its save is refused
+    /// whole (it used to answer an error with the preset saved all the same); so is a delete.
+    func testASaveOrDeleteTheIndexCannotRecordIsRefusedWhole() throws {
+        let user = temporaryDirectory()
+        let presets = store(user)
+        try presets.save(name: "Kept", state: RackState())
+        try FileManager.default.removeItem(atPath: user + "/" + PresetNumbers.fileName)
+        try FileManager.default.createDirectory(atPath: user + "/" + PresetNumbers.fileName + "/x", withIntermediateDirectories: true)
+        XCTAssertThrowsError(try presets.save(name: "New", state: RackState()))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: user + "/New.json"), "nothing written")
+        XCTAssertNil(presets.preset(named: "New"))
+        XCTAssertEqual(presets.user.map(\.name), ["Kept"])
+        XCTAssertThrowsError(try presets.delete(name: "Kept"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: user + "/Kept.json"), "nothing deleted")
+        XCTAssertEqual(presets.index(of: try XCTUnwrap(presets.preset(named: "Kept"))), -1)
+        try presets.save(name: "Kept", state: RackState())   // numbered already: no index to write
+    }
+
     func testAnOldDirectoryIsNumberedOnceInNameOrder() throws {
         let user = temporaryDirectory()
         for name in ["Night", "Alpha", "Mid"] { try store(user).save(name: name, state: RackState()) }

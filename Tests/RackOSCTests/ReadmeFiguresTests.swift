@@ -30,6 +30,13 @@ final class ReadmeFiguresTests: XCTestCase {
     func testTheControlSidesFiguresAreTheCodes() throws {
         XCTAssertEqual(try figure(#"`/rack/error s:address s:reason`, at most (\d+) a second"#), Double(ControllerTuning.errorRepliesPerSecond))
         XCTAssertEqual(try figure(#"under `--media-dir`, real paths, at most (\d+),"#), Double(ExposurePolicy.maximumListedMediaFiles))
+        XCTAssertEqual(try figure(#"the walk looks at ([\d,]+) entries at most"#), Double(ExposurePolicy.maximumWalkedMediaEntries))
+        XCTAssertEqual(try figure(#"media listings (\d+) and"#), Double(ControllerTuning.mediaListingsPerPacket))
+        XCTAssertEqual(try figure(#"media listings \d+ and (\d+)"#), Double(ControllerTuning.mediaListingsPerSecond))
+        XCTAssertEqual(try figure(#"one listing per datagram and (\d+) a second"#), Double(ControllerTuning.mediaListingsPerSecond))
+        XCTAssertEqual(try figure(#"preset writes (\d+) per datagram"#), Double(ControllerTuning.presetWritesPerPacket))
+        XCTAssertEqual(try figure(#"session saves (\d+) and"#), Double(ControllerTuning.sessionSavesPerPacket))
+        XCTAssertEqual(try figure(#"session saves \d+ and (\d+)"#), Double(ControllerTuning.sessionSavesPerSecond))
         XCTAssertEqual(try figure(#"\| `/rack/meter` \| optional `i` port \| (\d+) times a second"#), ControllerTuning.meterHz)
         XCTAssertEqual(try figure(#"At most \*\*([\d,]+) timetagged changes\*\*"#), Double(Rig().engine.scheduledCapacity))
         XCTAssertEqual(try figure(#"Timetags more than \*\*(\d+) hour\*\* ahead"#) * 3600, ControllerTuning.scheduleHorizonSeconds)

@@ -150,4 +150,46 @@ final class SessionTests: XCTestCase {
         let named = try XCTUnwrap(NSMClient(url: "osc.udp://localhost:9999/"))
         XCTAssertTrue(named.isServer(try XCTUnwrap(OSCEndpoint("127.0.0.1:9999"))))
     }
+
+    /// The open is held to `--name`'s rule and to absolute paths before anything is read.
+    func testAnOpenRackCannotTakeIsRefusedWithItsReason() throws {
+        func problem(_ path: String, _ id: String) -> String? {
+            NSMClient.SessionOpen(sessionPath: path, displayName: "d", clientID: id).problem
+        }
+        XCTAssertNil(problem("/s/rack.nA", "rack.nA"))
+        XCTAssertNil(problem("/s/x", String(repeating: "x", count: ClientName.maximumBytes)))
+        XCTAssertEqual(problem("/s/x", String(repeating: "x", count: 121)), "client id '\(String(repeating: "x", count: 121))' must be 1…63 bytes")
+        XCTAssertEqual(problem("/s/x", ""), "client id '' must be 1…63 bytes")
+        XCTAssertEqual(problem("/s/x", "evil:name"), "client id 'evil:name' must not contain ':'")
+        XCTAssertEqual(problem("/s/x", "a\u{1}b"), "client id 'a\u{1}b' must not contain control characters")
+        XCTAssertEqual(problem("session/x", "x"), "session path 'session/x' is not absolute")
+        XCTAssertEqual(problem("", "x"), "session path '' is not absolute")
+        let nsm = try XCTUnwrap(NSMClient(url: "osc.udp://127.0.0.1:7777/"))
+        XCTAssertThrowsError(try nsm.take(.init(sessionPath: "rel", displayName: "d", clientID: "x"))) {
+            XCTAssertEqual(($0 as? RackError)?.status, .dataError)
+        }
+        XCTAssertNil(nsm.sessionPath, "nothing taken from a refused open")
+    }
+
+    func testAStateFileThatIsNoRegularFileIsRefused() throws {
+        let dir = Rig().temporaryDirectory() + "/rack.nF"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(dir + "/state.json", 0o600), 0)
+        let nsm = try XCTUnwrap(NSMClient(url: "osc.udp://127.0.0.1:7777/"))
+        XCTAssertThrowsError(try nsm.take(.init(sessionPath: dir, displayName: "d", clientID: "rack.nF"))) {
+            XCTAssertEqual(($0 as? RackError)?.status, .noInput)
+            XCTAssertEqual(($0 as? RackError)?.message, "session state '\(dir)/state.json' is not a regular file")
+        }
+    }
+
+    func testASaveGoesOnlyToAnAbsoluteSessionPath() throws {
+        let rig = Rig()
+        let nsm = try XCTUnwrap(NSMClient(url: "osc.udp://127.0.0.1:7777/"))
+        nsm.sessionPath = "relative/session"
+        rig.controller.nsm = nsm
+        rig.send("/nsm/client/save", from: nsm.server)
+        XCTAssertEqual(rig.outbox.take(for: nsm.server), [OSCMessage("/error", [.string("/nsm/client/save"), .int(NSMClient.generalError),
+                                                                                 .string("no session with an absolute path is open")])])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "relative/session"))
+    }
 }

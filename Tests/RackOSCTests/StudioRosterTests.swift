@@ -16,6 +16,17 @@ final class StudioRosterTests: XCTestCase {
                      "an OSCQuery server without rack's TXT string is not a rack")
     }
 
+    /// A name with a bidi override (U+202E) showed reversed text on the page: such characters
+    /// are taken out of names and hosts; one made of nothing else is refused.
+    func testInvisibleFormatCharactersAreTakenOut() throws {
+        let r = try XCTUnwrap(StudioRack(name: "fx\u{202E}gpj.exe\u{200B}", host: "b\u{2066}.local\u{2028}", address: "10.0.0.1",
+                                         port: 8001, pagePath: "/ui/"))
+        XCTAssertEqual(r.name, "fxgpj.exe")
+        XCTAssertEqual(r.host, "b.local")
+        XCTAssertEqual(StudioRack(name: "Café 東京", host: "h.local", address: "10.0.0.1", port: 80, pagePath: "/ui/")?.name, "Café 東京")
+        XCTAssertNil(StudioRack(name: "\u{202E}\u{FEFF}", host: "h.local", address: "10.0.0.1", port: 80, pagePath: "/ui/"))
+    }
+
     func testUnusableResultsAreRefused() {
         let bad: [(String, String, String, Int, String)] = [
             ("", "h.local", "10.0.0.1", 80, "/ui/"),                                      // no name

@@ -35,3 +35,18 @@ public func writeTone(_ path: String, seconds: Double, rate: Double = 48_000, fo
     }}
     try w.commit(durable: durable)
 }
+
+/// An RF64 (16-bit stereo, 48 kHz) holding `frames` frames of silence whose ds64 chunk claims
+/// `dataBytes` bytes of audio (the data chunk's own size says "see ds64").
+public func writeRF64(_ path: String, frames: Int, dataBytes: UInt64) throws {
+    var b: [UInt8] = []
+    func u32(_ v: UInt32) { b += withUnsafeBytes(of: v.littleEndian, Array.init) }
+    func u64(_ v: UInt64) { b += withUnsafeBytes(of: v.littleEndian, Array.init) }
+    func tag(_ s: String) { b += Array(s.utf8) }
+    tag("RF64"); u32(0xFFFF_FFFF); tag("WAVE")
+    tag("ds64"); u32(28); u64(dataBytes &+ 36); u64(dataBytes); u64(dataBytes / 4); u32(0)
+    tag("fmt "); u32(16); b += [1, 0, 2, 0]; u32(48_000); u32(48_000 * 4); b += [4, 0, 16, 0]
+    tag("data"); u32(0xFFFF_FFFF)
+    b += [UInt8](repeating: 0, count: frames * 4)
+    try Data(b).write(to: URL(fileURLWithPath: path))
+}

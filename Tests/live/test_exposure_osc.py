@@ -166,3 +166,34 @@ def test_a_host_beyond_loopback_without_allow_is_warned_about(rack_factory, osc_
     guarded = rack_factory("--osc-host", "0.0.0.0", "--http-host", "0.0.0.0", "--allow", "127.0.0.1", env=env)
     assert osc_factory(guarded.osc_port).ping()
     assert guarded.stderr == [], guarded.stderr
+
+
+def test_a_datagram_of_media_listings_holds_no_one_up(rack_factory, tmp_path):
+    """A remote datagram of 200 `/rack/player/media` over a --media-dir of 5,000 files walked the
+    tree 200 times (a /ping behind it waited 37.9 s with 30,000 files): now one listing per
+    datagram, the rest answered busy, and the /ping sent right behind it answers within the
+    README's bound."""
+    from httplib import readme_number, readme_row
+    row = readme_row("costly work")
+    bound = readme_number(r"answers within \*\*([\d,]+) ms\*\*", row) / 1000
+    files = readme_number(r"datagram of [\d,]+ listings over ([\d,]+) files", row)
+    asked = readme_number(r"datagram of ([\d,]+) listings", row)
+    media = tmp_path / "media"
+    media.mkdir()
+    for i in range(files):
+        (media / f"f{i}.txt").touch()
+    rack = rack_factory("--media-dir", str(media))
+    far, local = RemoteOsc(rack.osc_port), Osc(rack.osc_port)
+    try:
+        far.send_raw(build_bundle(0, *[build_message("/rack/player/media")] * asked))
+        t0 = time.monotonic()
+        assert local.ping(timeout=10), "the /ping is answered"
+        waited = time.monotonic() - t0
+        assert waited < bound, f"/pong after {waited:.2f} s, bound {bound} s"
+        listing = far.wait_for("/rack/player/media", timeout=2)
+        assert listing is not None and listing.args == [], "the first listing is answered (no audio files)"
+        busy = far.wait_for("/rack/error", timeout=2)
+        assert busy is not None and busy.args[0] == "/rack/player/media" and busy.args[1].startswith("busy: "), busy
+    finally:
+        far.close()
+        local.close()

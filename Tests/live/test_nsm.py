@@ -3,6 +3,7 @@ opens a session, asks for saves; the rack's state comes back on the next open.""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import time
 
@@ -141,5 +142,60 @@ def test_a_server_that_answers_from_another_loopback_address_is_recognised(rack_
         saved = nsm.wait_for("/reply", 3)
         assert saved is not None and saved.args[0] == "/nsm/client/save", nsm.seen
         osc.close()
+    finally:
+        nsm.close()
+
+
+def _refused_open(rack_factory, session: str, client_id: str):
+    """Opens `session` as `client_id` under a fake server: the `/error` rack answers the open
+    with (None if it answered none), its exit status and its stderr."""
+    nsm = FakeNSM()
+    try:
+        rack = rack_factory(env={"NSM_URL": nsm.url}, wait=False)
+        assert nsm.wait_for("/nsm/server/announce") is not None, rack.describe()
+        nsm.send("/nsm/client/open", session, "rack test", client_id)
+        error = nsm.wait_for("/error", 10)
+        return error, rack.wait_exit(10), rack.stderr
+    finally:
+        nsm.close()
+
+
+def test_an_open_rack_cannot_take_is_answered_with_an_error(rack_factory, jack, tmp_path):
+    """The client id is the JACK client name, held to --name's rule (a 121-character id exited
+    69 "no JACK server is running" with no answer; an empty id or one with ':' joined as is);
+    the session path must be absolute (a relative one made saves land in the working directory;
+    an empty one was taken). Each is answered `/error /nsm/client/open -1 REASON`, exit 65."""
+    absolute = str(tmp_path / "session" / "rack.nBAD")
+    cases = [(absolute, "x" * 121, "bytes"), (absolute, "", "bytes"), (absolute, "evil:name", "':'"),
+             ("session/rack.nREL", "rack.nREL", "not absolute"), ("", "rack.nEMPTY", "not absolute")]
+    for session, client_id, why in cases:
+        error, status, stderr = _refused_open(rack_factory, session, client_id)
+        assert error is not None and error.args[:2] == ["/nsm/client/open", -1] and why in error.args[2], (session, client_id, error, stderr)
+        assert status == 65, (session, client_id, status, stderr)
+        assert len(stderr) == 1 and why in stderr[0], stderr
+
+
+def test_a_state_file_that_is_no_file_is_answered_with_an_error(rack_factory, jack, tmp_path):
+    """state.json as a FIFO: exit 66 as before, and now the server is told why."""
+    session = tmp_path / "session" / "rack.nFIFO"
+    session.mkdir(parents=True)
+    os.mkfifo(session / "state.json")
+    error, status, stderr = _refused_open(rack_factory, str(session), "rack.nFIFO")
+    assert error is not None and error.args[:2] == ["/nsm/client/open", -1] and "not a regular file" in error.args[2], (error, stderr)
+    assert status == 66, stderr
+
+
+def test_a_failure_after_the_open_is_answered_with_an_error(rack_factory, jack, tmp_path):
+    """A failure between the open and the ready lines (here --record into a missing directory,
+    73) reaches the server as `/error`, not silence."""
+    session = str(tmp_path / "session" / "rack.nREC")
+    nsm = FakeNSM()
+    try:
+        rack = rack_factory("--record", str(tmp_path / "missing" / "r.txt"), env={"NSM_URL": nsm.url}, wait=False)
+        assert nsm.wait_for("/nsm/server/announce") is not None, rack.describe()
+        nsm.send("/nsm/client/open", session, "rack test", "rack.nREC")
+        error = nsm.wait_for("/error", 10)
+        assert error is not None and error.args[:2] == ["/nsm/client/open", -1], (nsm.seen, rack.describe())
+        assert rack.wait_exit(10) == 73, rack.describe()
     finally:
         nsm.close()
