@@ -36,7 +36,8 @@ final class WorkCapTests: XCTestCase {
         XCTAssertEqual(replies.first?.address, "/rack/player/media")
         XCTAssertEqual(replies.first?.arguments.count, 4)
         XCTAssertEqual(Array(replies.dropFirst()), Array(repeating: rig.error("/rack/player/media", Reason.mediaListings.text),
-                                                         count: ReplyBudget.repliesPerDatagram - 1))
+                                                         count: min(ReplyBudget.repliesPerDatagram - 1, ControllerTuning.errorRepliesPerRemoteAddress)),
+                       "as many refusals as a datagram's replies and one remote address's errors allow")
     }
 
     func testTheListingIsKeptUntilADirectoryChanges() throws {
