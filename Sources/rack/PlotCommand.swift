@@ -48,8 +48,10 @@ struct PlotCommand: ParsableCommand {
     var decay = false
     @Option(help: "Length of the input in seconds: marks its end; flags events and ramps past it.", transform: decimalArgument)
     var length: Double?
-    @Option(help: "Sample rate in Hz that events and ramps are placed on.", transform: decimalArgument)
-    var rate: Double = 48_000
+    /// The rate `--rate` places events on when not given, Hz.
+    static let defaultRateHz = 48_000.0
+    @Option(help: "Sample rate in Hz that events and ramps are placed on (default: \(formatNumber(defaultRateHz))).", transform: decimalArgument)
+    var rate: Double = defaultRateHz
     @Option(parsing: .unconditionalSingleValue, help: "Timeline: start from this preset. Response, decay: a curve for this preset (repeatable).", completion: Completions.presets)
     var preset: [String] = []
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a parameter (after --preset), e.g. cutoff=800, resonance=12, room=plate. Repeatable.", valueName: "PARAM=VALUE"), completion: Completions.settings)

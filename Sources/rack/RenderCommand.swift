@@ -19,8 +19,10 @@ struct RenderCommand: ParsableCommand {
     var sets: [String] = []
     @Option(help: "Automation file to play during the render.")
     var automation: String?
-    @Option(parsing: .unconditional, help: "Seconds of reverb tail added after the input ends.", transform: decimalArgument)
-    var tail: Double = 0
+    /// The tail `--tail` adds when not given, seconds.
+    static let defaultTailSeconds = 0.0
+    @Option(parsing: .unconditional, help: "Seconds of reverb tail added after the input ends (default: \(formatNumber(defaultTailSeconds))).", transform: decimalArgument)
+    var tail: Double = defaultTailSeconds
     @Option(help: "Render sample rate in Hz (default: the input's).", transform: decimalArgument)
     var rate: Double?
     @Option(help: "Frames per render call (offline the engine renders in large blocks; the result does not depend on it).")
