@@ -46,7 +46,11 @@ struct AutomationParser {
         guard let action else { return }
         if case let .loop(on) = action { looping = looping || on }
         if let length, time >= length, !looping {
-            warning("event at \(formatNumber(time)) s is past the end of the input (\(formatNumber(length)) s) and is ignored")
+            // A render ends at the input's length: an event at it or beyond is never heard.
+            let end = formatNumber(length)
+            warning(time == length
+                ? "event at \(formatNumber(time)) s is at the end of the input (\(end) s): nothing after it is rendered, so it is ignored"
+                : "event at \(formatNumber(time)) s is past the end of the input (\(end) s) and is ignored")
         }
         events.append(AutomationEvent(line: lineNumber, time: time, address: address, action: action, arguments: args))
     }

@@ -6,6 +6,13 @@ import RackEngine
 public enum PluginLayout {
     /// The plugin's URI (a URN: rack has no web home that could own an http URI).
     public static let uri: StaticString = "urn:rack:lv2"
+    /// The plugin's name as hosts show it (`doap:name`). jalv names its JACK client after it, so
+    /// it differs from `rack run`'s default client name, "rack": both can run on one server
+    /// under the names they were given.
+    public static let name = "rack effects"
+    /// Who maintains the plugin as hosts show it (`doap:maintainer`'s `foaf:name`; lv2info's
+    /// "Author", the maker a DAW lists). rack has no web home or address to add.
+    public static let maintainer = "rack maintainers"
     /// The bundle directory's name.
     public static let bundleName = "rack.lv2"
     /// The shared object's file name inside the bundle (SwiftPM's name for the `rack-lv2`

@@ -10,6 +10,7 @@ struct LV2Description {
     /// Prefixes every file declares (only the ones it uses, so validators see no stray ones).
     private static let prefixes: [(String, String)] = [
         ("doap", "http://usefulinc.com/ns/doap#"),
+        ("foaf", "http://xmlns.com/foaf/0.1/"),
         ("lv2", "http://lv2plug.in/ns/lv2core#"),
         ("bufsz", "http://lv2plug.in/ns/ext/buf-size#"),
         ("opts", "http://lv2plug.in/ns/ext/options#"),
@@ -28,10 +29,11 @@ struct LV2Description {
         let uri = "<\(PluginLayout.uriString)>"
         var ports: [String] = PluginLayout.AudioPort.allCases.map(Self.audioPort)
         for spec in Parameters.all { ports.append(try Self.controlPort(spec)) }
-        let plugin = Self.header(["doap", "lv2", "bufsz", "opts", "pprops", "rdf", "rdfs", "units", "urid"]) + """
+        let plugin = Self.header(["doap", "foaf", "lv2", "bufsz", "opts", "pprops", "rdf", "rdfs", "units", "urid"]) + """
             \(uri)
-                a lv2:Plugin , lv2:ReverbPlugin ;
-                doap:name "rack" ;
+                a lv2:Plugin , lv2:ReverbPlugin , doap:Project ;
+                doap:name \(Self.literal(PluginLayout.name)) ;
+                doap:maintainer [ a foaf:Person ; foaf:name \(Self.literal(PluginLayout.maintainer)) ] ;
                 rdfs:comment "The rack's graph: resonant low-pass, reverb (\(Parameters[.room].choices.count) rooms), wet/dry mix and output gain. Every control ramps sample-accurately." ;
                 lv2:optionalFeature lv2:hardRTCapable , opts:options , urid:map ;
                 opts:supportedOption bufsz:maxBlockLength ;

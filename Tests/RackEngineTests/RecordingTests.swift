@@ -45,6 +45,18 @@ final class RecordingTests: XCTestCase {
         XCTAssertFalse(a.loops)
     }
 
+    /// An event at exactly the input's length is not heard (the render ends there): the warning
+    /// says it is at the end; one beyond it is past the end.
+    func testAnEventAtTheEndIsNotCalledPastIt() {
+        let a = parse("1 /rack/mix 10\n2 /rack/mix 20\n2.5 /rack/mix 30\n", length: 2)
+        XCTAssertEqual(a.warnings.map(\.message), [
+            "event at 2 s is at the end of the input (2 s): nothing after it is rendered, so it is ignored",
+            "event at 2.5 s is past the end of the input (2 s) and is ignored",
+        ])
+        XCTAssertEqual(a.engineEvents(sampleRate: 1000, presets: noPresets, lengthFrames: 2000).map(\.sampleTime), [1000],
+                       "neither is rendered")
+    }
+
     func testLoopAndSeekLinesParseAndRefuseBadArguments() {
         let a = parse("0 /rack/player/seek 0.5\n1 /rack/player/loop 0\n2 /rack/player/loop 1\n3 /rack/player/seek 1\n")
         XCTAssertEqual(a.events.map(\.action), [.seek(seconds: 0.5), .loop(false), .loop(true), .seek(seconds: 1)])

@@ -308,6 +308,24 @@ def test_lv2info_lists_every_port_with_the_tables_ranges_and_units(bundle, table
     assert len(ports) == 4 + len(table)
 
 
+def plugin_name(bundle: Path) -> str:
+    """The plugin's doap:name, from the description (sordi's triples)."""
+    triples = subprocess.run(["sordi", str(bundle / "rack.lv2/rack.ttl")], capture_output=True, text=True, timeout=30).stdout
+    return re.search(rf'<{URI}> <http://usefulinc.com/ns/doap#name> "([^"]+)"', triples).group(1)
+
+
+def test_lv2info_names_the_plugin_and_its_maintainer(bundle, rack_binary):
+    """Hosts show a maker (lv2info's Author, a DAW's maker column), and the plugin's name is not
+    `rack run`'s default JACK client name (jalv names its client after the plugin)."""
+    out = subprocess.run(["lv2info", URI], capture_output=True, text=True, env=host_env(bundle), timeout=60).stdout
+    fields = dict(re.findall(r"^\t(\w[\w ]*?):\s+(.*)$", out, re.M))
+    assert fields.get("Author") == "rack maintainers", out
+    assert fields.get("Name") == plugin_name(bundle), out
+    usage = subprocess.run([str(rack_binary), "run", "--help"], capture_output=True, text=True, timeout=30).stdout
+    default = re.search(r"--name <name>.*?\(default: ([^)]+)\)", usage, re.S).group(1)
+    assert default == "rack" and fields["Name"] != default, (fields["Name"], default)
+
+
 def test_presets_are_the_factory_presets(bundle, rack_binary):
     out = subprocess.run(["lv2info", URI], capture_output=True, text=True, env=host_env(bundle), timeout=60).stdout
     listed = out.split("Presets:")[1].split("\n\n")[0].split()
@@ -536,6 +554,35 @@ def test_jalv_processes_audio_on_jack(bundle, rack_binary, helpers, tmp_path, xd
               f"free {report['free']}, lock {report['lock']}, io {report['io']}")
         assert report["cycles"] > 100, report
         assert (report["malloc"], report["free"], report["lock"], report["io"]) == (0, 0, 0, 0), report
+    finally:
+        for p in procs:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        livelib.stop_jack(pid)
+
+
+def test_jalv_names_its_client_after_the_plugin_not_rack_runs_default(bundle, rack_binary, tmp_path, xdg):
+    """jalv without -n: its JACK client is the plugin's name, beside a `rack run` under its
+    default name on the same server; neither is renamed."""
+    server = f"rack-lv2-name-{os.getpid()}"
+    pid = livelib.start_jack(server, RATE, 256)
+    procs = []
+    try:
+        jalv = subprocess.Popen(["jalv", "-x", URI], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True,
+                                env=host_env(bundle, JACK_DEFAULT_SERVER=server, JACK_NO_START_SERVER="1"))
+        procs.append(jalv)
+        source = subprocess.Popen([str(rack_binary), "run", "--osc-port", "0", "--http-port", "0", "--no-advertise"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  env=dict(livelib.jack_env(server), XDG_CONFIG_HOME=str(xdg)))
+        procs.append(source)
+        name = plugin_name(bundle)
+        want = {f"{name}:in_l", f"{name}:out_r", "rack:out_1"}
+        assert livelib.wait_until(lambda: want <= set(livelib.jack_port_list(server)), 20), \
+            livelib.jack_port_list(server)
     finally:
         for p in procs:
             p.terminate()
