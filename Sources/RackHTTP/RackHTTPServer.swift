@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
+import RackWire
 import Synchronization
 
 /// The OSCQuery server of `rack run`: HTTP and WebSocket on one port, on an event loop thread of
@@ -24,15 +25,20 @@ public final class RackHTTPServer: Sendable {
         public var oscPort: Int
         /// `--allow`: whether a peer may connect at all.
         public var allow: @Sendable (HTTPPeer) -> Bool
+        /// Whether a peer is the user's own (127.0.0.1 or `--allow`ed): it may use the places
+        /// `HTTPLimits.trustedConnectionReserve` keeps, and has no per-address bound.
+        public var trusted: @Sendable (HTTPPeer) -> Bool
 
         public init(host: String, port: Int, name: String, oscHost: String, oscPort: Int,
-                    allow: @escaping @Sendable (HTTPPeer) -> Bool = { _ in true }) {
+                    allow: @escaping @Sendable (HTTPPeer) -> Bool = { _ in true },
+                    trusted: @escaping @Sendable (HTTPPeer) -> Bool = { $0.isLocal }) {
             self.host = host
             self.port = port
             self.name = name
             self.oscHost = oscHost
             self.oscPort = oscPort
             self.allow = allow
+            self.trusted = trusted
         }
     }
 
@@ -64,7 +70,7 @@ public final class RackHTTPServer: Sendable {
     public func start(timeoutSeconds: Double = 10) throws {
         let ready = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
-        let budget = ConnectionBudget(allow: configuration.allow)
+        let budget = ConnectionBudget(allow: configuration.allow, trusted: configuration.trusted)
         let rules = ExposureRules.currentMachine()
         let info = HostInfoSource(configuration: configuration, port: self)
         let pictures = PagePictures.all.map { PictureWorker(picture: $0, state: self.state) }
@@ -95,7 +101,7 @@ public final class RackHTTPServer: Sendable {
                           rules.acceptsHost(request.authority),
                           rules.acceptsOrigin(request.headerFields[.origin], authority: request.authority)
                     else { return .dontUpgrade }
-                    let session = WebSocketSession(state: state, host: host, peer: peer)
+                    let session = WebSocketSession(state: state, host: host, peer: peer) { channel.close(promise: nil) }
                     return .upgrade([:]) { inbound, outbound, _ in try await session.run(inbound: inbound, outbound: outbound) }
                 }, budget: budget, rules: rules)
             },

@@ -7,11 +7,15 @@ import RackWire
 
 /// One WebSocket connection: OSCQuery's `LISTEN`/`IGNORE` commands (JSON text frames), value
 /// pushes for what it listens to (OSC binary frames), and binary OSC frames applied like UDP OSC,
-/// their replies sent back on the same socket.
+/// their replies sent back on the same socket. A client that sends no message for
+/// `HTTPLimits.webSocketIdleSeconds` is closed (1001), so forgotten sockets give their places back.
 struct WebSocketSession: Sendable {
     let state: LiveState
     let host: any RackHTTPHost
     let peer: HTTPPeer
+    /// Closes the connection outright: after the close frame to a client quiet too long (a
+    /// client that never answers the close frame cannot keep it).
+    let closeConnection: @Sendable () -> Void
 
     /// Serves the connection until the client closes it. Pushes and replies go through a bounded
     /// queue (oldest dropped), written by a task of their own: neither rack's control thread nor
@@ -19,6 +23,7 @@ struct WebSocketSession: Sendable {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let (pushes, queue) = PushQueue.make()
         let id = state.addListener(queue)
+        let idle = IdleWatch()
         defer {
             state.removeListener(id)
             state.studio.removeListener(id)
@@ -34,7 +39,13 @@ struct WebSocketSession: Sendable {
                     }
                 }
             }
+            group.addTask { [closeConnection] in
+                while let wait = idle.remaining() { try await Task.sleep(for: wait) }
+                try? await outbound.close(.goingAway, reason: "no message for \(HTTPLimits.webSocketIdleSeconds) s")
+                closeConnection()
+            }
             for try await message in inbound.messages(maxSize: HTTPLimits.maximumWebSocketMessageBytes) {
+                idle.heard()
                 switch message {
                 case var .binary(buffer):
                     submit(buffer.readBytes(length: buffer.readableBytes) ?? [], queue: queue)

@@ -31,6 +31,9 @@ extension RunCommand {
                 configuration: .init(host: httpHost, port: Int(port), name: clientName, oscHost: osc.host, oscPort: Int(osc.port),
                                      allow: { peer in
                                          ranges.isEmpty || ranges.contains { $0.contains(peer) }
+                                     },
+                                     trusted: { peer in
+                                         peer.isLocal || ranges.contains { $0.contains(peer) }
                                      }),
                 state: bridge.state, host: bridge)
         }

@@ -127,7 +127,8 @@ final class OSCQueryTests: XCTestCase {
     }
 
     func testConnectionBudget() {
-        let budget = ConnectionBudget(allow: { $0.hostOrderAddress != 0x0a00_0001 }, maximumTotal: 5, maximumPerAddress: 2)
+        let budget = ConnectionBudget(allow: { $0.hostOrderAddress != 0x0a00_0001 }, maximumTotal: 5, maximumPerAddress: 2,
+                                      trustedReserve: 1)
         let remote = HTTPPeer(address: UInt32(0xc000_0207).bigEndian, port: 1)
         let local = HTTPPeer(address: UInt32(0x7f00_0001).bigEndian, port: 1)
         XCTAssertFalse(budget.admit(HTTPPeer(address: UInt32(0x0a00_0001).bigEndian, port: 1)), "--allow")

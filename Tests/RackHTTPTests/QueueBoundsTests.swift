@@ -70,7 +70,7 @@ final class QueueBoundsTests: XCTestCase {
     /// socket with `/rack/error ADDRESS "busy: …"`; the taken ones get no such answer.
     func testTheSenderOfARefusedDatagramIsAnsweredBusy() async throws {
         let host = InboxHost(capacity: capacity)
-        let session = WebSocketSession(state: LiveState(), host: host, peer: HTTPPeer(address: 0x7F00_0001, port: 50_000))
+        let session = WebSocketSession(state: LiveState(), host: host, peer: HTTPPeer(address: 0x7F00_0001, port: 50_000)) {}
         let (pushes, queue) = PushQueue.make()
         for n in 0..<capacity { session.submit(OSCMessage("/rack/gain", [.float(Float(n % 12))]).encoded(), queue: queue) }
         session.submit(OSCMessage("/rack/cutoff", [.float(440)]).encoded(), queue: queue)

@@ -39,7 +39,9 @@ let pageRacksScript = #"""
       try { message = JSON.parse(event.data); } catch (e) { return; }
       if (message && message.COMMAND === "RACKS" && message.DATA) show(message.DATA);
     });
-    socket.addEventListener("close", () => setTimeout(connect, 1000));
+    // rack closes a WebSocket that says nothing for a while: say "{}" now and then.
+    const keepAlive = setInterval(() => { if (socket.readyState === WebSocket.OPEN) socket.send("{}"); }, \#(HTTPLimits.webSocketKeepAliveSeconds * 1000));
+    socket.addEventListener("close", () => { clearInterval(keepAlive); setTimeout(connect, 1000); });
   }
 
   connect();

@@ -7,6 +7,8 @@ let pageScript = #"""
 const $ = id => document.getElementById(id);
 /** Reconnection delays (ms): doubled after each failed try, up to the last. */
 const RETRY_MS = { first: 500, longest: 5000 };
+/** rack closes a WebSocket that says nothing for a while: an open page says "{}" this often (ms). */
+const KEEPALIVE_MS = \#(HTTPLimits.webSocketKeepAliveSeconds * 1000);
 let socket = null;
 let retryMs = RETRY_MS.first;
 let retryTimer = null;
@@ -113,6 +115,7 @@ function openSocket() {
   });
   socket.addEventListener("close", () => offline("disconnected from rack"));
 }
+setInterval(() => { if (socket && socket.readyState === WebSocket.OPEN) socket.send("{}"); }, KEEPALIVE_MS);
 
 /** Called once the socket is open (after the LISTENs): queries that are answered, not pushed. */
 const connectedHooks = [];
