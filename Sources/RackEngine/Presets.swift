@@ -17,7 +17,12 @@ public final class PresetStore: @unchecked Sendable {
     public internal(set) var user: [Preset] = []
     var numbers = PresetNumbers()
     /// One line per file that could not be loaded (file and reason); those files are skipped.
-    public private(set) var problems: [RackError] = []
+    public var problems: [RackError] { factoryProblems + userProblems }
+    private var factoryProblems: [RackError] = []
+    var userProblems: [RackError] = []
+    /// The user directory as it was when last read, or nil when the next lookup must read it
+    /// again (it changed too recently for its stamp to show the next change: `DirectoryStamp`).
+    var userStamp: DirectoryStamp?
 
     /// User presets a store holds at most, by default: 1,000 files of about 150 bytes (each at
     /// most `Preset.maximumFileBytes`), so a stream of saves, local or remote, cannot fill the
@@ -112,27 +117,46 @@ public final class PresetStore: @unchecked Sendable {
     /// Presets an unknown-preset error lists at most.
     public static let namesInUnknownReason = 20
 
-    /// Reads both directories again. Temp files left by an interrupted save are removed first.
+    /// Reads both directories again.
     public func reload() {
-        problems = []
+        factoryProblems = []
         factory = factoryDirectory.map { load(directory: $0, isFactory: true) } ?? []
+        guard let userDirectory else { user = []; numbers = PresetNumbers(); return }
+        PresetDirectory.withLockIfPossible(userDirectory) { readUserDirectory(userDirectory) }
+    }
+
+    /// Reads the user directory again when another rack (another store on the same directory)
+    /// saved or deleted a preset since it was read: one `stat` when nothing changed. Called by
+    /// every lookup and list, on the control thread.
+    public func refreshIfChanged() {
+        guard let userDirectory else { return }
+        if let userStamp, userStamp == DirectoryStamp.of(userDirectory) { return }
+        PresetDirectory.withLockIfPossible(userDirectory) { readUserDirectory(userDirectory) }
+    }
+
+    /// Reads the user presets and their numbers as they are on disk, under the directory's
+    /// lock. Temp files left by an interrupted save (no save is under way while the lock is
+    /// held) are removed first.
+    func readUserDirectory(_ directory: String) {
+        let stamp = DirectoryStamp.of(directory)
+        userProblems = []
         cleanUpTemporaryFiles()
-        user = userDirectory.map { load(directory: $0, isFactory: false) } ?? []
-        numberUserPresets()
+        user = load(directory: directory, isFactory: false)
+        numberUserPresets(directory)
+        userStamp = stamp.isSettled ? stamp : nil
     }
 
     /// Reads the numbers index and numbers the presets it does not know (name order, smallest
     /// free number first); rewrites it when that changed anything.
-    private func numberUserPresets() {
-        guard let userDirectory else { numbers = PresetNumbers(); return }
+    private func numberUserPresets(_ userDirectory: String) {
         numbers = PresetNumbers.read(directory: userDirectory, existing: PresetNumbers.presetFiles(in: userDirectory)) {
-            problems.append(RackError(.dataError, $0))
+            userProblems.append(RackError(.dataError, $0))
         }
         var changed = false
         for preset in user where numbers.assign(preset.name) { changed = true }
         sortUserByNumber()
         guard changed else { return }
-        do { try numbers.write(directory: userDirectory) } catch { problems.append(error) }
+        do { try numbers.write(directory: userDirectory) } catch { userProblems.append(error) }
     }
 
     func sortUserByNumber() {
@@ -153,11 +177,14 @@ public final class PresetStore: @unchecked Sendable {
                 if presets.contains(where: { $0.name == preset.name }) || (!isFactory && factory.contains { $0.name == preset.name }) {
                     throw RackError(.dataError, "preset '\(path)': another preset is already named \(JSON.quoted(preset.name))")
                 }
+                // Names are unique ignoring case: the first file in name order is the preset.
+                if !isFactory, let other = presets.first(where: { NameMatch.same($0.name, preset.name) }) {
+                    throw RackError(.dataError, "preset '\(path)': its name differs only in case from user preset \(JSON.quoted(other.name)); skipped")
+                }
                 presets.append(preset)
-            } catch let error as RackError {
-                problems.append(error)
             } catch {
-                problems.append(RackError(.dataError, "preset '\(path)': \(error)"))
+                let problem = (error as? RackError) ?? RackError(.dataError, "preset '\(path)': \(error)")
+                if isFactory { factoryProblems.append(problem) } else { userProblems.append(problem) }
             }
         }
         return presets.sorted { $0.name < $1.name }
@@ -173,8 +200,10 @@ public final class PresetStore: @unchecked Sendable {
     /// Every preset: factory ones first.
     public var all: [Preset] { factory + user }
 
-    /// The preset named `name`: exact first, then ignoring case.
+    /// The preset named `name`: exact first, then ignoring case (the user directory re-read
+    /// first when it changed).
     public func preset(named name: String) -> Preset? {
+        refreshIfChanged()
         guard let match = NameMatch.find(name, in: all.lazy.map(\.name)) else { return nil }
         return all.first { $0.name == match }
     }
@@ -188,6 +217,7 @@ public final class PresetStore: @unchecked Sendable {
     /// The preset numbered `index` (factory ≥ 0, user < 0).
     public func preset(index: Int) -> Preset? {
         if index >= 0 { return index < factory.count ? factory[index] : nil }
+        refreshIfChanged()
         guard let name = numbers.name(numbered: index) else { return nil }
         return user.first { $0.name == name }
     }
