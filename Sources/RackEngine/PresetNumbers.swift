@@ -43,15 +43,6 @@ struct PresetNumbers {
         return true
     }
 
-    /// These numbers (read from disk: they win), then those of `mine` whose name and number
-    /// they do not hold.
-    func merged(with mine: PresetNumbers) -> PresetNumbers {
-        var out = self
-        let taken = Set(byName.values)
-        for (name, n) in mine.byName where out.byName[name] == nil && !taken.contains(n) { out.byName[name] = n }
-        return out
-    }
-
     /// The names of the preset files in `directory` (`NAME.json`, the index itself excluded).
     static func presetFiles(in directory: String) -> Set<String> {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []

@@ -14,10 +14,15 @@ public final class PresetStore: @unchecked Sendable {
     public let userDirectory: String?
     public private(set) var factory: [Preset] = []
     /// User presets in number order: −1, −2, …
-    public private(set) var user: [Preset] = []
-    private var numbers = PresetNumbers()
+    public internal(set) var user: [Preset] = []
+    var numbers = PresetNumbers()
     /// One line per file that could not be loaded (file and reason); those files are skipped.
-    public private(set) var problems: [RackError] = []
+    public var problems: [RackError] { factoryProblems + userProblems }
+    private var factoryProblems: [RackError] = []
+    var userProblems: [RackError] = []
+    /// The user directory as it was when last read, or nil when the next lookup must read it
+    /// again (it changed too recently for its stamp to show the next change: `DirectoryStamp`).
+    var userStamp: DirectoryStamp?
 
     /// User presets a store holds at most, by default: 1,000 files of about 150 bytes (each at
     /// most `Preset.maximumFileBytes`), so a stream of saves, local or remote, cannot fill the
@@ -112,30 +117,49 @@ public final class PresetStore: @unchecked Sendable {
     /// Presets an unknown-preset error lists at most.
     public static let namesInUnknownReason = 20
 
-    /// Reads both directories again. Temp files left by an interrupted save are removed first.
+    /// Reads both directories again.
     public func reload() {
-        problems = []
+        factoryProblems = []
         factory = factoryDirectory.map { load(directory: $0, isFactory: true) } ?? []
+        guard let userDirectory else { user = []; numbers = PresetNumbers(); return }
+        PresetDirectory.withLockIfPossible(userDirectory) { readUserDirectory(userDirectory) }
+    }
+
+    /// Reads the user directory again when another rack (another store on the same directory)
+    /// saved or deleted a preset since it was read: one `stat` when nothing changed. Called by
+    /// every lookup and list, on the control thread.
+    public func refreshIfChanged() {
+        guard let userDirectory else { return }
+        if let userStamp, userStamp == DirectoryStamp.of(userDirectory) { return }
+        PresetDirectory.withLockIfPossible(userDirectory) { readUserDirectory(userDirectory) }
+    }
+
+    /// Reads the user presets and their numbers as they are on disk, under the directory's
+    /// lock. Temp files left by an interrupted save (no save is under way while the lock is
+    /// held) are removed first.
+    func readUserDirectory(_ directory: String) {
+        let stamp = DirectoryStamp.of(directory)
+        userProblems = []
         cleanUpTemporaryFiles()
-        user = userDirectory.map { load(directory: $0, isFactory: false) } ?? []
-        numberUserPresets()
+        user = load(directory: directory, isFactory: false)
+        numberUserPresets(directory)
+        userStamp = stamp.isSettled ? stamp : nil
     }
 
     /// Reads the numbers index and numbers the presets it does not know (name order, smallest
     /// free number first); rewrites it when that changed anything.
-    private func numberUserPresets() {
-        guard let userDirectory else { numbers = PresetNumbers(); return }
+    private func numberUserPresets(_ userDirectory: String) {
         numbers = PresetNumbers.read(directory: userDirectory, existing: PresetNumbers.presetFiles(in: userDirectory)) {
-            problems.append(RackError(.dataError, $0))
+            userProblems.append(RackError(.dataError, $0))
         }
         var changed = false
         for preset in user where numbers.assign(preset.name) { changed = true }
         sortUserByNumber()
         guard changed else { return }
-        do { try numbers.write(directory: userDirectory) } catch { problems.append(error) }
+        do { try numbers.write(directory: userDirectory) } catch { userProblems.append(error) }
     }
 
-    private func sortUserByNumber() {
+    func sortUserByNumber() {
         user.sort { (numbers.number(of: $0.name) ?? 0) > (numbers.number(of: $1.name) ?? 0) }
     }
 
@@ -153,11 +177,14 @@ public final class PresetStore: @unchecked Sendable {
                 if presets.contains(where: { $0.name == preset.name }) || (!isFactory && factory.contains { $0.name == preset.name }) {
                     throw RackError(.dataError, "preset '\(path)': another preset is already named \(JSON.quoted(preset.name))")
                 }
+                // Names are unique ignoring case: the first file in name order is the preset.
+                if !isFactory, let other = presets.first(where: { NameMatch.same($0.name, preset.name) }) {
+                    throw RackError(.dataError, "preset '\(path)': its name differs only in case from user preset \(JSON.quoted(other.name)); skipped")
+                }
                 presets.append(preset)
-            } catch let error as RackError {
-                problems.append(error)
             } catch {
-                problems.append(RackError(.dataError, "preset '\(path)': \(error)"))
+                let problem = (error as? RackError) ?? RackError(.dataError, "preset '\(path)': \(error)")
+                if isFactory { factoryProblems.append(problem) } else { userProblems.append(problem) }
             }
         }
         return presets.sorted { $0.name < $1.name }
@@ -173,8 +200,10 @@ public final class PresetStore: @unchecked Sendable {
     /// Every preset: factory ones first.
     public var all: [Preset] { factory + user }
 
-    /// The preset named `name`: exact first, then ignoring case.
+    /// The preset named `name`: exact first, then ignoring case (the user directory re-read
+    /// first when it changed).
     public func preset(named name: String) -> Preset? {
+        refreshIfChanged()
         guard let match = NameMatch.find(name, in: all.lazy.map(\.name)) else { return nil }
         return all.first { $0.name == match }
     }
@@ -188,6 +217,7 @@ public final class PresetStore: @unchecked Sendable {
     /// The preset numbered `index` (factory ≥ 0, user < 0).
     public func preset(index: Int) -> Preset? {
         if index >= 0 { return index < factory.count ? factory[index] : nil }
+        refreshIfChanged()
         guard let name = numbers.name(numbered: index) else { return nil }
         return user.first { $0.name == name }
     }
@@ -196,80 +226,5 @@ public final class PresetStore: @unchecked Sendable {
     public func index(of preset: Preset) -> Int? {
         if let i = factory.firstIndex(where: { $0.name == preset.name }), preset.isFactory { return i }
         return numbers.number(of: preset.name)
-    }
-
-    /// Saves `state` as the user preset `name`, atomically: write to a temp file in the same
-    /// directory, fsync it, rename it over `NAME.json`, fsync the directory. A crash at any
-    /// point leaves either the old file or the new one, never a mix.
-    /// The name is stored in Unicode's composed form (NFC), so "Café" typed either way is one
-    /// file; a name that differs from an existing user preset's only in case is refused.
-    @discardableResult
-    public func save(name typed: String, state: RackState) throws(RackError) -> Preset {
-        let name = typed.precomposedStringWithCanonicalMapping
-        if let reason = Self.problem(withName: name) { throw RackError(.dataError, "preset name \(Preset.excerpt(typed)): \(reason)") }
-        if let taken = factory.first(where: { NameMatch.same($0.name, name) }) {
-            throw RackError(.dataError, "preset \(JSON.quoted(taken.name)) is a factory preset; save under another name")
-        }
-        if let other = user.first(where: { $0.name != name && NameMatch.same($0.name, name) }) {
-            throw RackError(.dataError, "preset \(JSON.quoted(name)): user preset \(JSON.quoted(other.name)) differs only in case; save under that name or another")
-        }
-        guard let userDirectory else { throw RackError(.cannotCreate, Self.noUserDirectoryReason) }
-        if user.count >= maximumUserPresets && !user.contains(where: { $0.name == name }) {
-            throw RackError(.cannotCreate, "preset quota reached: at most \(maximumUserPresets) user presets; delete one or overwrite one")
-        }
-        // Rounded as its file holds it: a recall before and after a restart sounds the same.
-        let preset = Preset(name: name, state: state.rounded, isFactory: false, path: userDirectory + "/" + name + ".json")
-        do {
-            try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw RackError(.cannotCreate, "cannot create preset directory '\(userDirectory)'")
-        }
-        // The index first: a save it cannot number is refused before its file is written (the
-        // other way round an index that could not be written left the preset saved yet refused).
-        // Should the preset's own write fail after it, the index names a file that is not
-        // there, which every read drops.
-        var assigned = numbers
-        if assigned.number(of: name) == nil {
-            assigned = numbersOnDisk(directory: userDirectory)
-            for preset in user.sorted(by: { $0.name < $1.name }) where preset.name != name { assigned.assign(preset.name) }
-            assigned.assign(name)
-            try assigned.write(directory: userDirectory)
-        }
-        try atomicWrite(Array(preset.json.utf8), to: preset.path!, directory: userDirectory)
-        numbers = assigned
-        user.removeAll { $0.name == name }
-        user.append(preset)
-        sortUserByNumber()
-        return preset
-    }
-
-    /// This store's numbers with those another process (a second rack on the same directory)
-    /// gave since this store read them, so that a save never hands out a number already taken on disk.
-    private func numbersOnDisk(directory: String) -> PresetNumbers {
-        let onDisk = PresetNumbers.read(directory: directory, existing: PresetNumbers.presetFiles(in: directory)) { _ in }
-        return onDisk.merged(with: numbers)
-    }
-
-    /// Deletes the user preset `name` (exact first, then ignoring case); its number is freed,
-    /// the others keep theirs.
-    public func delete(name typed: String) throws(RackError) {
-        if let reason = Self.problem(withName: typed) { throw RackError(.dataError, "preset name \(Preset.excerpt(typed)): \(reason)") }
-        let name = preset(named: typed)?.name ?? typed
-        if factory.contains(where: { $0.name == name }) {
-            throw RackError(.dataError, "preset \(JSON.quoted(name)) is a factory preset and cannot be deleted")
-        }
-        guard let userDirectory, user.contains(where: { $0.name == name }) else { throw RackError(.dataError, "no user preset \(JSON.quoted(typed))") }
-        let path = userDirectory + "/" + name + ".json"
-        // The index first, as for a save: a delete it cannot record is refused whole.
-        var freed = numbers
-        freed.remove(name)
-        try freed.write(directory: userDirectory)
-        if unlink(path) != 0 && errno != ENOENT {
-            let reason = String(cString: strerror(errno))
-            try? numbers.write(directory: userDirectory)   // the preset stays, and its number with it
-            throw RackError(.ioError, "cannot delete '\(path)': \(reason)")
-        }
-        user.removeAll { $0.name == name }
-        numbers = freed
     }
 }

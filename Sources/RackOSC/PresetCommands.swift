@@ -61,8 +61,9 @@ extension RackController {
 
     /// `/rack/preset/list`: every preset's name, in number order, in one message when that fits
     /// `PresetListPages.wholeReplyBytes`, else as every page; `/rack/preset/list i PAGE`: that
-    /// page (`PresetListPages`).
+    /// page (`PresetListPages`). The presets are read again when their directory changed.
     func listPresets(_ r: Request) throws(Reason) {
+        presets.refreshIfChanged()   // another rack's saves and deletes
         let names = presets.all.map(\.name)
         if let asked = r.arguments.first?.number {
             let pages = PresetListPages(names: names)

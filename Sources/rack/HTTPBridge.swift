@@ -107,6 +107,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
             playerState = playerValues
             state.publish(player.address, playerValues)
         }
+        controller.presets.refreshIfChanged()   // one stat: the page lists another rack's saves too
         let names = controller.presets.all.map(\.name)
         if names != presetNames {
             presetNames = names

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import RackTestSupport
-import RackEngine
+@testable import RackEngine
 @testable import RackOSC
 import RackWire
 
@@ -208,7 +208,8 @@ final class AddressSpaceTests: XCTestCase {
         rig.now += 1
         rig.send("/rack/preset/save", [.string("After The Fuzz")])
         XCTAssertEqual(rig.replies().map(\.address), ["/rack/preset/saved"])
-        let files = try FileManager.default.contentsOfDirectory(atPath: rig.userDir).filter { $0 != ".numbers.json" }
+        let files = try FileManager.default.contentsOfDirectory(atPath: rig.userDir)
+            .filter { ![PresetNumbers.fileName, PresetDirectory.lockFileName].contains($0) }
         XCTAssertTrue(files.contains("After The Fuzz.json"), "\(files)")
         for f in files { XCTAssertNil(PresetStore.problem(withName: String(f.dropLast(5))), f) }
     }

@@ -63,7 +63,7 @@ def test_save_list_delete(osc, xdg):
         assert close_to(data[k], v), (k, data)
     assert data["room"] == "plate"
     assert "My Test" in _list(osc)
-    assert not [f for f in _files(presets) if f not in ("My Test.json", ".numbers.json")], _files(presets)
+    assert not [f for f in _files(presets) if f not in ("My Test.json", ".numbers.json", ".lock")], _files(presets)
     assert json.loads((presets / ".numbers.json").read_text()) == {"-1": "My Test"}
 
     osc.send("/rack/preset", "Warm")
@@ -174,6 +174,37 @@ def test_user_numbers_stay_put(rack_factory, osc_factory, xdg):
     again = osc_factory(rack_factory().osc_port)
     again.send("/rack/preset", -3)
     assert close_to(again.get("cutoff"), 2000)
+
+
+def test_two_racks_sharing_a_directory_keep_each_others_presets(rack_factory, osc_factory, xdg):
+    """Two racks on one config directory: A saves Zed (-1), B saves Web (-2), A deletes Zed. A's
+    delete wrote its own stale index ({ }): after a restart Web was -1 and -2 unknown, and A could
+    not recall Web until restarted. The README: saves and deletes merge with what is on disk under
+    the directory's lock, and a rack sees another's saves and deletes without a restart."""
+    presets = xdg / "rack" / "presets"
+    rack_a = rack_factory()
+    a = osc_factory(rack_a.osc_port)
+    b = osc_factory(rack_factory().osc_port)
+    a.send("/rack/cutoff", 1000.0)
+    saved = a.request("/rack/preset/save", "Zed", reply="/rack/preset/saved")
+    assert saved is not None and saved.args == ["Zed", -1], saved
+    b.send("/rack/cutoff", 3000.0)
+    saved = b.request("/rack/preset/save", "Web", reply="/rack/preset/saved")
+    assert saved is not None and saved.args == ["Web", -2], saved
+    a.send("/rack/preset", "Web")
+    assert close_to(a.get("cutoff"), 3000), "A recalls B's preset without a restart"
+    err = a.expect_error("/rack/preset/save", "web")
+    assert err is not None and "differs only in case" in err.args[1], err
+    a.send("/rack/preset/delete", "Zed")
+    assert wait_until(lambda: not (presets / "Zed.json").exists())
+    assert json.loads((presets / ".numbers.json").read_text()) == {"-2": "Web"}
+    a.send("/rack/cutoff", 500.0)
+    a.send("/rack/preset", -2)
+    assert close_to(a.get("cutoff"), 3000), "B's number, recalled by number from A"
+    assert rack_a.stop() == 0
+    again = osc_factory(rack_factory().osc_port)
+    again.send("/rack/preset", -2)
+    assert close_to(again.get("cutoff"), 3000), "and after a restart"
 
 
 def test_a_list_beyond_one_datagram_comes_in_pages(rack_factory, osc_factory, xdg):
