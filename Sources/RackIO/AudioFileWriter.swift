@@ -16,7 +16,7 @@ import RackEngine
 /// `abort()` (and `deinit` without `commit()`) removes the temp file. Nothing partial is ever left
 /// at `path`.
 ///
-/// Formats: WAV 16/24-bit PCM or 32-bit IEEE float; FLAC 16/24-bit; Ogg Vorbis (the sample
+/// Formats: WAV 16/24-bit PCM or 32-bit IEEE float (its header is rack's, `WAVLayout`); FLAC 16/24-bit; Ogg Vorbis (the sample
 /// format is ignored). Integer output is clipped to full scale (no wrap-around). When replacing an
 /// existing file, its permission bits are kept. Not thread-safe.
 public final class AudioFileWriter {
@@ -100,7 +100,7 @@ public final class AudioFileWriter {
         var fd: Int32 = -1
         for attempt in 0..<100 {
             tmp = destination.prefix + "." + destination.name + Self.temporaryMarker + Self.randomSuffix()
-            fd = PathText.withCPath(tmp) { Glibc.open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666) }
+            fd = PathText.withCPath(tmp) { Glibc.open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666) }
             if fd >= 0 { break }
             let code = errno
             if code != EEXIST || attempt == 99 {
@@ -142,7 +142,11 @@ public final class AudioFileWriter {
         guard encoder.handle != nil else { throw .io(path: path, reason: "the file is already closed") }
         let fd = self.fd
         self.fd = -1
+        let floatWAV = container == .wav && sampleFormat == .float
+        let frames = framesWritten
         var failure = encoder.close()
+        // libsndfile's float header lacks fmt's cbSize, which sox warns about: rack's replaces it.
+        if failure == nil, floatWAV { _ = WAVLayout.rewriteFloatHeader(fd: fd, sampleRate: Int(sampleRate), frames: frames) }
         if failure == nil, durable, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
         if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
         if failure == nil, PathText.withCPath(temporaryPath, { from in PathText.withCPath(path) { rename(from, $0) } }) != 0 {
