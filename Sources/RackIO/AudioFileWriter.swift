@@ -16,32 +16,28 @@ import RackEngine
 /// `abort()` (and `deinit` without `commit()`) removes the temp file. Nothing partial is ever left
 /// at `path`.
 ///
-/// Formats: WAV 16/24-bit PCM or 32-bit IEEE float; FLAC 16/24-bit; Ogg Vorbis (the sample
+/// Formats: WAV 16/24-bit PCM or 32-bit IEEE float (its header is rack's, `WAVLayout`); FLAC 16/24-bit; Ogg Vorbis (the sample
 /// format is ignored). Integer output is clipped to full scale (no wrap-around). When replacing an
 /// existing file, its permission bits are kept. Not thread-safe.
 public final class AudioFileWriter {
     /// The destination path.
     public let path: String
     /// Sample rate of the file, in Hz (the requested rate rounded to a whole number).
-    public let sampleRate: Double
+    public var sampleRate: Double { encoder.sampleRate }
     /// The container, from the extension of `path`.
-    public let container: AudioContainer
+    public var container: AudioContainer { encoder.container }
     /// The sample format written (`nil` for Ogg Vorbis, which has none).
-    public let sampleFormat: SampleFormat?
+    public var sampleFormat: SampleFormat? { encoder.sampleFormat }
     /// Frames written so far.
-    public private(set) var framesWritten: Int64 = 0
+    public var framesWritten: Int64 { encoder.framesWritten }
 
     /// The hidden temporary file that receives the data until `commit()`.
     let temporaryPath: String
     private let directory: String
-    private var handle: OpaquePointer?
+    private var encoder: SndfileEncoder
     private var fd: Int32 = -1
-    private var scratch: [Float] = []
-    private static let chunkFrames = 4096
     /// Whether `removeOnStopSignals()` armed the signal handlers for this writer.
     private var armedForSignals = false
-    /// WAV keeps sizes in 32-bit fields: the most frames that fit (with room for the header).
-    private let frameLimit: Int64?
 
     /// Creates the temporary file and prepares to write `path`.
     ///
@@ -61,68 +57,24 @@ public final class AudioFileWriter {
             let ext = AudioContainer.fileExtension(of: path).map { "'.\($0)'" } ?? "no extension"
             throw .cannotCreate(path: path, reason: "unknown file type (\(ext)); use .wav, .flac or .ogg")
         }
-        self.container = container
-        let encoding = try Self.encoding(of: container, format: format, path: path)
-        sampleFormat = encoding.sampleFormat
-        var sfinfo = try Self.fileInfo(encoding: encoding.sfFormat, container: container, sampleRate: sampleRate, path: path)
-        self.sampleRate = sampleRate.rounded()
+        // The format and rate are checked before anything is created.
+        try SndfileEncoder.check(container: container, format: format, sampleRate: sampleRate, path: path)
         let destination = try Destination(path: path)
         let (tmp, fd) = try Self.createTemporaryFile(for: destination, path: path)
-        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &sfinfo, 0) else {
-            let msg = Sys.sndfileMessage(nil)
+        do {
+            encoder = try SndfileEncoder(fd: fd, container: container, format: format, sampleRate: sampleRate,
+                                         vorbisQuality: vorbisQuality, path: path)
+        } catch {
             Glibc.close(fd)
             PathText.withCPath(tmp) { _ = unlink($0) }
-            throw .cannotCreate(path: path, reason: msg)
+            throw error
         }
-        Self.configure(h, container: container, vorbisQuality: vorbisQuality)
         self.temporaryPath = tmp
         self.directory = destination.directory
-        frameLimit = Self.frameLimit(container: container, format: format)
         self.fd = fd
-        self.handle = h
     }
 
     // MARK: Stages of init
-
-    /// The libsndfile format word for `container` and `format`, and the sample format written.
-    private static func encoding(of container: AudioContainer, format: SampleFormat,
-                                 path: String) throws(AudioFileError) -> (sfFormat: Int, sampleFormat: SampleFormat?) {
-        switch container {
-        case .wav:
-            let base = Int(SF_FORMAT_WAV)
-            switch format {
-            case .pcm16: return (base | Int(SF_FORMAT_PCM_16), format)
-            case .pcm24: return (base | Int(SF_FORMAT_PCM_24), format)
-            case .float: return (base | Int(SF_FORMAT_FLOAT), format)
-            }
-        case .flac:
-            let base = Int(SF_FORMAT_FLAC)
-            switch format {
-            case .pcm16: return (base | Int(SF_FORMAT_PCM_16), format)
-            case .pcm24: return (base | Int(SF_FORMAT_PCM_24), format)
-            case .float:
-                throw .cannotCreate(path: path, reason: "FLAC cannot store float samples; use 16 or 24 bits")
-            }
-        case .ogg:
-            return (Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS), nil)
-        }
-    }
-
-    /// The stereo `SF_INFO` at `sampleRate` (rounded), checked by libsndfile.
-    private static func fileInfo(encoding: Int, container: AudioContainer, sampleRate: Double,
-                                 path: String) throws(AudioFileError) -> SF_INFO {
-        guard sampleRate.isFinite, sampleRate >= 1, sampleRate.rounded() <= Double(Int32.max) else {
-            throw .cannotCreate(path: path, reason: "invalid sample rate \(sampleRate) Hz")
-        }
-        var sfinfo = SF_INFO()
-        sfinfo.samplerate = Int32(sampleRate.rounded())
-        sfinfo.channels = 2
-        sfinfo.format = Int32(encoding)
-        guard sf_format_check(&sfinfo) == SF_TRUE else {
-            throw .cannotCreate(path: path, reason: "\(container) cannot be written at \(sfinfo.samplerate) Hz")
-        }
-        return sfinfo
-    }
 
     /// Where the file goes: `OutputDestination`, the check `rack plot` makes too.
     struct Destination {
@@ -148,7 +100,7 @@ public final class AudioFileWriter {
         var fd: Int32 = -1
         for attempt in 0..<100 {
             tmp = destination.prefix + "." + destination.name + Self.temporaryMarker + Self.randomSuffix()
-            fd = PathText.withCPath(tmp) { Glibc.open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666) }
+            fd = PathText.withCPath(tmp) { Glibc.open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o666) }
             if fd >= 0 { break }
             let code = errno
             if code != EEXIST || attempt == 99 {
@@ -162,23 +114,6 @@ public final class AudioFileWriter {
         return (tmp, fd)
     }
 
-    /// Vorbis quality for Ogg; clipping of out-of-range floats (instead of wrap-around) otherwise.
-    private static func configure(_ handle: OpaquePointer, container: AudioContainer, vorbisQuality: Double) {
-        if container == .ogg {
-            var q = min(max(vorbisQuality.isFinite ? vorbisQuality : 0.7, 0), 1)
-            _ = sf_command(handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
-        } else {
-            _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
-        }
-    }
-
-    /// WAV keeps sizes in 32-bit fields: the most frames that fit (with room for the header).
-    private static func frameLimit(container: AudioContainer, format: SampleFormat) -> Int64? {
-        guard container == .wav else { return nil }
-        let bytesPerFrame: Int64 = format == .pcm16 ? 4 : format == .pcm24 ? 6 : 8
-        return (Int64(UInt32.max) - 4096) / bytesPerFrame
-    }
-
     deinit { abort() }
 
     /// Appends `frames` stereo frames (`left[i]`, `right[i]`; nominal range -1…1, larger values
@@ -188,27 +123,12 @@ public final class AudioFileWriter {
     ///   would exceed its 4 GiB size limit: then nothing of this call is written, and what was
     ///   written before can still be committed.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
-        guard let h = handle else { throw .io(path: path, reason: "the file is already closed") }
-        guard frames > 0 else { return }
-        if let limit = frameLimit, framesWritten + Int64(frames) > limit {
-            throw .io(path: path, reason: "a WAV file cannot exceed 4 GiB (\(limit) frames in this format); use .flac for longer recordings")
-        }
-        if scratch.count < Self.chunkFrames * 2 { scratch = [Float](repeating: 0, count: Self.chunkFrames * 2) }
-        var done = 0
-        while done < frames {
-            let n = min(frames - done, Self.chunkFrames)
-            let written = scratch.withUnsafeMutableBufferPointer { buf -> Int in
-                let p = buf.baseAddress!
-                Interleaving.merge(left: left + done, right: right + done, frames: n, into: p)
-                return Int(sf_writef_float(h, p, sf_count_t(n)))
-            }
-            if written != n {
-                let msg = Sys.sndfileMessage(h)
-                abort()
-                throw .io(path: path, reason: "write failed: \(msg)")
-            }
-            done += n
-            framesWritten += Int64(n)
+        if let refusal = encoder.refusal(adding: frames) { throw .io(path: path, reason: refusal) }
+        do {
+            try encoder.write(left: left, right: right, frames: frames, path: path)
+        } catch {
+            abort()
+            throw error
         }
     }
 
@@ -219,13 +139,14 @@ public final class AudioFileWriter {
     /// no reader ever sees a partial file.
     /// - Throws: `.io` on any failure; the temporary file is then removed and `path` untouched.
     public func commit(durable: Bool = true) throws(AudioFileError) {
-        guard let h = handle else { throw .io(path: path, reason: "the file is already closed") }
-        handle = nil
+        guard encoder.handle != nil else { throw .io(path: path, reason: "the file is already closed") }
         let fd = self.fd
         self.fd = -1
-        var failure: String?
-        let rc = sf_close(h)
-        if rc != 0 { failure = "cannot finish the file: " + Sys.tidy(String(cString: sf_error_number(rc))) }
+        let floatWAV = container == .wav && sampleFormat == .float
+        let frames = framesWritten
+        var failure = encoder.close()
+        // libsndfile's float header lacks fmt's cbSize, which sox warns about: rack's replaces it.
+        if failure == nil, floatWAV { _ = WAVLayout.rewriteFloatHeader(fd: fd, sampleRate: Int(sampleRate), frames: frames) }
         if failure == nil, durable, fsync(fd) != 0 { failure = "fsync: " + Sys.message(errno) }
         if Glibc.close(fd) != 0, failure == nil { failure = "close: " + Sys.message(errno) }
         if failure == nil, PathText.withCPath(temporaryPath, { from in PathText.withCPath(path) { rename(from, $0) } }) != 0 {
@@ -246,8 +167,8 @@ public final class AudioFileWriter {
     /// Discards everything written: closes and removes the temporary file; `path` is untouched.
     /// Idempotent; called by `deinit` when `commit()` was not.
     public func abort() {
-        guard handle != nil || fd >= 0 else { return }
-        if let h = handle { sf_close(h); handle = nil }
+        guard encoder.handle != nil || fd >= 0 else { return }
+        _ = encoder.close()
         if fd >= 0 { Glibc.close(fd); fd = -1 }
         PathText.withCPath(temporaryPath) { _ = unlink($0) }
         disarmStopSignals()

@@ -6,7 +6,7 @@ import Synchronization
 /// Hands rendered audio to a writer thread in chunks (double-buffered), so encoding and disk
 /// writes overlap the render.
 final class ChunkWriter: @unchecked Sendable {
-    private let writer: AudioFileWriter
+    private let writer: any AudioSink
     private let chunkFrames: Int
     /// The two chunks: one filled by the render thread while the writer thread writes the other.
     private let firstChunk: UniqueStereo, secondChunk: UniqueStereo
@@ -22,7 +22,7 @@ final class ChunkWriter: @unchecked Sendable {
     private var closing = false
     private var started = false
 
-    init(writer: AudioFileWriter, chunkFrames: Int) {
+    init(writer: any AudioSink, chunkFrames: Int) {
         self.writer = writer
         self.chunkFrames = chunkFrames
         firstChunk = UniqueStereo(frames: chunkFrames)

@@ -17,7 +17,7 @@ public enum OfflineRenderer {
         probe.close()
         let rate = request.sampleRate ?? inputInfo.sampleRate
         // Before anything is created: a rate the engine cannot serve is bad data (65).
-        try EngineFormat.check(sampleRate: rate, of: request.sampleRate == nil ? "'\(request.inputPath)'" : "--rate", status: .dataError)
+        try EngineFormat.check(sampleRate: rate, of: request.sampleRate == nil ? "'\(request.inputName)'" : "--rate", status: .dataError)
         guard request.blockFrames >= 1 && request.blockFrames <= EngineFormat.maximumFrames else {
             throw RackError(.usage, "--block must be 1…\(EngineFormat.maximumFrames) frames")
         }
@@ -32,10 +32,8 @@ public enum OfflineRenderer {
                             + "beyond the longest render of \(formatNumber(Automation.maximumTimeSeconds)) s (24 h)")
         }
         let format = request.format
-            ?? SampleFormat.renderDefault(input: inputInfo.sampleFormat, container: AudioContainer(path: request.outputPath)).format
-        let writer = try AudioFileWriter(path: request.outputPath, sampleRate: rate, format: format)
-        // Stopped by a signal, the render takes its temporary file with it.
-        writer.removeOnStopSignals()
+            ?? SampleFormat.renderDefault(input: inputInfo.sampleFormat, container: request.outputContainer).format
+        let writer = try request.makeSink(sampleRate: rate, format: format, frames: totalFrames)
 
         let start = request.automation?.startingState(from: request.initialState, presets: presets) ?? request.initialState
         let engine = Engine(sampleRate: rate, maxFrames: block, state: start)

@@ -30,11 +30,20 @@ func userMessage(_ error: any Error) -> String {
 }
 
 /// Prints a line on stdout at once (unbuffered: scripts read it from a pipe).
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
+func say(_ line: String) { writeLine(line, to: STDOUT_FILENO) }
 
 /// Prints a line on stderr.
-func warn(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+func warn(_ line: String) { writeLine(line, to: STDERR_FILENO) }
+
+/// Writes `line` and a newline to `fd`, whole; a reader that went away (EPIPE, with SIGPIPE
+/// ignored) loses the line instead of stopping rack (Foundation's `FileHandle.write` traps).
+private func writeLine(_ line: String, to fd: Int32) {
+    let bytes = Array((line + "\n").utf8)
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        done += n
+    }
 }

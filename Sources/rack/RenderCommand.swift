@@ -7,11 +7,11 @@ struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Render a file through the rack offline (no JACK server needed).",
-        discussion: "The output format follows the extension: .wav, .flac, .ogg. The output is as long as the input plus --tail; it is written to a temp file and renamed at the end, so nothing partial is ever left behind.")
+        discussion: "The output format follows the extension: .wav, .flac, .ogg. The output is as long as the input plus --tail; it is written to a temp file and renamed at the end, so nothing partial is ever left behind. '-' reads standard input (any format libsndfile reads) or writes standard output (as --type says), as sox does.")
 
-    @Argument(help: "Input audio file (wav, flac, ogg, …); played through the player.")
+    @Argument(help: "Input audio file (wav, flac, ogg, …), or - for standard input; played through the player.")
     var input: String
-    @Argument(help: "Output audio file (.wav, .flac or .ogg).")
+    @Argument(help: "Output audio file (.wav, .flac or .ogg), or - for standard output (with --type).")
     var output: String
     @Option(parsing: .unconditional, help: "Start from this preset (name or number; user presets are negative).", completion: Completions.presets)
     var preset: String?
@@ -29,51 +29,76 @@ struct RenderCommand: ParsableCommand {
     var block: Int = 16_384
     @Option(help: "Output sample format: 16, 24 or float (default: the input's).", completion: Completions.formats)
     var format: String?
+    @Option(name: [.customShort("t"), .long], help: "Container written to standard output (output -): wav, flac or ogg.",
+            completion: .list(AudioContainer.allCases.map(\.fileExtension)))
+    var type: String?
 
     func validate() throws {
         guard tail >= 0 && tail.isFinite && tail <= 3600 else { throw ValidationError("--tail must be 0…3600 seconds") }
         if let rate { try validateSampleRate(rate) }
         guard block >= 1 && block <= 65536 else { throw ValidationError("--block must be 1…65536 frames") }
         if let format { guard SampleFormat(rawValue: format) != nil else { throw ValidationError("--format must be 16, 24 or float") } }
+        if let type {
+            guard output == StandardOutputWriter.name else {
+                throw ValidationError("--type is for output - (standard output); a file's extension names its type")
+            }
+            guard AudioContainer(path: "x." + type) != nil else { throw ValidationError("--type must be wav, flac or ogg") }
+        }
     }
 
     func run() throws {
         try runReportingErrors {
-            let presets = PresetStore.standard()
-            reportPresetProblems(presets)
-            var state = RackState()
-            if let name = preset { state = try lookUpPreset(name, in: presets).state }
-            try applySettings(sets, to: &state)
-
-            // The input's length is needed to warn about events past the end.
-            let info = try AudioFileReader(path: input).info
-            var request = RenderRequest(inputPath: input, outputPath: output)
-            request.initialState = state
-            if let automation {
-                let length = Double(info.frames) / info.sampleRate + tail
-                request.automation = try loadAutomation(automation, presets: presets, length: length)
+            // Standard input is copied before anything else is read (a pipe tells no length).
+            let standardInput = input == StandardInput.name ? try StandardInput() : nil
+            let inputPath = standardInput?.path ?? input
+            do {
+                try render(inputPath: inputPath)
+            } catch let error as AudioFileError {
+                throw error.naming(inputPath, as: input)
             }
-            request.tailSeconds = tail
-            request.sampleRate = rate   // nil: the input's (checked by the renderer, 65 if unsupported)
-            request.blockFrames = block
-            request.format = format.flatMap(SampleFormat.init(rawValue:))
-            if request.format == nil {
-                let chosen = SampleFormat.renderDefault(input: info.sampleFormat, container: AudioContainer(path: output))
-                if let from = chosen.substituted {
-                    warn("rack: \((output as NSString).pathExtension.uppercased()) cannot store \(from.rawValue) samples; writing \(chosen.format.rawValue)-bit")
-                }
-                request.format = chosen.format
-            }
+        }
+    }
 
+    private func render(inputPath: String) throws {
+        let presets = PresetStore.standard()
+        reportPresetProblems(presets)
+        var state = RackState()
+        if let name = preset { state = try lookUpPreset(name, in: presets).state }
+        try applySettings(sets, to: &state)
+
+        // The input's length is needed to warn about events past the end.
+        let info = try AudioFileReader(path: inputPath).info
+        var request = RenderRequest(inputPath: inputPath, outputPath: output)
+        request.inputName = input
+        request.outputType = type.flatMap { AudioContainer(path: "x." + $0) }
+        request.initialState = state
+        if let automation {
+            let length = Double(info.frames) / info.sampleRate + tail
+            request.automation = try loadAutomation(automation, presets: presets, length: length)
+        }
+        request.tailSeconds = tail
+        request.sampleRate = rate   // nil: the input's (checked by the renderer, 65 if unsupported)
+        request.blockFrames = block
+        request.format = format.flatMap(SampleFormat.init(rawValue:))
+        if request.format == nil {
+            let chosen = SampleFormat.renderDefault(input: info.sampleFormat, container: request.outputContainer)
+            if let from = chosen.substituted, let container = request.outputContainer {
+                warn("rack: \(container.fileExtension.uppercased()) cannot store \(from.rawValue) samples; writing \(chosen.format.rawValue)-bit")
+            }
+            request.format = chosen.format
+        }
+        if !request.writesStandardOutput {
             for stale in AudioFileWriter.removeStaleTemporaryFiles(besides: output) {
                 warn("rack: removed '\(stale)' (left by an interrupted render)")
             }
-            let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar(label: (output as NSString).lastPathComponent) : nil
-            let report = try OfflineRenderer.render(request, presets: presets, progress: bar.map { b in { b.update($0) } })
-            bar?.finish()
-            // One closing line, on a terminal or not (as sox and ffmpeg end with a summary).
-            warn(String(format: "rack: rendered %.2f s to '%@' (%.0f Hz, %@; %.0f× realtime)",
-                        Double(report.frames) / report.sampleRate, output, report.sampleRate, report.format.rawValue, report.realtimeFactor))
         }
+        let label = request.writesStandardOutput ? "standard output" : (output as NSString).lastPathComponent
+        let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar(label: label) : nil
+        let report = try OfflineRenderer.render(request, presets: presets, progress: bar.map { b in { b.update($0) } })
+        bar?.finish()
+        // One closing line, on a terminal or not (as sox and ffmpeg end with a summary), on stderr.
+        let destination = request.writesStandardOutput ? "standard output" : "'\(output)'"
+        warn(String(format: "rack: rendered %.2f s to %@ (%.0f Hz, %@; %.0f× realtime)",
+                    Double(report.frames) / report.sampleRate, destination, report.sampleRate, report.format.rawValue, report.realtimeFactor))
     }
 }

@@ -234,7 +234,7 @@ _rack_render() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=(--set)
-    non_repeating_options=(--preset --automation --tail --rate --block --format)
+    non_repeating_options=(--preset --automation --tail --rate --block --format -t --type)
     __rack_offer_flags_options 2
 
     # Offer option value completions
@@ -261,6 +261,10 @@ _rack_render() {
         ;;
     '--format')
         __rack_add_completions -W '16'$'\n''24'$'\n''float'
+        return
+        ;;
+    '-t'|'--type')
+        __rack_add_completions -W 'wav'$'\n''flac'$'\n''ogg'
         return
         ;;
     esac

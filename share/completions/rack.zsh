@@ -103,6 +103,7 @@ _rack_run() {
 _rack_render() {
     local -i ret=1
     local -ar ___format=('16' '24' 'float')
+    local -ar ___type=('wav' 'flac' 'ogg')
     local -ar arg_specs=(
         ':input:'
         ':output:'
@@ -113,6 +114,7 @@ _rack_render() {
         '--rate[Render sample rate in Hz (default\: the input'\''s).]:rate:'
         '--block[Frames per render call (offline the engine renders in large blocks; the result does not depend on it).]:block:'
         '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:{__rack_complete "${___format[@]}"}'
+        '(-t --type)'{-t,--type}'[Container written to standard output (output -)\: wav, flac or ogg.]:type:{__rack_complete "${___type[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
