@@ -7,16 +7,14 @@ import PackageDescription
 /// function the render path calls in another file carries `@_noLocks` itself.)
 let realtimeFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
-/// The LV2 plugin's link: the Swift runtime and Foundation (which `RackEngine`'s presets and
-/// automation import) linked in statically, so the bundle loads on a machine without a Swift
-/// toolchain; the libraries static Foundation needs that autolinking does not name (the tests
-/// load it with RTLD_NOW, which fails on any symbol left unresolved); unused sections dropped and symbols stripped
-/// (the bundle's size); only `lv2_descriptor` exported (`exports.map`).
+/// The LV2 plugin's link: the Swift runtime linked in statically, so the bundle loads on a
+/// machine without a Swift toolchain; no Foundation (the plugin's modules import none, see
+/// CoreImportsTests), and no symbol left undefined (`--no-undefined`), so a Foundation call in
+/// the core fails the build instead of the host's dlopen; unused sections dropped and symbols
+/// stripped (the bundle's size); only `lv2_descriptor` exported (`exports.map`).
 let lv2PluginLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-Xlinker", "--gc-sections", "-Xlinker", "--strip-all",
+    .unsafeFlags(["-static-stdlib", "-Xlinker", "--gc-sections", "-Xlinker", "--strip-all", "-Xlinker", "--no-undefined",
                   "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/RackLV2Plugin/exports.map"]),
-    .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
-    .linkedLibrary("_FoundationICU"),
 ]
 
 let package = Package(
