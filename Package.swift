@@ -7,24 +7,14 @@ import PackageDescription
 /// function the render path calls in another file carries `@_noLocks` itself.)
 let realtimeFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
-/// The LV2 plugin's link: the Swift runtime linked in statically, so the bundle loads on a
-/// machine without a Swift toolchain; no Foundation (the plugin's modules import none, see
-/// CoreImportsTests), and no symbol left undefined (`--no-undefined`), so a Foundation call in
-/// the core fails the build instead of the host's dlopen; unused sections dropped and symbols
-/// stripped (the bundle's size); only `lv2_descriptor` exported (`exports.map`).
-let lv2PluginLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-Xlinker", "--gc-sections", "-Xlinker", "--strip-all", "-Xlinker", "--no-undefined",
-                  "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/RackLV2Plugin/exports.map"]),
-]
-
 let package = Package(
     name: "rack",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "rack", targets: ["rack"]),
         .library(name: "RackEngine", targets: ["RackEngine"]),
-        // The LV2 plugin's shared object (librack-lv2.so), the binary of the rack.lv2 bundle.
-        .library(name: "rack-lv2", type: .dynamic, targets: ["RackLV2Plugin"]),
+        // The LV2 plugin's shared object (librack-lv2.so) is built by scripts/build-lv2, as
+        // Embedded Swift, from RackLV2Plugin and the modules it depends on.
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,8 +30,9 @@ let package = Package(
         .target(name: "CSndfile", linkerSettings: [.linkedLibrary("sndfile"), .linkedLibrary("samplerate")]),
         // DNS-SD through the Avahi daemon (libavahi-client, pkg-config avahi-client).
         .target(name: "CAvahi", linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
-        // The LV2 C API (lv2-dev's headers) and the host-options parsing.
-        .target(name: "CLV2"),
+        // The LV2 C API (lv2-dev's headers) and the host-options parsing; embedded.c is what
+        // the Embedded Swift standard library leaves to the platform (scripts/build-lv2 only).
+        .target(name: "CLV2", exclude: ["embedded.c"]),
 
         // File names as bytes held in strings (argv, OSC, every open): no dependencies.
         .target(name: "RackPathText"),
@@ -73,12 +64,12 @@ let package = Package(
         ]),
         // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator.
         .target(name: "RackLV2", dependencies: ["RackEngine"]),
-        // The LV2 plugin: the descriptor and its callbacks around the engine. Only
-        // `lv2_descriptor` is exported (exports.map).
+        // The LV2 plugin: the descriptor and its callbacks around the engine. SwiftPM builds
+        // it as a module (compiled and checked with the rest); scripts/build-lv2 links the
+        // shared object, as Embedded Swift, exporting only `lv2_descriptor` (exports.map).
         .target(name: "RackLV2Plugin", dependencies: ["RackLV2", "RackEngine", "CLV2"],
                 exclude: ["exports.map"],
-                swiftSettings: realtimeFlags,
-                linkerSettings: lv2PluginLinking),
+                swiftSettings: realtimeFlags),
         // `rack plot`: SVG drawings of automation timelines and filter responses.
         .target(name: "RackPlot", dependencies: ["RackEngine", "RackFiles", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [

@@ -5,8 +5,8 @@ import XCTest
 /// of the modules it depends on (read from Package.swift, so a new dependency is scanned too)
 /// is read for a Foundation import (`Foundation`, `FoundationEssentials`,
 /// `FoundationNetworking`, in any form: `@_exported`, `internal`, `import struct Foundation.X`).
-/// The plugin's link is the other half: it names no Foundation library and leaves no symbol
-/// undefined (Package.swift's `lv2PluginLinking`).
+/// The plugin's build is the other half: scripts/build-lv2 compiles these modules as Embedded
+/// Swift, which has no Foundation, and links with no symbol left undefined.
 final class CoreImportsTests: XCTestCase {
     /// The package's root directory.
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -74,6 +74,16 @@ final class CoreImportsTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// scripts/build-lv2 compiles exactly the plugin's Swift modules (its `modules=(...)` line).
+    func testThePluginBuildCompilesThePluginsModules() throws {
+        let script = try String(contentsOf: root.appendingPathComponent("scripts/build-lv2"), encoding: .utf8)
+        let line = try XCTUnwrap(script.split(separator: "\n").first { $0.hasPrefix("modules=(") }, "build-lv2's modules line")
+        let listed = line.dropFirst("modules=(".count).dropLast().split(separator: " ").map(String.init)
+        let swiftModules = try pluginModules().filter { !swiftSources($0).isEmpty }
+        XCTAssertEqual(Set(listed), swiftModules)
+        XCTAssertEqual(listed.count, Set(listed).count, "a module listed twice: \(listed)")
     }
 
     /// The pattern catches every form of the import (and nothing else): the scan can fail.
