@@ -7,26 +7,14 @@ import PackageDescription
 /// function the render path calls in another file carries `@_noLocks` itself.)
 let realtimeFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
-/// The LV2 plugin's link: the Swift runtime and Foundation (which `RackEngine`'s presets and
-/// automation import) linked in statically, so the bundle loads on a machine without a Swift
-/// toolchain; the libraries static Foundation needs that autolinking does not name (the tests
-/// load it with RTLD_NOW, which fails on any symbol left unresolved); unused sections dropped and symbols stripped
-/// (the bundle's size); only `lv2_descriptor` exported (`exports.map`).
-let lv2PluginLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-Xlinker", "--gc-sections", "-Xlinker", "--strip-all",
-                  "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/RackLV2Plugin/exports.map"]),
-    .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
-    .linkedLibrary("_FoundationICU"),
-]
-
 let package = Package(
     name: "rack",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "rack", targets: ["rack"]),
         .library(name: "RackEngine", targets: ["RackEngine"]),
-        // The LV2 plugin's shared object (librack-lv2.so), the binary of the rack.lv2 bundle.
-        .library(name: "rack-lv2", type: .dynamic, targets: ["RackLV2Plugin"]),
+        // The LV2 plugin's shared object (librack-lv2.so) is built by scripts/build-lv2, as
+        // Embedded Swift, from RackLV2Plugin and the modules it depends on.
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,44 +30,50 @@ let package = Package(
         .target(name: "CSndfile", linkerSettings: [.linkedLibrary("sndfile"), .linkedLibrary("samplerate")]),
         // DNS-SD through the Avahi daemon (libavahi-client, pkg-config avahi-client).
         .target(name: "CAvahi", linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
-        // The LV2 C API (lv2-dev's headers) and the host-options parsing.
-        .target(name: "CLV2"),
+        // The LV2 C API (lv2-dev's headers) and the host-options parsing; embedded.c is what
+        // the Embedded Swift standard library leaves to the platform (scripts/build-lv2 only).
+        .target(name: "CLV2", exclude: ["embedded.c"]),
 
         // File names as bytes held in strings (argv, OSC, every open): no dependencies.
         .target(name: "RackPathText"),
         // Pure-Swift DSP kernels: no dependencies, no Foundation.
         .target(name: "RackDSP", swiftSettings: realtimeFlags),
-        // The graph, the parameter table, events, presets, automation, manual rendering.
+        // The graph, the parameter table, events, ramps, the render pipeline: the realtime core,
+        // no Foundation (a test fails on any Foundation import here or in RackDSP).
         .target(name: "RackEngine", dependencies: ["RackDSP", "RackPathText"], swiftSettings: realtimeFlags),
+        // What rack keeps in files, around the core and off the realtime path (Foundation):
+        // presets and the preset store, automation files, atomic writes, the user's
+        // directories, output destinations, the manual's generated sections.
+        .target(name: "RackFiles", dependencies: ["RackEngine", "RackDSP", "RackPathText"]),
         // Audio files: libsndfile reading/writing, libsamplerate, the offline driver.
-        .target(name: "RackIO", dependencies: ["RackEngine", "RackPathText", "CSndfile"]),
+        .target(name: "RackIO", dependencies: ["RackEngine", "RackFiles", "RackPathText", "CSndfile"]),
         // The JACK client: process callback trampoline, ports, xruns, reconnection.
         .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
         // The wire shared by OSC and HTTP: the one OSC codec (liblo), the one endpoint type and
         // its locality rule.
         .target(name: "RackWire", dependencies: ["CLibLo", "RackPathText"]),
         // OSC: the UDP server, the address space, DNS-SD advertising.
-        .target(name: "RackOSC", dependencies: ["RackWire", "RackEngine", "RackIO", "RackPathText", "CAvahi"]),
+        .target(name: "RackOSC", dependencies: ["RackWire", "RackEngine", "RackFiles", "RackIO", "RackPathText", "CAvahi"]),
         // OSCQuery over HTTP, its WebSocket and the web control surface; reaches the rest of rack
         // only through the `RackHTTPHost` protocol.
         .target(name: "RackHTTP", dependencies: [
-            "RackWire", "RackEngine", "RackDSP", "RackPlot",
+            "RackWire", "RackEngine", "RackFiles", "RackDSP", "RackPlot",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator.
         .target(name: "RackLV2", dependencies: ["RackEngine"]),
-        // The LV2 plugin: the descriptor and its callbacks around the engine. Only
-        // `lv2_descriptor` is exported (exports.map).
+        // The LV2 plugin: the descriptor and its callbacks around the engine. SwiftPM builds
+        // it as a module (compiled and checked with the rest); scripts/build-lv2 links the
+        // shared object, as Embedded Swift, exporting only `lv2_descriptor` (exports.map).
         .target(name: "RackLV2Plugin", dependencies: ["RackLV2", "RackEngine", "CLV2"],
                 exclude: ["exports.map"],
-                swiftSettings: realtimeFlags,
-                linkerSettings: lv2PluginLinking),
+                swiftSettings: realtimeFlags),
         // `rack plot`: SVG drawings of automation timelines and filter responses.
-        .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
+        .target(name: "RackPlot", dependencies: ["RackEngine", "RackFiles", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackWire", "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2", "RackPathText",
+            "RackWire", "RackEngine", "RackFiles", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2", "RackPathText",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -87,11 +81,11 @@ let package = Package(
         .target(name: "RackTestSupport", dependencies: ["RackIO"], path: "Tests/RackTestSupport"),
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackPathTextTests", dependencies: ["RackPathText"]),
-        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),
-        .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackTestSupport"]),
-        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
-        .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackPathText", "RackTestSupport"]),
+        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackFiles", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackFiles", "RackTestSupport"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackFiles", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
+        .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackFiles", "RackPathText", "RackTestSupport"]),
         .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine"]),
-        .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackFiles", "RackDSP", "RackTestSupport"]),
     ]
 )

@@ -89,12 +89,12 @@ public enum OSCAddressSpace {
 
     /// Every address anyone may send (the session manager's own aside): each parameter's,
     /// plain and `/norm`, then the commands'. What "did you mean" suggests from.
-    public static let userAddresses: [String] = ParameterAddress.all.map(\.path)
-        + commands.filter { !$0.sessionManagerOnly }.map(\.address)
+    public static let userAddresses: [String] = ParameterAddress.all.map { $0.path }
+        + commands.filter { !$0.sessionManagerOnly }.map { $0.address }
 
     /// Every address an automation file may say: each parameter's, then the automatable commands'.
-    public static let automatableAddresses: [String] = ParameterAddress.all.map(\.path)
-        + commands.filter { $0.automation != nil }.map(\.address)
+    public static let automatableAddresses: [String] = ParameterAddress.all.map { $0.path }
+        + commands.filter { $0.automation != nil }.map { $0.address }
 
     /// The containers of OSCQuery's tree that are no command, with their descriptions.
     public static let containers: [(path: String, description: String)] = [

@@ -240,7 +240,7 @@ public enum Parameters {
         ParameterSpec(id: .room, name: "room", unit: "name", minimum: 0, maximum: Double(Room.allCases.count - 1),
                       defaultValue: Double(Room.default.rawValue),
                       taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
-                      summary: "reverb room; a change crossfades", choices: Room.allCases.map(\.name),
+                      summary: "reverb room; a change crossfades", choices: Room.allCases.map { $0.name },
                       group: .reverb, defaultMIDIController: nil, plotColour: "#444b55", precision: .whole),
     ] + shapingRows + [
         ParameterSpec(id: .bypass, name: "bypass", unit: "on/off", minimum: 0, maximum: 1, defaultValue: 0,
@@ -294,12 +294,12 @@ public enum Parameters {
     public static func named(_ name: String) -> ParameterSpec? { all.first { $0.name == name } }
 
     /// " (did you mean NAME?)" for the parameter `typed` is near (`NameMatch.suggestion`), or "".
-    public static func didYouMean(_ typed: String) -> String { NameMatch.didYouMean(typed, in: all.map(\.name)) }
+    public static func didYouMean(_ typed: String) -> String { NameMatch.didYouMean(typed, in: all.map { $0.name }) }
 
     /// The longest ramp time any parameter takes, in seconds: the limit on a ramp time a
     /// user gives (a parameter with a shorter cap, `room`'s crossfade, shortens it to that).
-    public static let longestRampSeconds = all.map(\.maximumRampSeconds).max() ?? 0
+    public static let longestRampSeconds = all.map { $0.maximumRampSeconds }.max() ?? 0
 
     /// Every parameter's default, indexed by `ParameterID.rawValue`.
-    public static var defaults: [Double] { all.map(\.defaultValue) }
+    public static var defaults: [Double] { all.map { $0.defaultValue } }
 }

@@ -97,7 +97,7 @@ public enum RoomRule {
     /// A group of changes with each room change followed by what it implies (the controls the
     /// group does not set itself, at the new room's values).
     public static func expand(_ changes: [(ParameterID, Double)]) -> [(ParameterID, Double)] {
-        let set = Set(changes.map(\.0))
+        let set = Set(changes.map { $0.0 })
         var out: [(ParameterID, Double)] = []
         for (id, value) in changes {
             out.append((id, value))

@@ -1,4 +1,5 @@
 import CLV2
+import RackDSP
 import RackLV2
 
 // The LV2 entry points: `lv2_descriptor` (the shared object's only exported symbol, see

@@ -12,7 +12,7 @@ extension Room {
     /// Looks a room up by its name: exact first, then ignoring case (`NameMatch`), so
     /// "MediumHall" and "PLATE" are rooms too.
     public init?(name: String) {
-        guard let match = NameMatch.find(name, in: Room.allCases.lazy.map(\.name)),
+        guard let match = NameMatch.find(name, in: Room.allCases.lazy.map { $0.name }),
               let room = Room.allCases.first(where: { $0.name == match }) else { return nil }
         self = room
     }
@@ -20,6 +20,6 @@ extension Room {
     /// The error text for a room name that `init?(name:)` does not know, e.g.
     /// "unknown room 'hall' (one of NAME, NAME, …)", every name in `Room.allCases` order.
     public static func unknownNameReason(_ name: String) -> String {
-        "unknown room '\(name)' (one of \(Room.allCases.map(\.name).joined(separator: ", ")))"
+        "unknown room '\(name)' (one of \(Room.allCases.map { $0.name }.joined(separator: ", ")))"
     }
 }
