@@ -1,14 +1,9 @@
-/// The page's core: the WebSocket to rack (reconnecting with backoff, the page greyed out and
-/// its controls disabled while rack cannot be reached, everything reloaded when it is back),
-/// messages from rack routed to whoever shows them, and actions whose outcome is told beside
-/// the control that caused them.
-let pageScript = #"""
 "use strict";
 const $ = id => document.getElementById(id);
 /** Reconnection delays (ms): doubled after each failed try, up to the last. */
 const RETRY_MS = { first: 500, longest: 5000 };
 /** rack closes a WebSocket that says nothing for a while: an open page says "{}" this often (ms). */
-const KEEPALIVE_MS = \#(HTTPLimits.webSocketKeepAliveSeconds * 1000);
+const KEEPALIVE_MS = __RACK_KEEPALIVE_MS__;
 let socket = null;
 let retryMs = RETRY_MS.first;
 let retryTimer = null;
@@ -135,4 +130,3 @@ document.addEventListener("DOMContentLoaded", () => {
   setOnline(false, "connecting…");
   session();
 });
-"""#
