@@ -9,7 +9,8 @@ let retryMs = RETRY_MS.first;
 let retryTimer = null;
 /** Handlers of pushed messages by address (controls.js, panels.js add theirs). */
 const handlers = {};
-/** Called with the namespace's /rack node after every (re)load (controls.js, panels.js). */
+/** Called with the namespace's /rack node, the pictures and the graphs' facts after every
+    (re)load (controls.js, panels.js, graph.js). */
 const builders = [];
 /** Addresses listened to on every connection (beyond what builders ask for). */
 const listened = new Set();
@@ -84,9 +85,10 @@ async function session() {
     const namespace = await (await fetch("/", { cache: "no-store" })).json();
     const info = await (await fetch("/?HOST_INFO", { cache: "no-store" })).json();
     const pictures = await (await fetch("/ui/pictures.json", { cache: "no-store" })).json();
+    const graphs = await (await fetch("/ui/graphs.json", { cache: "no-store" })).json();
     $("title").textContent = document.title = info.NAME || "rack";
     listened.clear();
-    for (const build of builders) build(namespace.CONTENTS.rack, pictures);
+    for (const build of builders) build(namespace.CONTENTS.rack, pictures, graphs);
     openSocket();
   } catch (e) {
     offline("rack is not reachable");
