@@ -3,8 +3,10 @@
 cutoff and resonance along the drag's path only, at most one message of each per animation
 frame, the last position sent; the arrow keys and a double click move it; a change over OSC moves
 the handle and the curve within 100 ms; its text is 12 CSS px or more on a 360 px phone and a
-2,560 px screen; it follows the system's light or dark theme. A screenshot of each viewport is
-saved into the test's directory for a person to look at."""
+2,560 px screen; it follows the system's light or dark theme. The reverb's decay graph (decay.js):
+its decay, damping, lowcut and highcut handles dragged land within 2 %, arrow keys move them,
+freeze shows the decay as infinite. A screenshot of each viewport is saved into the test's
+directory for a person to look at."""
 from __future__ import annotations
 
 import math
@@ -52,15 +54,17 @@ def record_sends(browser) -> None:
 
 
 def drag(browser, kind: str, start, end, steps: int = 30) -> None:
-    """A straight drag from `start` to `end` (client px) by a mouse or a finger, 16 ms a step."""
+    """A straight drag by a mouse or a finger, 16 ms a step, from `start` (client px, rounded to
+    the whole pixels WebDriver takes) by `end - start` (rounded: the page keeps where on the
+    handle it was taken, so the drag lands within half a pixel of `end`)."""
     pointer = PointerInput(interaction.POINTER_TOUCH if kind == "touch" else interaction.POINTER_MOUSE, kind)
     actions = ActionBuilder(browser, mouse=pointer, duration=16)
-    actions.pointer_action.move_to_location(round(start[0]), round(start[1]))
+    sx, sy = round(start[0]), round(start[1])
+    dx, dy = round(end[0] - start[0]), round(end[1] - start[1])
+    actions.pointer_action.move_to_location(sx, sy)
     actions.pointer_action.pointer_down()
     for i in range(1, steps + 1):
-        t = i / steps
-        actions.pointer_action.move_to_location(round(start[0] + t * (end[0] - start[0])),
-                                                round(start[1] + t * (end[1] - start[1])))
+        actions.pointer_action.move_to_location(sx + round(i * dx / steps), sy + round(i * dy / steps))
     actions.pointer_action.pointer_up()
     actions.perform()
 
@@ -224,3 +228,52 @@ def test_text_is_12_px_or_more_and_the_theme_is_the_systems(rack, browser, tmp_p
                     lum(getComputedStyle(document.querySelector('#response-svg text')).fill)];""")
     (light_bg, light_text), (dark_bg, dark_text) = colours["light"], colours["dark"]
     assert light_bg > 0.8 and light_text < 0.3 and dark_bg < 0.2 and dark_text > 0.6, colours
+
+
+def decay_graph(browser) -> dict:
+    return browser.execute_script("""
+        const svg = document.getElementById('decay-svg'), box = svg.getBoundingClientRect(), d = svg.dataset;
+        return {x: box.left, y: box.top, left: +d.left, right: +d.right, top: +d.top, bottom: +d.bottom,
+                fmin: +d.fmin, fmax: +d.fmax, smin: +d.smin, smax: +d.smax, freeze: d.freeze};""")
+
+
+def handle_centre(browser, element_id) -> tuple[float, float]:
+    return tuple(browser.execute_script("""
+        const r = document.getElementById(arguments[0]).querySelector('.graph-dot').getBoundingClientRect();
+        return [r.left + r.width / 2, r.top + r.height / 2];""", element_id))
+
+
+def test_the_decay_graph_moves_decay_damping_and_the_cuts(rack, osc, browser, tmp_path):
+    """Each handle of the decay graph dragged with a mouse lands its parameter within 2 % (the
+    time and frequency axes are logarithmic); arrow keys move the focused one; freeze shows the
+    decay as infinite."""
+    browser.set_window_size(*DESKTOP)
+    open_page(browser, rack)
+    assert wait(lambda: browser.execute_script("return document.getElementById('decay-svg').dataset.decay"))
+    browser.execute_script("document.getElementById('decay-svg').scrollIntoView({block: 'center'})")
+    for name, target in [("decay", 5.0), ("damping", 2000.0), ("lowcut", 200.0), ("highcut", 5000.0)]:
+        g = decay_graph(browser)
+        start = handle_centre(browser, "decay-handle-" + name)
+        if name == "decay":
+            share = math.log(target / g["smin"]) / math.log(g["smax"] / g["smin"])
+            end = (start[0], g["y"] + g["bottom"] - (g["bottom"] - g["top"]) * share)
+        else:
+            share = math.log(target / g["fmin"]) / math.log(g["fmax"] / g["fmin"])
+            end = (g["x"] + g["left"] + (g["right"] - g["left"]) * share, start[1])
+        drag(browser, "mouse", start, end, steps=20)
+        assert wait(lambda: close_to(osc.get(name), target, rel=CUTOFF_REL, abs_=0)), (name, osc.get(name))
+    handle = browser.find_element(By.ID, "decay-handle-decay")
+    ratio = float(handle.get_attribute("data-key-ratio"))
+    time.sleep(0.5)   # past the hold after the drags, so the page shows what rack holds
+    before = osc.get("decay")
+    browser.execute_script("arguments[0].focus()", handle)
+    keys = ActionChains(browser)
+    for _ in range(10):
+        keys.send_keys(Keys.ARROW_UP)
+    keys.perform()
+    assert wait(lambda: close_to(osc.get("decay"), before * ratio ** 10, rel=1e-3)), (before, osc.get("decay"))
+    osc.send("/rack/freeze", 1.0)
+    assert wait(lambda: decay_graph(browser)["freeze"] == "true")
+    assert "infinite" in handle.get_attribute("aria-valuetext")
+    assert console_errors(browser) == []
+    browser.save_screenshot(str(tmp_path / "decay-graph-1600px.png"))

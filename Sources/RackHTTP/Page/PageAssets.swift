@@ -41,6 +41,7 @@ enum PageAssets {
     /// - panels.js: presets, the player, meters and status, each showing what rack pushes.
     /// - graph.js: the filter's response as a control (a handle at cutoff and resonance), drawn
     ///   from the filter's magnitude formula with the facts of `/ui/graphs.json` (`PageGraphs`).
+    /// - decay.js: the reverb's decay as a control (handles at decay, damping, low and high cut).
     /// - racks.js: "Racks in this studio", over a WebSocket of its own (LISTEN `/studio`).
     /// - icon.svg: a small icon, so the browser does not ask for a favicon rack does not have.
     static let files: [File] = [
@@ -51,6 +52,7 @@ enum PageAssets {
         File(paths: ["/ui/controls.js"], name: "controls.js", contentType: javascript, bytes: PackageResources.controls_js),
         File(paths: ["/ui/panels.js"], name: "panels.js", contentType: javascript, bytes: PackageResources.panels_js),
         File(paths: ["/ui/graph.js"], name: "graph.js", contentType: javascript, bytes: PackageResources.graph_js),
+        File(paths: ["/ui/decay.js"], name: "decay.js", contentType: javascript, bytes: PackageResources.decay_js),
         File(paths: ["/ui/style.css"], name: "style.css", contentType: "text/css; charset=utf-8", bytes: PackageResources.style_css),
         File(paths: ["/ui/icon.svg"], name: "icon.svg", contentType: "image/svg+xml", bytes: PackageResources.icon_svg),
     ]
