@@ -140,7 +140,7 @@ def test_a_change_over_osc_moves_the_handle_and_the_curve_within_100_ms(rack, os
     assert abs(shown_x - x) < 0.5, (shown_x, x)
 
 
-def test_keys_and_a_double_click_move_the_handle(rack, osc, browser):
+def test_keys_a_double_click_and_a_double_tap_move_the_handle(rack, osc, browser):
     open_page(browser, rack)
     osc.send("/rack/cutoff", 1000.0)
     osc.send("/rack/resonance", 0.0)
@@ -162,6 +162,18 @@ def test_keys_and_a_double_click_move_the_handle(rack, osc, browser):
     announced = handle.get_attribute("aria-valuetext")
     assert announced == f"cutoff {cutoff:.0f} Hz, resonance +{4 * step_db:.1f} dB", announced
     ActionChains(browser).double_click(handle).perform()
+    assert wait(lambda: close_to(osc.get("cutoff"), 20000) and close_to(osc.get("resonance"), 0)), \
+        (osc.get("cutoff"), osc.get("resonance"))
+    # A double tap with a finger does the same.
+    osc.send("/rack/cutoff", 1000.0)
+    osc.send("/rack/resonance", 6.0)
+    time.sleep(0.5)   # past the hold after the double click, so the handle follows the pushes
+    assert wait(lambda: graph(browser)["cutoff"] == 1000 and graph(browser)["resonance"] == 6)
+    x, y = (round(v) for v in point(graph(browser), 1000, 6))
+    finger = ActionBuilder(browser, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+    for _ in range(2):
+        finger.pointer_action.move_to_location(x, y).pointer_down().pointer_up()
+    finger.perform()
     assert wait(lambda: close_to(osc.get("cutoff"), 20000) and close_to(osc.get("resonance"), 0)), \
         (osc.get("cutoff"), osc.get("resonance"))
 
