@@ -61,7 +61,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-        ]),
+        ], resources: [.embedInCode("Page/web")]),
         // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator.
         .target(name: "RackLV2", dependencies: ["RackEngine"]),
         // The LV2 plugin: the descriptor and its callbacks around the engine. SwiftPM builds

@@ -62,6 +62,7 @@ struct OSCQueryResponder: HTTPResponder {
             return Self.page(PageAssets.Asset(contentType: "application/json", text: PagePictures.manifest.text),
                              authority: authority ?? "")
         }
+        if path == PageGraphs.path { return Self.page(PageAssets.Asset(contentType: "application/json", text: PageGraphs.json.text), authority: authority ?? "") }
         if path == "/ui" { return Response(status: .movedPermanently, headers: [.location: "/ui/"]) }
         if path == StudioDirectory.path { return Self.json(state.studio.json) }
         return namespaceAnswer(path: path, query: request.uri.query, authority: authority ?? "")

@@ -45,6 +45,7 @@ def browser():
                 f"--window-size={PHONE[0]},{PHONE[1]}", "--force-device-scale-factor=1", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update"]:
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})   # the console, for console_errors
     driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=DRIVER), options=options)
     driver.set_page_load_timeout(20)
     yield driver
@@ -113,6 +114,23 @@ def test_page_drives_rack_and_follows_it(rack, osc, browser):
     resources = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     origin = url.rsplit("/ui/", 1)[0]
     assert resources and all(r.startswith(origin) or r.startswith("ws://127.0.0.1") for r in resources), resources
+
+
+def console_errors(browser) -> list[str]:
+    """The console's errors since the last call: script errors (a parse error included) and
+    failed loads (a 404 is one)."""
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_the_page_loads_with_no_console_error(rack, browser):
+    """Every script parses and runs, and everything the page asks for is there (its icon too):
+    the console stays clean while the page loads, connects and shows its pictures."""
+    open_page(browser, rack)
+    assert wait(lambda: picture_version(browser, "response") and picture_version(browser, "decay"), 15.0)
+    assert console_errors(browser) == []
+    # The check sees what it is there for: a script rack does not have is an error.
+    browser.execute_script("document.head.append(Object.assign(document.createElement('script'), {src: '/ui/none.js'}))")
+    assert wait(lambda: any("404" in m and "none.js" in m for m in console_errors(browser)))
 
 
 def test_controls_come_from_the_namespace_by_group(rack, browser):

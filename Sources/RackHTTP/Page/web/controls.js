@@ -1,10 +1,3 @@
-/// The parameter sections, built from the OSCQuery namespace: one section per `GROUP` (in the
-/// table's order), a control per parameter in it — a checkbox for a `toggle` taper, a list for
-/// a `choice`, a fader otherwise — and the pictures of that group (the filter's response, the
-/// reverb's decay), each shown as rack pushes a new drawing of it. A fader moves in 0…1 and
-/// sends `/rack/<param>/norm`; the knob follows the position rack pushes on `/norm` and the
-/// number shown is the value rack pushes back, so the page holds no copy of the taper maths.
-let pageControlsScript = #"""
 "use strict";
 /** Steps of a fader: the 0…1 control position in thousandths. */
 const STEPS = 1000;
@@ -162,4 +155,3 @@ function buildPictures(pictures) {
 }
 
 builders.push(buildControls);
-"""#

@@ -1,7 +1,3 @@
-/// "Racks in this studio": the other racks DNS-SD shows, each a link to its own page, kept
-/// current over a WebSocket of its own (LISTEN `/studio`; rack pushes the list at once and on
-/// every change), so this part of the page stands apart from the controls.
-let pageRacksScript = #"""
 "use strict";
 (() => {
   const list = document.getElementById("racks");
@@ -40,10 +36,9 @@ let pageRacksScript = #"""
       if (message && message.COMMAND === "RACKS" && message.DATA) show(message.DATA);
     });
     // rack closes a WebSocket that says nothing for a while: say "{}" now and then.
-    const keepAlive = setInterval(() => { if (socket.readyState === WebSocket.OPEN) socket.send("{}"); }, \#(HTTPLimits.webSocketKeepAliveSeconds * 1000));
+    const keepAlive = setInterval(() => { if (socket.readyState === WebSocket.OPEN) socket.send("{}"); }, __RACK_KEEPALIVE_MS__);
     socket.addEventListener("close", () => { clearInterval(keepAlive); setTimeout(connect, 1000); });
   }
 
   connect();
 })();
-"""#

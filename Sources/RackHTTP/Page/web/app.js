@@ -1,20 +1,16 @@
-/// The page's core: the WebSocket to rack (reconnecting with backoff, the page greyed out and
-/// its controls disabled while rack cannot be reached, everything reloaded when it is back),
-/// messages from rack routed to whoever shows them, and actions whose outcome is told beside
-/// the control that caused them.
-let pageScript = #"""
 "use strict";
 const $ = id => document.getElementById(id);
 /** Reconnection delays (ms): doubled after each failed try, up to the last. */
 const RETRY_MS = { first: 500, longest: 5000 };
 /** rack closes a WebSocket that says nothing for a while: an open page says "{}" this often (ms). */
-const KEEPALIVE_MS = \#(HTTPLimits.webSocketKeepAliveSeconds * 1000);
+const KEEPALIVE_MS = __RACK_KEEPALIVE_MS__;
 let socket = null;
 let retryMs = RETRY_MS.first;
 let retryTimer = null;
 /** Handlers of pushed messages by address (controls.js, panels.js add theirs). */
 const handlers = {};
-/** Called with the namespace's /rack node after every (re)load (controls.js, panels.js). */
+/** Called with the namespace's /rack node, the pictures and the graphs' facts after every
+    (re)load (controls.js, panels.js, graph.js). */
 const builders = [];
 /** Addresses listened to on every connection (beyond what builders ask for). */
 const listened = new Set();
@@ -89,9 +85,10 @@ async function session() {
     const namespace = await (await fetch("/", { cache: "no-store" })).json();
     const info = await (await fetch("/?HOST_INFO", { cache: "no-store" })).json();
     const pictures = await (await fetch("/ui/pictures.json", { cache: "no-store" })).json();
+    const graphs = await (await fetch("/ui/graphs.json", { cache: "no-store" })).json();
     $("title").textContent = document.title = info.NAME || "rack";
     listened.clear();
-    for (const build of builders) build(namespace.CONTENTS.rack, pictures);
+    for (const build of builders) build(namespace.CONTENTS.rack, pictures, graphs);
     openSocket();
   } catch (e) {
     offline("rack is not reachable");
@@ -135,4 +132,3 @@ document.addEventListener("DOMContentLoaded", () => {
   setOnline(false, "connecting…");
   session();
 });
-"""#

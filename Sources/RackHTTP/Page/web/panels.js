@@ -1,7 +1,3 @@
-/// The fixed panels: presets (recall, save, delete with a confirmation), the player (transport,
-/// loop, the file, loading from `--media-dir`), meters and status. Each shows what rack pushes
-/// (the preset list, `/rack/player/state`, `/rack/status`), never what it asked for.
-let pagePanelsScript = #"""
 "use strict";
 function fillSelect(select, values, current) {
   const keep = current ?? select.value;
@@ -94,4 +90,3 @@ document.addEventListener("DOMContentLoaded", () => {
     if (path) act("/rack/player/load", [["s", path]], $("note-player"), "loading " + baseName(path));
   });
 });
-"""#

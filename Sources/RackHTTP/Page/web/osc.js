@@ -1,6 +1,3 @@
-/// OSC 1.0 messages in the browser: what the page sends over the WebSocket (binary frames,
-/// applied by rack like UDP datagrams) and reads back (value pushes, replies).
-let pageOSCScript = #"""
 "use strict";
 const OSC = {
   /** The wire form of a message; args are [tag, value] pairs with tag "f", "i" or "s". */
@@ -54,4 +51,3 @@ const OSC = {
     }
   },
 };
-"""#
