@@ -49,21 +49,26 @@ let package = Package(
         .target(name: "RackPathText"),
         // Pure-Swift DSP kernels: no dependencies, no Foundation.
         .target(name: "RackDSP", swiftSettings: realtimeFlags),
-        // The graph, the parameter table, events, presets, automation, manual rendering.
+        // The graph, the parameter table, events, ramps, the render pipeline: the realtime core,
+        // no Foundation (a test fails on any Foundation import here or in RackDSP).
         .target(name: "RackEngine", dependencies: ["RackDSP", "RackPathText"], swiftSettings: realtimeFlags),
+        // What rack keeps in files, around the core and off the realtime path (Foundation):
+        // presets and the preset store, automation files, atomic writes, the user's
+        // directories, output destinations, the manual's generated sections.
+        .target(name: "RackFiles", dependencies: ["RackEngine", "RackDSP", "RackPathText"]),
         // Audio files: libsndfile reading/writing, libsamplerate, the offline driver.
-        .target(name: "RackIO", dependencies: ["RackEngine", "RackPathText", "CSndfile"]),
+        .target(name: "RackIO", dependencies: ["RackEngine", "RackFiles", "RackPathText", "CSndfile"]),
         // The JACK client: process callback trampoline, ports, xruns, reconnection.
         .target(name: "RackJack", dependencies: ["RackEngine", "CJack"], swiftSettings: realtimeFlags),
         // The wire shared by OSC and HTTP: the one OSC codec (liblo), the one endpoint type and
         // its locality rule.
         .target(name: "RackWire", dependencies: ["CLibLo", "RackPathText"]),
         // OSC: the UDP server, the address space, DNS-SD advertising.
-        .target(name: "RackOSC", dependencies: ["RackWire", "RackEngine", "RackIO", "RackPathText", "CAvahi"]),
+        .target(name: "RackOSC", dependencies: ["RackWire", "RackEngine", "RackFiles", "RackIO", "RackPathText", "CAvahi"]),
         // OSCQuery over HTTP, its WebSocket and the web control surface; reaches the rest of rack
         // only through the `RackHTTPHost` protocol.
         .target(name: "RackHTTP", dependencies: [
-            "RackWire", "RackEngine", "RackDSP", "RackPlot",
+            "RackWire", "RackEngine", "RackFiles", "RackDSP", "RackPlot",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -77,9 +82,9 @@ let package = Package(
                 swiftSettings: realtimeFlags,
                 linkerSettings: lv2PluginLinking),
         // `rack plot`: SVG drawings of automation timelines and filter responses.
-        .target(name: "RackPlot", dependencies: ["RackEngine", "RackDSP"]),
+        .target(name: "RackPlot", dependencies: ["RackEngine", "RackFiles", "RackDSP"]),
         .executableTarget(name: "rack", dependencies: [
-            "RackWire", "RackEngine", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2", "RackPathText",
+            "RackWire", "RackEngine", "RackFiles", "RackIO", "RackJack", "RackOSC", "RackHTTP", "CJack", "RackPlot", "RackLV2", "RackPathText",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -87,11 +92,11 @@ let package = Package(
         .target(name: "RackTestSupport", dependencies: ["RackIO"], path: "Tests/RackTestSupport"),
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackPathTextTests", dependencies: ["RackPathText"]),
-        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackDSP", "RackTestSupport"]),
-        .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackTestSupport"]),
-        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
-        .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackPathText", "RackTestSupport"]),
+        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackFiles", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackFiles", "RackTestSupport"]),
+        .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackFiles", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
+        .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackFiles", "RackPathText", "RackTestSupport"]),
         .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine"]),
-        .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackFiles", "RackDSP", "RackTestSupport"]),
     ]
 )

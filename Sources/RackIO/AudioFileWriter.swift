@@ -9,6 +9,7 @@ import Foundation
 import RackPathText
 import Glibc
 import RackEngine
+import RackFiles
 
 /// Writes a stereo file atomically: data goes to a hidden temp file in the same directory
 /// (`.NAME.rack-tmp-XXXXXX`), `commit()` closes it, fsyncs it (unless asked not to), and renames

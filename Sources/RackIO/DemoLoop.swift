@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackFiles
 
 /// The demo loop rack plays when no file is given: synthesised by rack itself (no samples are
 /// shipped). Four bars of plucked strings (Karplus–Strong) over a soft kick, 100 BPM, stereo.

@@ -1,5 +1,6 @@
 import RackDSP
 import RackEngine
+import RackFiles
 
 /// What the offline player plays, as an automation says it (the live player's rules): from the
 /// position a seek at time 0 gives, and, once the automation turns looping on, on past the end

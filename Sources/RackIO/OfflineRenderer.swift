@@ -1,6 +1,7 @@
 import Foundation
 import RackDSP
 import RackEngine
+import RackFiles
 import Synchronization
 
 /// The offline driver: the deterministic twin of the JACK client. It feeds the same engine the

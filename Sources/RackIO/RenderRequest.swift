@@ -1,4 +1,5 @@
 import RackEngine
+import RackFiles
 
 /// What `rack render` is asked to do.
 public struct RenderRequest: Sendable {

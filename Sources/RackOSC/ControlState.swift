@@ -1,4 +1,5 @@
 import RackEngine
+import RackFiles
 import RackWire
 
 /// A change a transport asks of the rack's state: OSC over UDP or a WebSocket, an automation

@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackFiles
 
 /// The MIDI map on disk: `$XDG_CONFIG_HOME/rack/midi.json` (or `~/.config/rack/midi.json`), or
 /// `midi.json` in the session directory under NSM. JSON:

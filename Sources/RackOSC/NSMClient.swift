@@ -1,6 +1,7 @@
 import Foundation
 import RackDSP
 import RackEngine
+import RackFiles
 import RackWire
 
 /// The rack's state as a Non Session Manager client saves it in the session directory:

@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackFiles
 import RackWire
 
 /// Presets over OSC: `/rack/preset` (recall), `/rack/preset/save`, `/rack/preset/delete`,

@@ -1,6 +1,7 @@
 import Foundation
 import RackDSP
 import RackEngine
+import RackFiles
 import RackIO
 import RackWire
 

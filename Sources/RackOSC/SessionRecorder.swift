@@ -1,6 +1,7 @@
 import Foundation
 import RackPathText
 import RackEngine
+import RackFiles
 
 /// `rack run --record FILE`: every change the render thread applied, as automation lines at
 /// the sample it took effect. The file is an append-only journal: each line is appended with

@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackFiles
 
 /// What a plot is written as, from the output's extension.
 public enum PlotFormat: String, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import RackDSP
 import RackEngine
+import RackFiles
 
 /// A value at a time.
 public struct TimelinePoint: Sendable, Equatable {

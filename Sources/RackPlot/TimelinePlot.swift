@@ -1,6 +1,7 @@
 import Foundation
 import RackDSP
 import RackEngine
+import RackFiles
 
 /// Draws a `Timeline` as SVG: one lane per parameter, ramps as the engine's curves.
 public enum TimelinePlot {

@@ -1,4 +1,5 @@
 import RackEngine
+import RackFiles
 
 extension Timeline {
     /// How the timeline starts: `base` (the defaults, or --preset and --set), then the file's

@@ -1,5 +1,6 @@
 import Foundation
 import RackEngine
+import RackFiles
 import RackOSC
 import RackWire
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RackEngine
+import RackFiles
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RackEngine
+import RackFiles
 import RackIO
 
 /// What the shell completions offer for rack's values, from rack's own tables: preset names

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RackEngine
+import RackFiles
 import RackLV2
 
 /// `rack lv2-ttl DIR`: writes the LV2 bundle's description (`manifest.ttl`, `rack.ttl`,

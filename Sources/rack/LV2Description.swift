@@ -1,4 +1,5 @@
 import RackEngine
+import RackFiles
 import RackLV2
 
 /// The LV2 bundle's Turtle, generated: every port from `PluginLayout` and the parameter table

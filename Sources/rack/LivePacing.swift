@@ -1,4 +1,5 @@
 import RackEngine
+import RackFiles
 
 /// How `rack send` keeps a live rack able to take every event, and the density `rack check`
 /// warns about. A rack holds at most 4,096 timetagged changes waiting for their time (the

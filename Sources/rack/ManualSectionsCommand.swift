@@ -1,5 +1,6 @@
 import ArgumentParser
 import RackEngine
+import RackFiles
 
 /// `rack manual-sections` (hidden): the man page's sections that come from rack's tables
 /// (`ManualSections`), in roff, for `scripts/gen-docs`.

@@ -1,5 +1,6 @@
 import RackDSP
 import RackEngine
+import RackFiles
 import RackPlot
 
 extension PlotCommand {

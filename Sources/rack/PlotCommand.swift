@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RackEngine
+import RackFiles
 import RackPlot
 
 struct PlotCommand: ParsableCommand {

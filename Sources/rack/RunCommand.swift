@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RackEngine
+import RackFiles
 import RackIO
 import CJack
 import RackJack

@@ -3,6 +3,7 @@ import Foundation
 import RackPathText
 import RackDSP
 import RackEngine
+import RackFiles
 
 // The user's input to the commands: text files, automation files, preset names, --set.
 

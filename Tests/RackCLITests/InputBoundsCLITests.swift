@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import RackEngine
+import RackFiles
 import RackTestSupport
 
 /// The command line's bounds on what it is given: plots written as renders are (never over a

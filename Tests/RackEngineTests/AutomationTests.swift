@@ -1,6 +1,7 @@
 import XCTest
 import RackDSP
 @testable import RackEngine
+@testable import RackFiles
 
 final class AutomationTests: XCTestCase {
     func parse(_ text: String, length: Double? = nil) -> Automation {

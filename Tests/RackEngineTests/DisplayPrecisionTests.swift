@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import RackEngine
+@testable import RackFiles
 
 /// Every number rack shows a person or writes to a file is rounded to its parameter's
 /// precision (`ParameterSpec.precision`, through `ParameterSpec.format`); presets written with

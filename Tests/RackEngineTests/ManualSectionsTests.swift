@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import RackEngine
+@testable import RackFiles
 
 /// The man page's PARAMETERS, OSC and AUTOMATION FILES sections are the tables'
 /// (`scripts/gen-docs` writes them); a committed man page that disagrees with the tables fails.

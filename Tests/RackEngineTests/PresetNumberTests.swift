@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackDSP
 @testable import RackEngine
+@testable import RackFiles
 
 /// User preset numbers persist (saves and deletes of others do not move
 /// them; an old directory is numbered once in name order); names match ignoring case, exact

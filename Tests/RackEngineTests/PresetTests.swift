@@ -3,6 +3,7 @@ import XCTest
 import RackTestSupport
 import RackDSP
 @testable import RackEngine
+@testable import RackFiles
 
 /// The repository's `Presets/` folder.
 let factoryPresetDirectory = URL(fileURLWithPath: #filePath)

@@ -1,6 +1,7 @@
 import XCTest
 import RackDSP
 @testable import RackEngine
+@testable import RackFiles
 
 /// A recording says the state it starts from, loops when the live player did, and
 /// writes values as the parameter resolves them.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackDSP
 @testable import RackEngine
+@testable import RackFiles
 
 /// Two stores on one user directory, as two racks sharing a config directory: saves and
 /// deletes merge with what is on disk under the directory's lock, names stay unique ignoring

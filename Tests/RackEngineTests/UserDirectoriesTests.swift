@@ -1,5 +1,6 @@
 import XCTest
 @testable import RackEngine
+@testable import RackFiles
 
 /// One place decides where the user's files go (presets, the MIDI map, the demo
 /// loop), and none of them lands under the filesystem root when `HOME` is empty.

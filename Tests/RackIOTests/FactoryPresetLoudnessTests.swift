@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import RackEngine
+import RackFiles
 import RackIO
 import RackTestSupport
 

@@ -3,6 +3,7 @@ import RackTestSupport
 import Foundation
 import RackDSP
 import RackEngine
+import RackFiles
 @testable import RackIO
 
 /// Defect: a float WAV with one NaN rendered offline came out mostly NaN. Bad samples in a

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackTestSupport
 @testable import RackEngine
+@testable import RackFiles
 @testable import RackOSC
 import RackWire
 

@@ -3,6 +3,7 @@ import XCTest
 import RackTestSupport
 import RackDSP
 import RackEngine
+import RackFiles
 import RackIO
 @testable import RackOSC
 import RackWire

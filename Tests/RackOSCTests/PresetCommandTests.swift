@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RackDSP
 import RackEngine
+import RackFiles
 @testable import RackOSC
 import RackWire
 

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import RackEngine
+import RackFiles
 @testable import RackOSC
 import RackTestSupport
 import RackWire

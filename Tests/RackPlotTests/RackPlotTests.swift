@@ -5,6 +5,7 @@ import FoundationXML
 import XCTest
 import RackDSP
 import RackEngine
+import RackFiles
 @testable import RackPlot
 import RackTestSupport
 

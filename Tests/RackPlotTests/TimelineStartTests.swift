@@ -1,5 +1,6 @@
 import XCTest
 import RackEngine
+import RackFiles
 @testable import RackPlot
 
 /// What a timeline says it starts from: a recording begins with its whole state at t = 0, so

@@ -1,3 +1,4 @@
+import RackEngine
 import Foundation
 
 /// Where rack keeps the user's files, by the XDG base directory rules, in one place: presets

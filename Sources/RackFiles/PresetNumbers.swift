@@ -1,3 +1,4 @@
+import RackEngine
 import Foundation
 
 /// The numbers of the user presets, kept in the preset directory's index file

@@ -1,3 +1,4 @@
+import RackEngine
 import Foundation
 import RackDSP
 

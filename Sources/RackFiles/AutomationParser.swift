@@ -1,3 +1,4 @@
+import RackEngine
 import RackDSP
 
 /// The stages of `Automation.parse`, one line at a time: the words, the time, the address (a

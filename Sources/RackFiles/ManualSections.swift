@@ -1,3 +1,4 @@
+import RackEngine
 import Foundation
 
 /// The sections of `man rack` that come from rack's tables: PARAMETERS from the parameter
