@@ -267,7 +267,9 @@ public enum AutomationWriter {
     /// flag and the player's position.
     public static func startingLines(state: RackState, preset: String, loop: Bool, positionSeconds: Double) -> [String] {
         let t = time(seconds: 0)
-        var lines = preset.isEmpty ? [] : ["\(t) /rack/preset \(Automation.quote(preset))"]
+        // The preset by name only in a comment: its values follow, so the file replays where
+        // no preset of that name exists (another user, another machine).
+        var lines = preset.isEmpty ? [] : ["# preset \(Automation.quote(preset)): its values follow"]
         lines += Parameters.all.map { "\(t) \($0.address) \(value(state[$0.id], of: $0))" }
         lines.append("\(t) \(playerAddress(.loop)) \(loop ? 1 : 0)")
         lines.append("\(t) \(playerAddress(.seek)) \(formatNumber((positionSeconds * 1e6).rounded() / 1e6))")
@@ -290,14 +292,10 @@ public enum AutomationWriter {
         OSCAddressSpace.commands.first { $0.automation == role }!.address
     }
 
-    /// The line for a preset recall that took effect at `sampleTime`.
-    public static func presetLine(name: String, rampFrames: Int64, sampleTime: Int64, sampleRate: Double, origin: Int64) -> String {
-        presetLine(name: name, rampFrames: rampFrames, atSeconds: Double(sampleTime - origin) / sampleRate, sampleRate: sampleRate)
-    }
-
-    /// The line for a preset recall at `seconds` in the file, its ramp in frames at `sampleRate`.
-    public static func presetLine(name: String, rampFrames: Int64, atSeconds seconds: Double, sampleRate: Double) -> String {
-        let ramp = rampFrames > 0 ? " " + String(format: "%.6f", Double(rampFrames) / sampleRate) : ""
-        return "\(time(seconds: seconds)) /rack/preset \(Automation.quote(name))\(ramp)"
+    /// The comment for a preset recall at `seconds` in the file (its ramp in frames at
+    /// `sampleRate`): the recall itself is written as the values it set, which follow it.
+    public static func presetComment(name: String, rampFrames: Int64, atSeconds seconds: Double, sampleRate: Double) -> String {
+        let ramp = rampFrames > 0 ? " over " + String(format: "%.6f", Double(rampFrames) / sampleRate) + " s" : ""
+        return "# \(time(seconds: seconds)) preset \(Automation.quote(name)) recalled\(ramp): its values follow"
     }
 }

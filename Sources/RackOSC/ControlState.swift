@@ -44,9 +44,6 @@ public struct ChangeRecord: Sendable, Equatable {
     public var change: Change
     public var source: ChangeSource
     public var echo: EngineEvent?
-    /// True for a parameter record of a preset recall whose preset record came first (the
-    /// recording writes the recall as one preset line, not as its parameters).
-    public var partOfPreset = false
 
     /// What subscribers and the web page are told of it: a parameter's value (a number, or a
     /// room name) or the preset recalled. Nil for the engine taking up the state after a rejoin
@@ -76,10 +73,6 @@ struct ControlState {
     /// Preset recalls on their way through the render thread, by marker number.
     private var markers: [Int: (name: String, rampFrames: Int64)] = [:]
     private var nextMarker = 1
-    /// The parameters of the preset whose marker echoed last whose own echoes have not come
-    /// back yet: the next echo of each is part of that recall (posted with the marker, all or
-    /// nothing, and echoed in order after it).
-    private var presetEchoes: Set<ParameterID> = []
 
     init(targets: RackState, preset: String) {
         self.targets = targets
@@ -151,13 +144,11 @@ struct ControlState {
         case let .marker(id):
             guard let m = markers.removeValue(forKey: id) else { return [] }
             if e.isScheduled { preset = m.name }
-            presetEchoes = Set(Parameters.all.map(\.id))
             return [ChangeRecord(change: .preset(name: m.name, rampFrames: m.rampFrames), source: .control, echo: e)]
         case let .set(id, value, ramp):
             if ramp == .jump { return [ChangeRecord(change: .parameter(id, value), source: .rejoin, echo: e)] }
             if e.isScheduled { targets[id] = value }
-            let partOfPreset = presetEchoes.remove(id) != nil
-            return [ChangeRecord(change: .parameter(id, value), source: .control, echo: e, partOfPreset: partOfPreset)]
+            return [ChangeRecord(change: .parameter(id, value), source: .control, echo: e)]
         case let .midiSet(id, value):
             targets[id] = value
             return [ChangeRecord(change: .parameter(id, value), source: .midiController, echo: e)]
@@ -171,6 +162,5 @@ struct ControlState {
     /// A new engine: the preset recalls in flight to the old one are forgotten.
     mutating func forgetInFlight() {
         markers.removeAll()
-        presetEchoes.removeAll()
     }
 }

@@ -80,12 +80,13 @@ public final class SessionRecorder {
     // MARK: - Lines
 
     /// A record of the change stream, as the recording keeps it: every change `engine`
-    /// applied, at its echo's sample. A preset recall is one preset line (its parameters are
-    /// not written again); the engine taking up the state after a rejoin is written as a change
-    /// at that sample over the default ramp; a change made while no server ran has no sample
-    /// and is written when the engine takes it up.
+    /// applied, at its echo's sample. A preset recall is a comment naming it followed by the
+    /// values it set, each with the recall's ramp (so the file replays where the preset does
+    /// not exist); the engine taking up the state after a rejoin is written as a change at
+    /// that sample over the default ramp; a change made while no server ran has no sample and
+    /// is written when the engine takes it up.
     func record(_ r: ChangeRecord, engine: Engine) {
-        guard path != nil, let echo = r.echo, !r.partOfPreset else { return }
+        guard path != nil, let echo = r.echo else { return }
         switch r.change {
         case let .preset(name, rampFrames):
             recordPreset(name: name, rampFrames: rampFrames, at: echo, engine: engine)
@@ -136,11 +137,12 @@ public final class SessionRecorder {
         append(AutomationWriter.endLine(atSeconds: t) + "\n")
     }
 
-    /// Appends a preset recall that took effect at `e.sampleTime` in `engine`.
+    /// Appends the comment for a preset recall that took effect at `e.sampleTime` in `engine`
+    /// (its values follow as their own records).
     func recordPreset(name: String, rampFrames: Int64, at e: EngineEvent, engine: Engine) {
         guard path != nil else { return }
         let seconds = fileSeconds(e.sampleTime, engine: engine)
-        append(AutomationWriter.presetLine(name: name, rampFrames: rampFrames, atSeconds: seconds, sampleRate: engine.sampleRate) + "\n")
+        append(AutomationWriter.presetComment(name: name, rampFrames: rampFrames, atSeconds: seconds, sampleRate: engine.sampleRate) + "\n")
     }
 
     /// File seconds of `sample` in `engine`; never before the last line written.

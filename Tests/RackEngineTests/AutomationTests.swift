@@ -142,8 +142,9 @@ final class AutomationTests: XCTestCase {
         XCTAssertNil(Automation.tokenize("1 /rack/preset \"Big"))
         let a = Automation.parse("0 /rack/preset \"Big Hall\"\n", presetNames: ["Big Hall"], presetAtIndex: { _ in nil })
         XCTAssertEqual(a.events.first?.action, .preset(name: "Big Hall", rampSeconds: nil))
-        XCTAssertEqual(AutomationWriter.presetLine(name: "Big Hall", rampFrames: 0, sampleTime: 48_000, sampleRate: 48_000, origin: 0),
-                       "1.000000 /rack/preset \"Big Hall\"")
+        let comment = AutomationWriter.presetComment(name: "Big Hall", rampFrames: 24_000, atSeconds: 1, sampleRate: 48_000)
+        XCTAssertEqual(comment, "# 1.000000 preset \"Big Hall\" recalled over 0.500000 s: its values follow")
+        XCTAssertEqual(Automation.tokenize(comment), [], "a comment: the values that follow it are the recall")
     }
 
     func testACrossfadeBeyondTheRoomsCapIsShortenedWithAWarningAsTheEngineDoes() {

@@ -13,13 +13,14 @@ final class RecordingTests: XCTestCase {
     }
 
     /// The starting lines name every parameter of the table (iterated, so rows added later
-    /// are in), the preset, the loop flag and the position; read back, they are the state at
+    /// are in), the preset in a comment, the loop flag and the position; read back, they are the state at
     /// time 0 and no engine event (nothing ramps from a state never heard).
     func testTheStartingLinesAreTheStateAReplayStartsFrom() {
         var state = RackState()
         for spec in Parameters.all { state[spec.id] = spec.value(normalized: 0.3) }
         let lines = AutomationWriter.startingLines(state: state, preset: "Warm", loop: true, positionSeconds: 1.25)
         XCTAssertEqual(lines.count, Parameters.all.count + 3, lines.joined(separator: "\n"))
+        XCTAssertEqual(lines.first, "# preset Warm: its values follow", "the name only in a comment: the values replay anywhere")
         for spec in Parameters.all {
             XCTAssertTrue(lines.contains { $0.hasPrefix("0.000000 \(spec.address) ") }, spec.name)
         }

@@ -20,15 +20,29 @@ final class SessionTests: XCTestCase {
         recording.settle()
         recording.controller.flushRecording()
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        XCTAssertEqual(text, """
-            # recorded by rack run: TIME ADDRESS ARGS..., times in seconds from the start
-            # engine at 48000 Hz
-            0.000000 /rack/cutoff 800 0.010000
-            0.005333 /rack/gain 12
-            0.026667 /rack/preset Warm 0.100000
-            0.032000 /rack/player/stop
-
-            """, "a recall is one preset line, not its five parameters")
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(Array(lines.prefix(5)), [
+            "# recorded by rack run: TIME ADDRESS ARGS..., times in seconds from the start",
+            "# engine at 48000 Hz",
+            "0.000000 /rack/cutoff 800 0.010000",
+            "0.005333 /rack/gain 12",
+            "# 0.026667 preset Warm recalled over 0.100000 s: its values follow",
+        ], text)
+        XCTAssertEqual(lines.last, "0.032000 /rack/player/stop", text)
+        // The recall as the values it set, every parameter of the table with its ramp: the file
+        // replays where no preset "Warm" exists.
+        let warm = try XCTUnwrap(recording.controller.presets.preset(named: "Warm")).state
+        let recall = Automation.parse(lines.dropFirst(5).dropLast().joined(separator: "\n") + "\n", presetNames: [],
+                                      presetAtIndex: { _ in nil })
+        XCTAssertEqual(recall.diagnostics.map(\.description), [], "it checks with no presets at all")
+        XCTAssertEqual(recall.events.count, Parameters.all.count, text)
+        for (event, spec) in zip(recall.events, Parameters.all) {
+            XCTAssertEqual(event.time, 0.026667, accuracy: 1e-9)
+            guard case let .set(id, value, ramp) = event.action else { XCTFail("\(event)"); continue }
+            XCTAssertEqual(id, spec.id)
+            XCTAssertEqual(Float(value), Float(warm[spec.id]), spec.name)
+            XCTAssertEqual(ramp, 0.1)
+        }
         let presets = recording.controller.presets
         let parsed = Automation.parse(text, presetNames: Set(presets.all.map(\.name)), presetAtIndex: { presets.preset(index: $0)?.name })
         XCTAssertEqual(parsed.diagnostics.map(\.description), [], "rack check accepts it")

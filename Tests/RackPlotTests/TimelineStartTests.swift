@@ -16,11 +16,11 @@ final class TimelineStartTests: XCTestCase {
         let recording = AutomationWriter.startingLines(state: state, preset: "Warm", loop: true, positionSeconds: 0)
             + ["1.000000 /rack/cutoff 800"]
         let text = Timeline.describeStart("parameter table defaults", automation: parse(recording))
-        XCTAssertEqual(text, "the file's t = 0 state (preset Warm, every parameter)")
+        XCTAssertEqual(text, "the file's t = 0 state (every parameter)")
         let timeline = Timeline.make(automation: parse(recording), text: recording.joined(separator: "\n"), fileName: "rec.txt",
                                      presetState: { _ in RackState() }, startDescription: text)
         let svg = TimelinePlot.svg(timeline)
-        XCTAssertTrue(svg.contains("start: the file") && svg.contains("s t = 0 state (preset Warm, every parameter)"), svg)
+        XCTAssertTrue(svg.contains("start: the file") && svg.contains("s t = 0 state (every parameter)"), svg)
         XCTAssertFalse(svg.contains("parameter table defaults"))
     }
 
