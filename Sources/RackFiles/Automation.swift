@@ -44,6 +44,12 @@ public struct AutomationEvent: Sendable, Equatable {
 public struct Automation: Sendable {
     public let events: [AutomationEvent]
     public let diagnostics: [AutomationDiagnostic]
+    /// The engine rate in Hz a `rate HZ` line gives (a recording's: the rate it was heard at;
+    /// `rack render` renders at it unless `--rate` says otherwise), nil without one.
+    public var sampleRate: Double?
+
+    /// The word of the line that gives the file's engine rate: `rate 48000`.
+    public static let rateKeyword = "rate"
 
     /// Latest event time a file may give, in seconds, and the longest render (input, loops and
     /// tail together): one day, 33 GB of float stereo at 48 kHz. Far beyond any session; a week
@@ -63,7 +69,7 @@ public struct Automation: Sendable {
             for (i, raw) in lines(of: text).enumerated() {
                 parser.parse(raw, lineNumber: i + 1)
             }
-            return Automation(events: parser.events, diagnostics: parser.diagnostics)
+            return Automation(events: parser.events, diagnostics: parser.diagnostics, sampleRate: parser.sampleRate)
         }
     }
 

@@ -23,6 +23,8 @@ struct AutomationParser {
     /// True once a line turned looping on: the input then plays on past its end, and events
     /// there apply.
     private var looping = false
+    /// The engine rate a `rate HZ` line gave (a recording's: the rate it was heard at).
+    private(set) var sampleRate: Double?
 
     init(presetNames: Set<String>, presetAtIndex: @escaping (Int) -> String?, length: Double?) {
         self.presetNames = presetNames
@@ -34,6 +36,7 @@ struct AutomationParser {
         self.lineNumber = lineNumber
         guard let words = Automation.tokenize(raw) else { error("unterminated quoted string"); return }
         if words.isEmpty { return }
+        if words[0] == Automation.rateKeyword { rate(words); return }
         guard let time = time(words[0]) else { return }
         guard words.count >= 2 else { error("missing OSC address after the time"); return }
         let address = words[1]
@@ -54,6 +57,16 @@ struct AutomationParser {
                 : "event at \(formatNumber(time)) s is past the end of the input (\(end) s) and is ignored")
         }
         events.append(AutomationEvent(line: lineNumber, time: time, address: address, action: action, arguments: args))
+    }
+
+    /// `rate HZ`: the engine rate the file's times were heard at, once in a file.
+    private mutating func rate(_ words: [String]) {
+        guard words.count == 2, let hz = DecimalNumber.parse(words[1]) else {
+            error("\(Automation.rateKeyword) takes one number of Hz, e.g. '\(Automation.rateKeyword) 48000'"); return
+        }
+        if let problem = EngineFormat.problem(sampleRate: hz) { error("\(Automation.rateKeyword) \(words[1]): \(problem)"); return }
+        if let first = sampleRate { error("a second \(Automation.rateKeyword) line (the first gave \(formatNumber(first)) Hz)"); return }
+        sampleRate = hz
     }
 
     /// The line's time: a number of seconds, not negative, within the limit, not going back.

@@ -163,7 +163,8 @@ public final class SessionRecorder {
                 originSeconds = max(reachedSeconds, lastLineSeconds)
                 append("# \(AutomationWriter.time(seconds: originSeconds)): the JACK server is back at \(Int(engine.sampleRate)) Hz (was \(Int(engineRate)) Hz)\n")
             } else {
-                append("# engine at \(Int(engine.sampleRate)) Hz\n")
+                // The rate it is heard at: `rack render` renders the recording at it.
+                append("\(Automation.rateKeyword) \(Int(engine.sampleRate)) # the engine's rate, which rack render renders at\n")
             }
             engineID = id
             engineRate = engine.sampleRate

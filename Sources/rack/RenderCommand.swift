@@ -24,7 +24,7 @@ struct RenderCommand: ParsableCommand {
     static let defaultTailSeconds = 0.0
     @Option(parsing: .unconditional, help: "Seconds of reverb tail added after the input ends (default: \(formatNumber(defaultTailSeconds))).", transform: decimalArgument)
     var tail: Double = defaultTailSeconds
-    @Option(help: "Render sample rate in Hz (default: the input's).", transform: decimalArgument)
+    @Option(help: "Render sample rate in Hz (default: the automation file's rate line, else the input's).", transform: decimalArgument)
     var rate: Double?
     @Option(help: "Frames per render call (offline the engine renders in large blocks; the result does not depend on it).")
     var block: Int = 16_384
@@ -78,7 +78,9 @@ struct RenderCommand: ParsableCommand {
             request.automation = try loadAutomation(automation, presets: presets, length: length)
         }
         request.tailSeconds = tail
-        request.sampleRate = rate   // nil: the input's (checked by the renderer, 65 if unsupported)
+        // nil: the input's (checked by the renderer, 65 if unsupported); a recording's rate line
+        // gives the rate it was heard at.
+        request.sampleRate = rate ?? request.automation?.sampleRate
         request.blockFrames = block
         request.format = format.flatMap(SampleFormat.init(rawValue:))
         if request.format == nil {

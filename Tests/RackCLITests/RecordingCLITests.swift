@@ -51,6 +51,19 @@ final class RecordingCLITests: XCTestCase {
         XCTAssertTrue(once.stderr.contains("past the end of the input"), once.stderr)
     }
 
+    /// A recording's rate line is the rate `rack render` renders at (the rate it was heard at),
+    /// unless `--rate` says otherwise: a 48 kHz file with `rate 44100` renders at 44.1 kHz.
+    func testARecordingsRateLineIsTheRenderRate() throws {
+        try "rate 44100 # heard at\n0 /rack/mix 40\n".write(toFile: dir + "/r.txt", atomically: true, encoding: .utf8)
+        let heard = try rack(["render", dir + "/in.wav", dir + "/heard.wav", "--automation", dir + "/r.txt"], environment: env)
+        heard.assertOK()
+        XCTAssertEqual(try AudioFileReader(path: dir + "/heard.wav").info.sampleRate, 44_100, heard.stderr)
+        let asked = try rack(["render", dir + "/in.wav", dir + "/asked.wav", "--automation", dir + "/r.txt", "--rate", "48000"],
+                             environment: env)
+        asked.assertOK()
+        XCTAssertEqual(try AudioFileReader(path: dir + "/asked.wav").info.sampleRate, 48_000)
+    }
+
     /// The README's offline commands with Examples/session.txt on the demo loop it is
     /// documented with print no warning (they printed 8), and the render is the 16 s the file
     /// says.

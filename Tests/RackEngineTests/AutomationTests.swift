@@ -86,6 +86,22 @@ final class AutomationTests: XCTestCase {
 
     /// Times beyond a day (the longest render) are errors: a loop and an event at 604,000 s
     /// passed and rendered a week of audio.
+    /// `rate HZ` gives the engine rate the file was heard at (a recording's first line), once,
+    /// a rate the engine runs at; it is no event.
+    func testARateLineGivesTheFilesEngineRate() {
+        let a = parse("# recorded\n0 /rack/mix 40\nrate 44100 # heard at\n1 /rack/cutoff 800\n")
+        XCTAssertEqual(a.diagnostics, [])
+        XCTAssertEqual(a.sampleRate, 44_100)
+        XCTAssertEqual(a.events.map(\.address), ["/rack/mix", "/rack/cutoff"])
+        XCTAssertNil(parse("0 /rack/mix 40\n").sampleRate)
+        XCTAssertEqual(parse("rate fast\n").errors.map(\.description),
+                       ["line 1: error: rate takes one number of Hz, e.g. 'rate 48000'"])
+        XCTAssertEqual(parse("rate 1000\n").errors.count, 1)
+        XCTAssertTrue(parse("rate 1000\n").errors[0].description.hasPrefix("line 1: error: rate 1000: a sample rate of 1000 Hz is not supported"))
+        XCTAssertEqual(parse("rate 48000\nrate 44100\n").errors.map(\.description),
+                       ["line 2: error: a second rate line (the first gave 48000 Hz)"])
+    }
+
     func testTimesBeyondADayAreRefused() {
         XCTAssertEqual(parse("1e300 /rack/mix 10\n").errors.map(\.line), [1])
         XCTAssertEqual(parse("\(formatNumber(Automation.maximumTimeSeconds)) /rack/mix 10\n").errors, [])

@@ -23,7 +23,7 @@ final class SessionTests: XCTestCase {
         let lines = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(Array(lines.prefix(5)), [
             "# recorded by rack run: TIME ADDRESS ARGS..., times in seconds from the start",
-            "# engine at 48000 Hz",
+            "rate 48000 # the engine's rate, which rack render renders at",
             "0.000000 /rack/cutoff 800 0.010000",
             "0.005333 /rack/gain 12",
             "# 0.026667 preset Warm recalled over 0.100000 s: its values follow",

@@ -628,8 +628,8 @@ def test_at_most_the_readme_count_of_midi_events_a_cycle(rack_factory, osc_facto
     midisend(helpers, jack, sched, 1.0, "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
     wait_get(osc, "cutoff", 12)   # the later cycle's event: taken
     assert rack.stop() == 0, rack.describe()
-    # The recording starts with the state at the start; what was applied follows "# engine at".
-    applied = rec.read_text().split("# engine at", 1)[1]
+    # The recording starts with the state at the start; what was applied follows its rate line.
+    applied = rec.read_text().split("\nrate ", 1)[1]
     gains = [float(line.split()[2]) for line in applied.splitlines() if " /rack/gain " in line]
     print(f"MIDI: {sent} events in one cycle, {len(gains)} applied (README: at most {bound})")
     assert len(gains) == bound, f"{len(gains)} of {sent} events applied in one cycle"

@@ -68,6 +68,8 @@ def parse_record(path, starting_state=False):
         if not line:
             continue
         fields = line.split()
+        if fields[0] == "rate":       # the engine rate the file was heard at: no event
+            continue
         assert len(fields) >= 2, f"{path}:{n}: {line!r}"
         events.append((float(fields[0]), fields[1], fields[2:], n))
     times = [e[0] for e in events]
