@@ -12,7 +12,7 @@
 /// A kernel keeps its own memo (the filter's last coefficients, the gain's last conversion):
 /// the engine hands it values in parameter units and never caches on its behalf. The values
 /// a kernel receives are already in range: the control side clamps them once
-/// (`ParameterSpec.clamp`); a kernel only guards its own numerical limits (e.g. the low-pass
+/// (`ParameterSpec.clamp`); a kernel only guards its own numerical limits (e.g. the filter
 /// keeps its cutoff below Nyquist so `tan` stays finite).
 ///
 /// A kernel that owns memory holds it in noncopyable owners (`UniqueBuffer`), so the kernel is
@@ -20,8 +20,8 @@
 /// core), on the thread that drops that owner. (`Reverb` is the exception still: a copyable
 /// handle whose owner calls its `deallocate()` once.)
 ///
-/// Kernels: `LowPass`, `WetDryGain`, `Player`. `InputSanitiser` is a stateless stage (nothing
-/// to prepare or reset: one function that also counts what it replaced).
+/// Kernels: `StateVariableFilter`, `WetDryGain`, `Player`. `InputSanitiser` is a stateless stage
+/// (nothing to prepare or reset: one function that also counts what it replaced).
 public protocol Kernel: ~Copyable {
     /// What one `process` call works on: buffers and the call's settings.
     associatedtype Block

@@ -47,7 +47,7 @@ public struct EngineCore: ~Copyable {
     /// Every parameter's default and longest ramp in frames, indexed by `ParameterID.index`.
     let rampLimitStorage: UniqueBuffer<RampLimits>
     public internal(set) var room: Room
-    var filter = LowPass(maximumCutoffHz: Parameters[.cutoff].maximum)
+    var filter = StateVariableFilter(mode: .lowPass, maximumCutoffHz: Parameters[.cutoff].maximum)
     var reverb = Reverb()
     var player = Player()
     var mixer = WetDryGain()

@@ -177,11 +177,11 @@ extension EngineCore {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func renderFilter(_ stretch: SegmentStretch, offset: Int) {
-        filter.process(LowPass.Block(
+        filter.process(StateVariableFilter.Block(
             buffers: StereoBuffers(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames),
-            from: LowPass.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.start),
+            from: StateVariableFilter.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.start),
                                   resonanceDecibels: ramp(.resonance).value(at: stretch.start)),
-            to: LowPass.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.endSample),
+            to: StateVariableFilter.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.endSample),
                                 resonanceDecibels: ramp(.resonance).value(at: stretch.endSample)),
             offset: stretch.offsetInSegment, length: stretch.length))
     }

@@ -9,7 +9,7 @@ final class KernelRecoveryTests: XCTestCase {
     // MARK: Low-pass
 
     /// Filters `x` (both channels) in blocks of 64 frames at a resonant setting.
-    func lowPass(_ blocks: [[Float]], _ filter: inout LowPass) -> [[Float]] {
+    func lowPass(_ blocks: [[Float]], _ filter: inout StateVariableFilter) -> [[Float]] {
         let c = filter.coefficients(cutoffHz: 1500, resonanceDecibels: 12)
         return blocks.map { block in
             var l = block, r = block
@@ -26,14 +26,14 @@ final class KernelRecoveryTests: XCTestCase {
         var blocks = stride(from: 0, to: x.count, by: 64).map { Array(x[$0..<($0 + 64)]) }
         for bad: Float in [.nan, .infinity, -.infinity] {
             blocks[10][17] = bad
-            var filter = LowPass()
-            filter.prepare(sampleRate: 48_000, maxFrames: 64, maximumCutoffHz: 20_000)
+            var filter = StateVariableFilter(maximumCutoffHz: 20_000)
+            filter.prepare(sampleRate: 48_000, maxFrames: 64)
             let out = lowPass(blocks, &filter)
             XCTAssertTrue(out.allSatisfy { $0.allSatisfy(\.isFinite) }, "\(bad): non-finite output")
             XCTAssertEqual(filter.faultResets, 1)
             // From the next block on: a fresh filter fed from there, sample for sample.
-            var fresh = LowPass()
-            fresh.prepare(sampleRate: 48_000, maxFrames: 64, maximumCutoffHz: 20_000)
+            var fresh = StateVariableFilter(maximumCutoffHz: 20_000)
+            fresh.prepare(sampleRate: 48_000, maxFrames: 64)
             let reference = lowPass(Array(blocks[11...]), &fresh)
             XCTAssertEqual(Array(out[11...]), reference, "\(bad)")
         }

@@ -12,8 +12,8 @@ final class LowPassTests: XCTestCase {
     /// through it until the transient has died, then its amplitude is measured by correlation
     /// over whole periods.
     func magnitude(at frequency: Double, cutoff: Double, resonance: Double) -> Double {
-        var f = LowPass()
-        f.prepare(sampleRate: rate, maxFrames: 4096, maximumCutoffHz: 20_000)
+        var f = StateVariableFilter(maximumCutoffHz: 20_000)
+        f.prepare(sampleRate: rate, maxFrames: 4096)
         let c = f.coefficients(cutoffHz: cutoff, resonanceDecibels: resonance)
         let settle = Int(rate * max(0.5, 20 / cutoff)) // many time constants, even at low cutoff
         let periods = max(1, Int(frequency * 0.2))
@@ -79,10 +79,10 @@ final class LowPassTests: XCTestCase {
     }
 
     func testStableUnderAudioRateCutoffModulation() {
-        var f = LowPass()
+        var f = StateVariableFilter(maximumCutoffHz: 20_000)
         // The engine's control tick (the README: "jumping every 32 samples").
         let segment = 32
-        f.prepare(sampleRate: rate, maxFrames: segment, maximumCutoffHz: 20_000)
+        f.prepare(sampleRate: rate, maxFrames: segment)
         var l = [Float](repeating: 0, count: segment), r = l
         var maxAbs: Float = 0
         var n = 0
@@ -107,8 +107,8 @@ final class LowPassTests: XCTestCase {
         var noise = SplitMix(seed: 512)   // seeded: the same noise every run
         let input = (0..<512).map { _ in Float.random(in: -1...1, using: &noise) }
         func run(_ splits: [Int]) -> [Float] {
-            var f = LowPass()
-            f.prepare(sampleRate: rate, maxFrames: 512, maximumCutoffHz: 20_000)
+            var f = StateVariableFilter(maximumCutoffHz: 20_000)
+            f.prepare(sampleRate: rate, maxFrames: 512)
             let a = f.coefficients(cutoffHz: 200, resonanceDecibels: 6)
             let b = f.coefficients(cutoffHz: 5000, resonanceDecibels: -6)
             var l = input, r = input
@@ -131,8 +131,8 @@ final class LowPassTests: XCTestCase {
     func testSplittingSteadySegmentsAtOddSamplesGivesTheSameSamples() {
         let input = noiseSamples(2_000)
         func run(_ splits: [Int]) -> [Float] {
-            var f = LowPass()
-            f.prepare(sampleRate: rate, maxFrames: 2_000, maximumCutoffHz: 20_000)
+            var f = StateVariableFilter(maximumCutoffHz: 20_000)
+            f.prepare(sampleRate: rate, maxFrames: 2_000)
             let a = f.coefficients(cutoffHz: 700, resonanceDecibels: 9)
             let b = f.coefficients(cutoffHz: 3000, resonanceDecibels: -3)
             var l = input, r = input.reversed() as [Float]
@@ -166,8 +166,8 @@ final class LowPassTests: XCTestCase {
     func testMatchesTheSVFInDoublePrecision() {
         let input = noiseSamples(48_000)
         for (cutoff, resonance) in [(40.0, 0.0), (1_000.0, 18.0), (15_000.0, -6.0)] {
-            var f = LowPass()
-            f.prepare(sampleRate: rate, maxFrames: 48_000, maximumCutoffHz: 20_000)
+            var f = StateVariableFilter(maximumCutoffHz: 20_000)
+            f.prepare(sampleRate: rate, maxFrames: 48_000)
             let c = f.coefficients(cutoffHz: cutoff, resonanceDecibels: resonance)
             var l = input, r = input
             l.withUnsafeMutableBufferPointer { lp in r.withUnsafeMutableBufferPointer { rp in
@@ -205,8 +205,8 @@ final class LowPassTests: XCTestCase {
     }
 
     func testSilentTailNeverGoesSubnormal() {
-        var f = LowPass()
-        f.prepare(sampleRate: rate, maxFrames: 1024, maximumCutoffHz: 20_000)
+        var f = StateVariableFilter(maximumCutoffHz: 20_000)
+        f.prepare(sampleRate: rate, maxFrames: 1024)
         let c = f.coefficients(cutoffHz: 30, resonanceDecibels: 20)
         var l = [Float](repeating: 0, count: 1024), r = l
         l[0] = 1; r[0] = 1
