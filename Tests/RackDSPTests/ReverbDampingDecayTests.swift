@@ -50,4 +50,33 @@ final class ReverbDampingDecayTests: XCTestCase {
             }
         }
     }
+
+    /// After a freeze is released the tail decays at the set decay again: the default room
+    /// (mediumHall) at 2 s with the damping off, fed noise for 1 s, frozen for 1 s, released
+    /// with the input silent: T30 of the release within ±10 % of 2 s (before: 2.5 s, the
+    /// undamped decay running long).
+    func testAReleasedFreezeDecaysAtTheSetDecay() throws {
+        let rate = 48_000.0, room = Room.mediumHall
+        var shape = room.shape
+        shape.decaySeconds = 2
+        shape.dampingHz = ReverbShape.dampingRange.upperBound
+        var reverb = Reverb()
+        reverb.prepare(sampleRate: rate, maxFrames: 4096)
+        defer { reverb.deallocate() }
+        reverb.setRoom(room, crossfadeFrames: 0)
+        reverb.setShape(shape)
+        let noise = DSPTestSignals.noise(Int(rate), seed: 7)
+        _ = IRA.render(&reverb, left: noise, right: noise)
+        var held = shape
+        held.freeze = true
+        reverb.setShape(held)
+        let silence = [Float](repeating: 0, count: Int(rate))
+        _ = IRA.render(&reverb, left: silence, right: silence)
+        reverb.setShape(shape)
+        let release = [Float](repeating: 0, count: Int(2.5 * rate))
+        let tail = IRA.render(&reverb, left: release, right: release)
+        let t30 = try XCTUnwrap(IRA.reverberationTime(left: tail.left, right: tail.right, sampleRate: rate, lower: -35))
+        print("ReverbDampingDecayTests: T30 after the release \(t30) s")
+        XCTAssertEqual(t30, 2, accuracy: 0.2, "after the release: T30 \(t30) s")
+    }
 }
