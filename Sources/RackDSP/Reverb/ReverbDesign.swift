@@ -273,7 +273,9 @@ struct ReverbCoefficients {
             apply(absorption)
             return
         }
-        if decayMoved || dampingCorrection != nil {
+        var corrected = false
+        if case .some = dampingCorrection { corrected = true }
+        if decayMoved || corrected {
             let midDecaySeconds = self.midDecaySeconds(decaySeconds: decaySeconds, dampingHz: dampingHz)
             absorptionFactors.setGains(&absorption, midDecaySeconds: midDecaySeconds,
                                        lowDecaySeconds: midDecaySeconds * lowRatio)
