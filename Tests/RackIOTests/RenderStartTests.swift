@@ -18,14 +18,16 @@ final class RenderStartTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
-    /// Renders `left`/`right` (48 kHz float WAV) with `state`; returns the output.
-    private func render(_ left: [Float], _ right: [Float], _ state: RackState) throws -> (left: [Float], right: [Float]) {
+    /// Renders `left`/`right` (48 kHz float WAV) with `state` (and `automation`); returns the output.
+    private func render(_ left: [Float], _ right: [Float], _ state: RackState,
+                        automation: String? = nil) throws -> (left: [Float], right: [Float]) {
         let input = dir + "/in.wav", output = dir + "/out.wav"
         let w = try AudioFileWriter(path: input, sampleRate: 48_000, format: .float)
         try w.write(left: left, right: right, frames: left.count)
         try w.commit()
         var request = RenderRequest(inputPath: input, outputPath: output)
         request.initialState = state
+        request.automation = automation.map { Automation.parse($0, presetNames: [], presetAtIndex: { _ in nil }) }
         request.format = .float
         _ = try OfflineRenderer.render(request, presets: PresetStore(factoryDirectory: nil, userDirectory: dir + "/presets"))
         let r = try AudioFileReader(path: output)
@@ -61,5 +63,20 @@ final class RenderStartTests: XCTestCase {
         let mean = out.left[0..<240].reduce(0, +) / 240
         XCTAssertEqual(mean, 0.5, accuracy: 0.005, "the first 5 ms")
         XCTAssertEqual(out.left, out.right)
+    }
+
+    /// A seek at time 0 places the player as a recorded live session starts it, and the render
+    /// fades in as that live start did (so a recording's replay is its session): bypassed, a
+    /// constant 0.5 rises from 0.5/240 at frame 0 to 0.5 at frame 239 (5 ms at 48 kHz).
+    func testARenderStartingAtASeekFadesInAsTheLiveStartDid() throws {
+        let n = 4_800
+        let constant = [Float](repeating: 0.5, count: n)
+        var state = RackState()
+        state[.bypass] = 1
+        let out = try render(constant, constant, state, automation: "0 /rack/player/seek 0\n")
+        XCTAssertEqual(out.left[0], 0.5 / 240, accuracy: 1e-6)
+        XCTAssertLessThan(out.left[120], 0.5)
+        XCTAssertEqual(out.left[239], 0.5, accuracy: 1e-6)
+        XCTAssertTrue(out.left[240...].allSatisfy { $0 == 0.5 })
     }
 }
