@@ -82,10 +82,10 @@ struct ReverbCoefficients {
     /// the room's own decay the factor is exactly 1 (the room's design, byte for byte).
     var decayCorrection = SIMD16<Double>(repeating: 1)
     var ownDecayCorrection = 1.0
-    /// The room's damping correction (`RoomDefinition.dampingCorrection`; nil for a definition
-    /// outside the table: no correction): the mid-band T60 is also multiplied by
-    /// `dampingCorrection(decay, damping)/dampingCorrection(decay, own damping)`, exactly 1 at
-    /// the room's own damping.
+    /// The room's damping correction (its rows of `RoomDefinition.dampingCorrectionTable`; nil
+    /// for a definition outside the table: no correction): the mid-band T60 is also multiplied
+    /// by d(decay, damping)/d(decay, own damping), exactly 1 at the room's own damping
+    /// (`midDecaySeconds(decaySeconds:dampingHz:)`).
     var dampingCorrection: DampingCorrectionRows? = nil
     /// `ReverbTuning.halfDecayPerDamping`, copied (a `static let` read is a call on the render path).
     var halfDecayPerDamping = ReverbTuning.halfDecayPerDamping
