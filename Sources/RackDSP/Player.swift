@@ -80,6 +80,16 @@ public struct Player: Sendable {
     /// - Realtime: safe
     @_noLocks public mutating func setPlaying(_ playing: Bool) { isPlaying = playing }
 
+    /// Starts the transport at full level from its first frame, without the fade in: for an
+    /// offline render, which plays a file as it is (nothing was heard before its first frame,
+    /// so there is nothing to click against; a fade would take the file's attack). Live starts,
+    /// seeks and stops keep their fades (`setPlaying`, `attach`).
+    /// - Realtime: safe
+    @_noLocks public mutating func playFromFullLevel() {
+        isPlaying = true
+        fade = 1
+    }
+
     /// True when the reader has delivered its last frame and the player has played it.
     public var isAtEnd: Bool {
         guard let ring else { return true }

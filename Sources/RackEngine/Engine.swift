@@ -98,9 +98,14 @@ public final class Engine: @unchecked Sendable {
     public var sampleTime: Int64 { core.pointee.sampleTime }
 
     /// Owner's thread, while not rendering: plays `ring` through the player (nil detaches).
-    public func attachPlayer(_ ring: StereoRing?, playing: Bool) {
+    /// `fadeIn` false starts it at full level (an offline render: the file as it is).
+    public func attachPlayer(_ ring: StereoRing?, playing: Bool, fadeIn: Bool = true) {
         core.pointee.player.attach(ring)
-        core.pointee.player.setPlaying(playing)
+        if playing && !fadeIn {
+            core.pointee.player.playFromFullLevel()
+        } else {
+            core.pointee.player.setPlaying(playing)
+        }
     }
 
     /// Target values now (owner's thread).

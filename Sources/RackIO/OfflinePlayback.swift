@@ -13,6 +13,10 @@ import RackFiles
 struct OfflinePlayback {
     /// True when the automation turns looping on at some time.
     let loops: Bool
+    /// True when the automation places the player with a seek at time 0, as a recorded live
+    /// session starts: the player fades in as that live start did. A render of the file from
+    /// its start plays its first frame at full level (the file as it is).
+    let fadesIn: Bool
     /// The frames the render lasts before its tail.
     let playFrames: Int64
     /// The ring the reader fills and the player reads.
@@ -31,6 +35,10 @@ struct OfflinePlayback {
         let passes = PlayerPasses(fileFrames: reader.info.frames, sourceRate: reader.info.sampleRate,
                                   targetRate: rate, startFileFrame: startFrame)
         loops = automation?.loops ?? false
+        fadesIn = automation?.events.contains { e in
+            guard e.time == 0, case .seek = e.action else { return false }
+            return true
+        } ?? false
         if loops {
             reader.loop = true
             ring = StereoRing(minimumCapacity: ringFrames, passes: passes)

@@ -48,7 +48,9 @@ public enum OfflineRenderer {
             engine.attachPlayer(nil, playing: false)
             ring.deallocate()
         }
-        engine.attachPlayer(ring, playing: true)
+        // The file as it is from its first frame (sox and a plugin host do not fade it in): the
+        // player's fade belongs to live starts and seeks (a recorded session's seek at time 0).
+        engine.attachPlayer(ring, playing: true, fadeIn: playback.fadesIn)
 
         let events = (request.automation?.engineEvents(sampleRate: rate, presets: presets, lengthFrames: totalFrames) ?? [])
             + (playback.endEvent.map { [$0] } ?? [])

@@ -58,8 +58,9 @@ final class ReverbControlMathTests: XCTestCase {
     }
 
     /// Every room at 44.1, 48 and 96 kHz, over the decay grid and damping from 500 Hz to off:
-    /// the absorption `shape` remakes (a decay move, then a damping move: only the poles) is
-    /// `LineAbsorption.init`'s for the same T60s to double rounding, and the kernel's Float
+    /// the absorption `shape` remakes (a decay move, then a damping move: the poles, and the
+    /// gains for the damping correction's mid-band T60) is `LineAbsorption.init`'s for the same
+    /// T60s to double rounding, and the kernel's Float
     /// coefficients are within one Float step of it.
     func testShapedAbsorptionIsTheDesignMaths() {
         var worstGain = 0.0, worstPole = 0.0
@@ -70,8 +71,7 @@ final class ReverbControlMathTests: XCTestCase {
                     c.shape(decaySeconds: decay, dampingHz: 20_000, frozen: false)
                     for damping in [500.0, 2_000, room.shape.dampingHz * 1.01, 9_000, 19_000] {
                         c.shape(decaySeconds: decay, dampingHz: damping, frozen: false)
-                        let mid = decay * c.calibration
-                            * (ReverbCoefficients.correction(c.decayCorrection, decaySeconds: decay) / c.ownDecayCorrection)
+                        let mid = c.midDecaySeconds(decaySeconds: decay, dampingHz: damping)
                         let reference = LineAbsorption(
                             midDecaySeconds: mid, lowDecaySeconds: mid * c.lowRatio,
                             halfDecayHz: min(c.halfDecayPerDamping * damping, 0.5 * rate), sampleRate: rate,

@@ -166,8 +166,7 @@ def read_float_wav(path: Path) -> np.ndarray:
 
 
 def make_signal(seconds: float = 1.5, seed: int = 7, silence_frames: int = RATE // 10) -> np.ndarray:
-    """`silence_frames` of silence (0.1 s), then noise and a sine in stereo. The silence covers the
-    player's 5 ms fade-in in `rack render` (a fade of zeros is zeros), so both paths see the same input."""
+    """`silence_frames` of silence (0.1 s unless given), then noise and a sine in stereo."""
     rng = np.random.default_rng(seed)
     n = int(seconds * RATE)
     t = np.arange(n) / RATE
@@ -355,8 +354,8 @@ def preset_values(bundle: Path, name: str) -> dict:
 @pytest.mark.parametrize("case", ["settings", "preset"])
 def test_lv2apply_equals_rack_render(bundle, rack_binary, table, tmp_path, case):
     inp = tmp_path / "in.wav"
-    # The README's bound: 5 ms of silence (240 frames) is enough, not more.
-    write_float_wav(inp, make_signal(silence_frames=RATE * 5 // 1000))
+    # From the first frame: the input starts at full level (`rack render` does not fade it in).
+    write_float_wav(inp, make_signal(silence_frames=0))
     if case == "settings":
         # Every shaping control set too: a host sets each port, and `--set` sets them in the same
         # group as the room, so the room rule leaves them as given on both sides.

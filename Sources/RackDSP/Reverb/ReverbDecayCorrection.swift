@@ -121,3 +121,20 @@ extension RoomDefinition {
         [1.526, 1.351, 1.253, 1.096, 1.013, 0.986, 0.962, 0.955],
     ]
 }
+
+extension ReverbCoefficients {
+    /// The decay correction at `decaySeconds`: `nodes` interpolated linearly in log decay
+    /// (node k at `ReverbTuning.decayCorrectionNode(k)`), held flat beyond the end nodes.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    static func correction(_ nodes: SIMD16<Double>, decaySeconds: Double) -> Double {
+        let last = Double(nodes.scalarCount - 1)
+        let position = ReverbControlMath.log2(decaySeconds / ReverbTuning.decayCorrectionFirstSeconds)
+            / ReverbTuning.decayCorrectionOctavesPerNode
+        if !(position > 0) { return nodes[0] }
+        if position >= last { return nodes[nodes.scalarCount - 1] }
+        let k = Int(position)
+        let fraction = position - Double(k)
+        return nodes[k] + fraction * (nodes[k + 1] - nodes[k])
+    }
+}

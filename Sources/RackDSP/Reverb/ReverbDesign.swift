@@ -82,6 +82,11 @@ struct ReverbCoefficients {
     /// the room's own decay the factor is exactly 1 (the room's design, byte for byte).
     var decayCorrection = SIMD16<Double>(repeating: 1)
     var ownDecayCorrection = 1.0
+    /// The room's damping correction (its rows of `RoomDefinition.dampingCorrectionTable`; nil
+    /// for a definition outside the table: no correction): the mid-band T60 is also multiplied
+    /// by d(decay, damping)/d(decay, own damping), exactly 1 at the room's own damping
+    /// (`midDecaySeconds(decaySeconds:dampingHz:)`).
+    var dampingCorrection: DampingCorrectionRows? = nil
     /// `ReverbTuning.halfDecayPerDamping`, copied (a `static let` read is a call on the render path).
     var halfDecayPerDamping = ReverbTuning.halfDecayPerDamping
     /// True for a room's short form (`ReverbShortForm.swift`), and the decay (s) below which the
@@ -127,6 +132,7 @@ struct ReverbCoefficients {
         self.init(definition: room.definition, sampleRate: fs)
         decayCorrection = RoomDefinition.decayCorrection(room)
         ownDecayCorrection = Self.correction(decayCorrection, decaySeconds: decaySeconds)
+        dampingCorrection = DampingCorrectionRows(room)
         shortFormBelowSeconds = room.definition.shortFormBelowSeconds
     }
 
@@ -236,14 +242,16 @@ struct ReverbCoefficients {
     }
 
     /// Remakes the loops' absorption for a broadband RT60 of `decaySeconds` (the mid band's is
-    /// `calibration` times it, the low band's `lowRatio` times that) and a `dampingHz` (the
+    /// `midDecaySeconds(decaySeconds:dampingHz:)`, the low band's `lowRatio` times that) and a `dampingHz` (the
     /// one-pole's half-decay frequency `halfDecayPerDamping` times it; at `ReverbShape.dampingRange`'s top, or twice it beyond
     /// Nyquist, no damping / damping at Nyquist), or a lossless loop when `frozen` (every
     /// loop gain 1: the Hadamard matrix, the allpasses and the delays keep the energy). Nothing
     /// changes when the values are those it has. Same delays, same output scale.
     /// Only what moved is remade: a `decay` move the gains and the poles (which follow the
-    /// gains), a `damping` move the poles, each by `LineAbsorptionFactors`; at the room's own
-    /// decay and damping the absorption is the design's, byte for byte.
+    /// gains), a `damping` move the poles and, in a room with a damping correction, the gains
+    /// (the mid-band T60 that keeps the broadband T30 at the set decay moves with the damping),
+    /// each by `LineAbsorptionFactors`; at the room's own decay and damping the absorption is
+    /// the design's, byte for byte.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func shape(decaySeconds: Double, dampingHz: Double, frozen: Bool) {
@@ -258,38 +266,23 @@ struct ReverbCoefficients {
         let halfDecayHz: Double? = dampingHz >= ReverbShape.dampingRange.upperBound
             ? nil : min(halfDecayPerDamping * dampingHz, 0.5 * sampleRate)
         if decaySeconds == ownDecaySeconds && dampingHz == ownDampingHz {
-            let midDecaySeconds = decaySeconds * calibration
-                * (Self.correction(decayCorrection, decaySeconds: decaySeconds) / ownDecayCorrection)
+            let midDecaySeconds = self.midDecaySeconds(decaySeconds: decaySeconds, dampingHz: dampingHz)
             absorption = LineAbsorption(midDecaySeconds: midDecaySeconds, lowDecaySeconds: midDecaySeconds * lowRatio,
                                         halfDecayHz: halfDecayHz, sampleRate: sampleRate,
                                         lineDelay: lineDelay, diffuserDelay: diffuserDelay)
             apply(absorption)
             return
         }
-        if decayMoved {
-            let midDecaySeconds = decaySeconds * calibration
-                * (Self.correction(decayCorrection, decaySeconds: decaySeconds) / ownDecayCorrection)
+        var corrected = false
+        if case .some = dampingCorrection { corrected = true }
+        if decayMoved || corrected {
+            let midDecaySeconds = self.midDecaySeconds(decaySeconds: decaySeconds, dampingHz: dampingHz)
             absorptionFactors.setGains(&absorption, midDecaySeconds: midDecaySeconds,
                                        lowDecaySeconds: midDecaySeconds * lowRatio)
             applyGains(absorption)
         }
         absorptionFactors.setPoles(&absorption, halfDecayHz: halfDecayHz, sampleRate: sampleRate)
         applyPoles(absorption)
-    }
-
-    /// The decay correction at `decaySeconds`: `nodes` interpolated linearly in log decay
-    /// (node k at `ReverbTuning.decayCorrectionNode(k)`), held flat beyond the end nodes.
-    /// - Realtime: safe
-    @_noLocks @inline(__always)
-    static func correction(_ nodes: SIMD16<Double>, decaySeconds: Double) -> Double {
-        let last = Double(nodes.scalarCount - 1)
-        let position = ReverbControlMath.log2(decaySeconds / ReverbTuning.decayCorrectionFirstSeconds)
-            / ReverbTuning.decayCorrectionOctavesPerNode
-        if !(position > 0) { return nodes[0] }
-        if position >= last { return nodes[nodes.scalarCount - 1] }
-        let k = Int(position)
-        let fraction = position - Double(k)
-        return nodes[k] + fraction * (nodes[k + 1] - nodes[k])
     }
 
     /// Early taps: delays, channels and gains, and the history they need.

@@ -2,10 +2,12 @@
 /// them (`Reverb.setShape(_:)`). Each room has its own values (`Room.shape`); a room at its own
 /// values sounds exactly as the room's design.
 public struct ReverbShape: Sendable, Equatable {
-    /// Broadband RT60 of the late reverb (s, `decayRange`): the loops' absorption is recomputed
-    /// for it (Jot & Chaigne), scaled by the room's calibration (its mid-band T60 over its
-    /// broadband T60 at its own damping) and its decay correction (how that ratio moves with the
-    /// decay, `RoomDefinition.decayCorrectionTable`). Below the decay its own loops can carry a
+    /// Broadband RT60 of the late reverb (s, `decayRange`), at any `dampingHz`: the loops'
+    /// absorption is recomputed for it (Jot & Chaigne), scaled by the room's calibration (its
+    /// mid-band T60 over its broadband T60 at its own damping), its decay correction (how that
+    /// ratio moves with the decay, `RoomDefinition.decayCorrectionTable`) and its damping
+    /// correction (how it moves with the damping, `RoomDefinition.dampingCorrectionTable`).
+    /// Below the decay its own loops can carry a
     /// large room runs a smaller network, its short form (`ReverbShortForm.swift`): every room
     /// reaches 0.2 s.
     public var decaySeconds: Double
@@ -13,7 +15,8 @@ public struct ReverbShape: Sendable, Equatable {
     /// the room's own early pattern.
     public var predelaySeconds: Double
     /// Above this frequency (Hz, `dampingRange`) the decay time falls: at twice it the RT60 is
-    /// half the mid-band RT60. `dampingRange.upperBound` (20 kHz) switches the damping off.
+    /// half the mid-band RT60 (the mid band's follows, so the broadband RT60 stays `decaySeconds`).
+    /// `dampingRange.upperBound` (20 kHz) switches the damping off.
     public var dampingHz: Double
     /// High-pass corner (Hz, −3 dB, `lowcutRange`) on the wet output; the bottom of the range
     /// switches it off.

@@ -61,6 +61,7 @@ extension ReverbCoefficients {
         shortFormBelowSeconds = own.shortFormBelowSeconds
         decayCorrection = RoomDefinition.shortFormDecayCorrection(room)
         ownDecayCorrection = 1
+        dampingCorrection = DampingCorrectionRows(room)
         let switching = own.shortFormBelowSeconds
         outputScale = own.outputScale * loudnessScale(atDecaySeconds: switching)
             / own.loudnessScale(atDecaySeconds: switching)
