@@ -16,7 +16,7 @@ enum PageGraphs {
             ("maximumFrequency", .number(ResponsePlot.maximumFrequency)),
             ("minimumDecibels", .number(ResponsePlot.minimumDecibels)),
             ("maximumDecibels", .number(ResponsePlot.maximumDecibels)),
-            ("highestCutoffRatio", .number(LowPassTuning.highestCutoffRatio)),
+            ("highestCutoffRatio", .number(StateVariableFilter.highestCutoffRatio)),
             ("cutoffDefault", .number(Parameters[.cutoff].defaultValue)),
             ("resonanceDefault", .number(Parameters[.resonance].defaultValue)),
         ])),
