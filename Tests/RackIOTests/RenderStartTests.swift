@@ -3,6 +3,7 @@ import RackTestSupport
 import Foundation
 import RackDSP
 import RackEngine
+import RackFiles
 @testable import RackIO
 
 /// `rack render` processes a file as it is from its first frame, as sox and a plugin host do:
