@@ -11,6 +11,8 @@ public enum AudioContainer: Sendable, CaseIterable {
     case flac
     /// Ogg Vorbis (`.ogg`, `.oga`).
     case ogg
+    /// MPEG-1/2 Layer III (`.mp3`), encoded by LAME through libsndfile.
+    case mp3
 
     /// The container named by the extension of `path` (case-insensitive): `.wav`/`.wave`,
     /// `.flac`, `.ogg`/`.oga`. `nil` for any other extension or none.
@@ -20,6 +22,7 @@ public enum AudioContainer: Sendable, CaseIterable {
         case "wav", "wave": self = .wav
         case "flac": self = .flac
         case "ogg", "oga": self = .ogg
+        case "mp3": self = .mp3
         default: return nil
         }
     }
@@ -30,7 +33,15 @@ public enum AudioContainer: Sendable, CaseIterable {
         case .wav: return "wav"
         case .flac: return "flac"
         case .ogg: return "ogg"
+        case .mp3: return "mp3"
         }
+    }
+
+    /// The containers for a person, in the order of `allCases`: "wav, flac, ogg or mp3";
+    /// `dotted` gives ".wav, .flac, .ogg or .mp3".
+    public static func names(dotted: Bool = false) -> String {
+        let names = allCases.map { (dotted ? "." : "") + $0.fileExtension }
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
     }
 
     /// The extension of the last path component (text after its last dot), or `nil` when it has
@@ -48,6 +59,7 @@ public enum AudioContainer: Sendable, CaseIterable {
         case Int(SF_FORMAT_WAV), Int(SF_FORMAT_WAVEX), Int(SF_FORMAT_RF64): self = .wav
         case Int(SF_FORMAT_FLAC): self = .flac
         case Int(SF_FORMAT_OGG): self = .ogg
+        case Int(SF_FORMAT_MPEG): self = .mp3
         default: return nil
         }
     }

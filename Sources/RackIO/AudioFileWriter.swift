@@ -17,7 +17,7 @@ import RackFiles
 /// `abort()` (and `deinit` without `commit()`) removes the temp file. Nothing partial is ever left
 /// at `path`.
 ///
-/// Formats: WAV 16/24-bit PCM or 32-bit IEEE float (its header is rack's, `WAVLayout`); FLAC 16/24-bit; Ogg Vorbis (the sample
+/// Formats: WAV 16/24-bit PCM or 32-bit IEEE float (its header is rack's, `WAVLayout`); FLAC 16/24-bit; Ogg Vorbis and MP3 (the sample
 /// format is ignored). Integer output is clipped to full scale (no wrap-around). When replacing an
 /// existing file, its permission bits are kept. Not thread-safe.
 public final class AudioFileWriter {
@@ -56,7 +56,7 @@ public final class AudioFileWriter {
         self.path = path
         guard let container = AudioContainer(path: path) else {
             let ext = AudioContainer.fileExtension(of: path).map { "'.\($0)'" } ?? "no extension"
-            throw .cannotCreate(path: path, reason: "unknown file type (\(ext)); use .wav, .flac or .ogg")
+            throw .cannotCreate(path: path, reason: "unknown file type (\(ext)); use \(AudioContainer.names(dotted: true))")
         }
         // The format and rate are checked before anything is created.
         try SndfileEncoder.check(container: container, format: format, sampleRate: sampleRate, path: path)

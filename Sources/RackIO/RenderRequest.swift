@@ -46,7 +46,7 @@ public struct RenderRequest: Sendable {
             return file
         }
         guard let type = outputType else {
-            throw RackError(.usage, "writing to '-' (standard output) needs --type wav, flac or ogg")
+            throw RackError(.usage, "writing to '-' (standard output) needs --type \(AudioContainer.names())")
         }
         return try StandardOutputWriter(container: type, sampleRate: sampleRate, format: format, frames: frames)
     }

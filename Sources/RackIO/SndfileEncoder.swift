@@ -3,6 +3,7 @@
 
 import CSndfile
 import Glibc
+import RackEngine
 
 /// An open libsndfile handle writing stereo `Float` frames in one container and sample format:
 /// the format word, the rate check, clipping (or Vorbis quality), the 4 GiB WAV limit, and the
@@ -72,6 +73,8 @@ struct SndfileEncoder {
             }
         case .ogg:
             return (Int(SF_FORMAT_OGG) | Int(SF_FORMAT_VORBIS), nil)
+        case .mp3:
+            return (Int(SF_FORMAT_MPEG) | Int(SF_FORMAT_MPEG_LAYER_III), nil)
         }
     }
 
@@ -80,6 +83,10 @@ struct SndfileEncoder {
                                  path: String) throws(AudioFileError) -> SF_INFO {
         guard sampleRate.isFinite, sampleRate >= 1, sampleRate.rounded() <= Double(Int32.max) else {
             throw .cannotCreate(path: path, reason: "invalid sample rate \(sampleRate) Hz")
+        }
+        if container == .mp3, !mp3Rates.contains(Int(sampleRate.rounded())) {
+            throw .cannotCreate(path: path, reason: "MP3 cannot be written at \(formatNumber(sampleRate.rounded())) Hz "
+                                + "(it takes \(mp3Rates.map(String.init).joined(separator: ", ")) Hz; use --rate)")
         }
         var sfinfo = SF_INFO()
         sfinfo.samplerate = Int32(sampleRate.rounded())
@@ -91,12 +98,23 @@ struct SndfileEncoder {
         return sfinfo
     }
 
-    /// Vorbis quality for Ogg; clipping of out-of-range floats (instead of wrap-around) otherwise.
+    /// The rates MPEG-1/2 Layer III has (ISO/IEC 11172-3 and 13818-3, and MPEG 2.5's), Hz.
+    static let mp3Rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+
+    /// Vorbis quality for Ogg; variable bitrate at the same quality for MP3 (libsndfile's
+    /// compression level is its inverse); clipping of out-of-range floats (instead of
+    /// wrap-around) otherwise.
     private static func configure(_ handle: OpaquePointer, container: AudioContainer, vorbisQuality: Double) {
-        if container == .ogg {
-            var q = min(max(vorbisQuality.isFinite ? vorbisQuality : 0.7, 0), 1)
+        var q = min(max(vorbisQuality.isFinite ? vorbisQuality : 0.7, 0), 1)
+        switch container {
+        case .ogg:
             _ = sf_command(handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
-        } else {
+        case .mp3:
+            var mode = Int32(SF_BITRATE_MODE_VARIABLE)
+            _ = sf_command(handle, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+            var level = 1 - q
+            _ = sf_command(handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size))
+        case .wav, .flac:
             _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         }
     }

@@ -20,8 +20,9 @@ extension AudioFileWriter: AudioSink {}
 /// Writes a stereo stream of `frames` frames to standard output, in the container `--type`
 /// names. Into a pipe (or any descriptor that cannot seek) the samples stream as they are
 /// rendered: WAV with a header rack writes first (the length is known before the render starts;
-/// libsndfile cannot write WAV into a pipe), Ogg by libsndfile; FLAC is refused (libsndfile's
-/// FLAC stream into a pipe carries no length and sox cannot read it back). Into a regular file
+/// libsndfile cannot write WAV into a pipe), Ogg by libsndfile; FLAC and MP3 are refused (into a
+/// pipe libsndfile's FLAC carries no length, which sox cannot read back, and its VBR MP3 no Xing
+/// header, which libsndfile reads back short). Into a regular file
 /// (`> out.wav`) libsndfile writes the file as it writes any, from its first byte.
 ///
 /// Refused: a terminal (audio is not text) and a file opened for appending. A reader that goes
@@ -52,9 +53,11 @@ public final class StandardOutputWriter: AudioSink {
         // A reader that closes the pipe makes write() fail with EPIPE instead of killing rack.
         signal(SIGPIPE, SIG_IGN)
         expectedFrames = frames
-        if !seekable && container == .flac {
-            // libsndfile's FLAC into a pipe has no length and is not read back (sox: lost sync).
-            throw .cannotCreate(path: path, reason: "FLAC cannot be streamed into a pipe; use --type wav or ogg, or redirect to a file")
+        if !seekable && (container == .flac || container == .mp3) {
+            // libsndfile writes their length into a header it finishes last: into a pipe, FLAC has
+            // none (sox loses sync on it) and VBR MP3 no Xing header (read back 5.5 s of 10).
+            throw .cannotCreate(path: path, reason: "\(container == .flac ? "FLAC" : "MP3") cannot be streamed into a pipe; "
+                                + "use --type wav or ogg, or redirect to a file")
         }
         let headerFirst = !seekable && container == .wav
         if headerFirst {

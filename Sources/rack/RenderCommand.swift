@@ -8,11 +8,11 @@ struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Render a file through the rack offline (no JACK server needed).",
-        discussion: "The output format follows the extension: .wav, .flac, .ogg. The output is as long as the input plus --tail; it is written to a temp file and renamed at the end, so nothing partial is ever left behind. '-' reads standard input (any format libsndfile reads) or writes standard output (as --type says), as sox does.")
+        discussion: "The output format follows the extension: .wav, .flac, .ogg, .mp3. The output is as long as the input plus --tail; it is written to a temp file and renamed at the end, so nothing partial is ever left behind. '-' reads standard input (any format libsndfile reads) or writes standard output (as --type says), as sox does.")
 
     @Argument(help: "Input audio file (wav, flac, ogg, …), or - for standard input; played through the player.")
     var input: String
-    @Argument(help: "Output audio file (.wav, .flac or .ogg), or - for standard output (with --type).")
+    @Argument(help: "Output audio file (.wav, .flac, .ogg or .mp3), or - for standard output (with --type).")
     var output: String
     @Option(parsing: .unconditional, help: "Start from this preset (name or number; user presets are negative).", completion: Completions.presets)
     var preset: String?
@@ -30,7 +30,7 @@ struct RenderCommand: ParsableCommand {
     var block: Int = 16_384
     @Option(help: "Output sample format: 16, 24 or float (default: the input's).", completion: Completions.formats)
     var format: String?
-    @Option(name: [.customShort("t"), .long], help: "Container written to standard output (output -): wav, flac or ogg.",
+    @Option(name: [.customShort("t"), .long], help: "Container written to standard output (output -): wav, flac, ogg or mp3.",
             completion: .list(AudioContainer.allCases.map(\.fileExtension)))
     var type: String?
 
@@ -43,7 +43,7 @@ struct RenderCommand: ParsableCommand {
             guard output == StandardOutputWriter.name else {
                 throw ValidationError("--type is for output - (standard output); a file's extension names its type")
             }
-            guard AudioContainer(path: "x." + type) != nil else { throw ValidationError("--type must be wav, flac or ogg") }
+            guard AudioContainer(path: "x." + type) != nil else { throw ValidationError("--type must be \(AudioContainer.names())") }
         }
     }
 

@@ -81,7 +81,7 @@ def test_standard_output_streams_the_render(rack_binary, tone, tmp_path, fmt):
         assert "96000 samples" in info.stdout, info.stdout
 
 
-def test_ogg_streams_and_flac_into_a_pipe_is_refused(rack_binary, tone, tmp_path):
+def test_ogg_streams_and_flac_or_mp3_into_a_pipe_is_refused(rack_binary, tone, tmp_path):
     rack = str(rack_binary)
     run = sh(f"'{rack}' render '{tone}' - -t ogg | cat > '{tmp_path / 'o.ogg'}'")
     assert run.returncode == 0, run.stderr
@@ -90,6 +90,8 @@ def test_ogg_streams_and_flac_into_a_pipe_is_refused(rack_binary, tone, tmp_path
     assert flac.returncode == 73, flac.stderr
     assert flac.stderr.strip() == ("rack: cannot create '-': FLAC cannot be streamed into a pipe; "
                                    "use --type wav or ogg, or redirect to a file"), flac.stderr
+    mp3 = sh(f"'{rack}' render '{tone}' - -t mp3 | cat > /dev/null")
+    assert mp3.returncode == 73 and "MP3 cannot be streamed into a pipe" in mp3.stderr, mp3.stderr
     run = sh(f"'{rack}' render '{tone}' - -t flac > '{tmp_path / 'r.flac'}'")
     assert run.returncode == 0, run.stderr
     assert "72000 samples" in subprocess.run(["soxi", str(tmp_path / "r.flac")], capture_output=True, text=True).stdout
@@ -99,7 +101,7 @@ def test_standard_output_needs_a_type_and_a_type_needs_standard_output(rack_bina
     rack = str(rack_binary)
     untyped = sh(f"'{rack}' render '{tone}' - | cat > /dev/null")
     assert untyped.returncode == 64, untyped.stderr
-    assert untyped.stderr.strip() == "rack: writing to '-' (standard output) needs --type wav, flac or ogg"
+    assert untyped.stderr.strip() == "rack: writing to '-' (standard output) needs --type wav, flac, ogg or mp3"
     typed = sh(f"'{rack}' render '{tone}' '{tmp_path / 'o.wav'}' -t flac")
     assert typed.returncode == 64, typed.stderr
     assert "--type is for output - (standard output)" in typed.stderr

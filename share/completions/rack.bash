@@ -264,7 +264,7 @@ _rack_render() {
         return
         ;;
     '-t'|'--type')
-        __rack_add_completions -W 'wav'$'\n''flac'$'\n''ogg'
+        __rack_add_completions -W 'wav'$'\n''flac'$'\n''ogg'$'\n''mp3'
         return
         ;;
     esac

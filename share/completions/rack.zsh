@@ -103,7 +103,7 @@ _rack_run() {
 _rack_render() {
     local -i ret=1
     local -ar ___format=('16' '24' 'float')
-    local -ar ___type=('wav' 'flac' 'ogg')
+    local -ar ___type=('wav' 'flac' 'ogg' 'mp3')
     local -ar arg_specs=(
         ':input:'
         ':output:'
@@ -111,10 +111,10 @@ _rack_render() {
         '*--set[Set a parameter at the start (after --preset), e.g. cutoff=800 or room=plate. Repeatable.]:PARAM=VALUE:{__rack_custom_complete ---completion render -- --set "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--automation[Automation file to play during the render.]:automation:'
         '--tail[Seconds of reverb tail added after the input ends (default\: 0).]:tail:'
-        '--rate[Render sample rate in Hz (default\: the input'\''s).]:rate:'
+        '--rate[Render sample rate in Hz (default\: the automation file'\''s rate line, else the input'\''s).]:rate:'
         '--block[Frames per render call (offline the engine renders in large blocks; the result does not depend on it).]:block:'
         '--format[Output sample format\: 16, 24 or float (default\: the input'\''s).]:format:{__rack_complete "${___format[@]}"}'
-        '(-t --type)'{-t,--type}'[Container written to standard output (output -)\: wav, flac or ogg.]:type:{__rack_complete "${___type[@]}"}'
+        '(-t --type)'{-t,--type}'[Container written to standard output (output -)\: wav, flac, ogg or mp3.]:type:{__rack_complete "${___type[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
