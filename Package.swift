@@ -64,10 +64,13 @@ let package = Package(
         ], resources: [.embedInCode("Page/web")]),
         // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator.
         .target(name: "RackLV2", dependencies: ["RackEngine"]),
+        // The engine inside a plugin, whatever the standard: the engine, the host's parameter
+        // values → engine events, unconnected audio. Shared by the plugins.
+        .target(name: "RackPlugin", dependencies: ["RackEngine", "RackDSP"], swiftSettings: realtimeFlags),
         // The LV2 plugin: the descriptor and its callbacks around the engine. SwiftPM builds
         // it as a module (compiled and checked with the rest); scripts/build-lv2 links the
         // shared object, as Embedded Swift, exporting only `lv2_descriptor` (exports.map).
-        .target(name: "RackLV2Plugin", dependencies: ["RackLV2", "RackEngine", "CLV2"],
+        .target(name: "RackLV2Plugin", dependencies: ["RackLV2", "RackPlugin", "RackEngine", "CLV2"],
                 exclude: ["exports.map"],
                 swiftSettings: realtimeFlags),
         // `rack plot`: SVG drawings of automation timelines and filter responses.
