@@ -3,13 +3,14 @@ factory and checks the descriptor, the audio ports, latency 0 and one parameter 
 parameter table (ids from the rows' names, ranges, defaults, steps, text both ways); the output
 equals `rack render` with the same settings bit for bit at 44.1, 48 and 96 kHz in blocks of
 varying length; a parameter event applies at its frame inside a block; a saved state loaded into
-a second instance gives the same samples; hostile calls do not crash; only `clap_entry` is
-exported. Qtractor's headless plugin scanner loads it as a DAW does.
+a second instance gives the same samples; hostile calls do not crash; the runtime probe counts
+no heap, lock or I/O call in process(); only `clap_entry` is exported. Qtractor's headless plugin scanner loads it as a DAW does.
 
 The plugin is the rack.clap beside $RACK_BIN (scripts/build-plugins); hosts run with PATH and
 LD_LIBRARY_PATH free of any Swift toolchain."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -213,3 +214,23 @@ def test_qtractors_scanner_loads_the_plugin(plugin, table):
     assert fields[2] == "2:2" and fields[3] == "0:0", line   # audio, MIDI
     assert fields[4] == f"{len(table)}:0", line             # parameters in, out
     assert "RT" in fields[5], line                          # realtime-capable
+
+
+def test_process_allocates_locks_and_does_no_io(claphost, plugin, helpers, tmp_path):
+    """The runtime probe (rtprobe.c, LD_PRELOADed) counts heap, lock and I/O calls between the
+    plugin's rack_probe_enter/leave hooks, which bracket process(): none, in blocks of varying
+    length with parameter events inside them (the room's crossfade included)."""
+    signal = make_signal(0.5)
+    report_path = tmp_path / "probe.json"
+    inp, out = tmp_path / "in.f32", tmp_path / "out.f32"
+    signal.astype("<f4").tofile(inp)
+    events = ["-s", f"1000:{clap_id('gain')}=-12", "-s", f"5000:{clap_id('room')}=9", "-s", f"9000:{clap_id('freeze')}=1"]
+    res = subprocess.run([str(claphost), "-l", str(plugin), "-i", str(inp), "-o", str(out), "-b", "64,1,1000,0,333",
+                          *settings_args({"cutoff": 900}), *events], capture_output=True, text=True, timeout=120,
+                         env=dict(clean_env(), LD_PRELOAD=str(helpers["probe"]), RACK_PROBE_OUT=str(report_path)))
+    assert res.returncode == 0, res.stderr
+    report = json.loads(report_path.read_text())
+    print(f"runtime probe under claphost: {report['cycles']} process() calls, malloc {report['malloc']}, "
+          f"free {report['free']}, lock {report['lock']}, io {report['io']}")
+    assert report["cycles"] > 100, report
+    assert (report["malloc"], report["free"], report["lock"], report["io"]) == (0, 0, 0, 0), report
