@@ -4,6 +4,7 @@
  *
  *   claphost -l LIB [-r RATE] [-m MAXBLOCK] [-b B1,B2,...] [-i IN.f32 -o OUT.f32]
  *            [-c ID=VALUE]... [-s FRAME:ID=VALUE]... [-L STATE] [-S STATE] [-a] [-P] [-x]
+ *            [-t ID=TEXT]...
  *
  * IN/OUT: interleaved stereo float32. -b: block lengths, cycled (0 is a process() of 0 frames).
  * -c: a parameter's value before activation (params.flush). -s: a CLAP_EVENT_PARAM_VALUE at
@@ -12,7 +13,8 @@
  * -a: a second pass after deactivate/activate, appended. -P: print the descriptor and every
  * parameter (id, name, min, max, default, flags, module, value_to_text of the default and
  * text_to_value of that text). -x: the hostile calls (process before activate, unknown ids,
- * a bad state, a wrong plugin id); prints "hostile: ok". Exit 1 on any failure. */
+ * a bad state, a wrong plugin id); prints "hostile: ok". -t: prints "text<TAB>TEXT<TAB>VALUE",
+ * text_to_value's answer ("none" when it takes none). Exit 1 on any failure. */
 #include <clap/entry.h>
 #include <clap/ext/audio-ports.h>
 #include <clap/ext/latency.h>
@@ -147,7 +149,8 @@ int main(int argc, char **argv) {
     double rate = 48000;
     uint32_t max_block = 4096;
     long blocks[256]; int n_blocks = 0, twice = 0, print = 0, hostile_calls = 0;
-    Set sets[MAX_EVENTS], initial[MAX_EVENTS]; int n_sets = 0, n_initial = 0;
+    Set sets[MAX_EVENTS], initial[MAX_EVENTS]; int n_sets = 0, n_initial = 0, n_texts = 0;
+    const char *texts[MAX_EVENTS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-a")) { twice = 1; continue; }
@@ -162,6 +165,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-o")) out_path = v;
         else if (!strcmp(a, "-L")) load = v;
         else if (!strcmp(a, "-S")) save = v;
+        else if (!strcmp(a, "-t")) { if (n_texts == MAX_EVENTS) fail("too many -t"); texts[n_texts++] = v; }
         else if (!strcmp(a, "-b")) {
             char *s = strdup(v);
             for (char *t = strtok(s, ","); t && n_blocks < 256; t = strtok(NULL, ",")) blocks[n_blocks++] = atol(t);
@@ -188,6 +192,14 @@ int main(int argc, char **argv) {
     const clap_plugin_state_t *state = p->get_extension(p, CLAP_EXT_STATE);
     if (!params || !state) fail("no params or state extension");
     if (print) print_params(p, params);
+    for (int t = 0; t < n_texts; t++) {
+        char *text = strchr(texts[t], '=');
+        double value;
+        if (!text) fail("bad -t");
+        if (params->text_to_value(p, (clap_id)strtoul(texts[t], NULL, 10), text + 1, &value))
+            printf("text\t%s\t%.17g\n", text + 1, value);
+        else printf("text\t%s\tnone\n", text + 1);
+    }
     if (hostile_calls) hostile(factory, p, params, state);
     if (!in_path || !out_path) { p->destroy(p); entry->deinit(); return 0; }
 

@@ -121,6 +121,16 @@ def test_the_plugin_describes_itself_from_the_parameter_table(claphost, plugin, 
     assert params["freeze"]["text"] == "off" and params["cutoff"]["module"] == "filter"
 
 
+def test_text_becomes_a_value_with_or_without_the_unit_and_ignoring_case(claphost, plugin, table):
+    cases = [("cutoff", "1500", 1500), ("cutoff", " 1500 hz ", 1500), ("gain", "-4.5 dB", -4.5),
+             ("cutoff", "99999 Hz", 20000), ("room", table["room"][3].upper(), 3), ("room", "3", 3),
+             ("freeze", "ON", 1), ("bypass", "off", 0), ("gain", "loud", None), ("room", "nowhere", None),
+             ("decay", "nan", None), ("decay", "inf s", None)]
+    out = host(claphost, plugin, *[a for name, text, _ in cases for a in ("-t", f"{clap_id(name)}={text}")])
+    got = [line.split("\t")[2] for line in out.splitlines() if line.startswith("text\t")]
+    assert got == ["none" if want is None else repr(float(want)).removesuffix(".0") for _, _, want in cases]
+
+
 @pytest.mark.parametrize("rate", [44100, 48000, 96000])
 def test_the_output_equals_rack_render(claphost, plugin, rack_binary, table, tmp_path, rate):
     """As test_lv2's lv2apply comparison: the input starts with 5 ms of silence, which covers the
