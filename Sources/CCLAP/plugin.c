@@ -10,16 +10,25 @@
 #include <clap/ext/params.h>
 #include <clap/ext/state.h>
 #include <clap/plugin-factory.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 /// Largest state `load` accepts, in bytes (a state is about 20 bytes per parameter).
 #define STATE_LIMIT 65536
+/// Room for the parameters' values of a state loaded while active (the table has 13 rows).
+#define MAX_PARAMS 64
 
 typedef struct {
     clap_plugin_t plugin;
     void *rack;      // the Swift instance
     bool active;
+    /// A state loaded while active, for the audio thread to take at its next `process`: the
+    /// main thread writes `pending`, then sets `pending_ready` (release); `process` sees it set
+    /// (acquire), takes the values and clears it. One value handed over: a lock-free
+    /// single-producer/single-consumer slot.
+    double pending[MAX_PARAMS];
+    atomic_bool pending_ready;
 } Instance;
 
 static const char *features[] = {CLAP_PLUGIN_FEATURE_AUDIO_EFFECT, CLAP_PLUGIN_FEATURE_REVERB,
@@ -59,6 +68,10 @@ static bool plugin_activate(const clap_plugin_t *p, double rate, uint32_t min_fr
 
 static void plugin_deactivate(const clap_plugin_t *p) {
     Instance *i = self(p);
+    if (atomic_load_explicit(&i->pending_ready, memory_order_acquire)) {   // no process() runs now
+        rack_clap_take(i->rack, i->pending);
+        atomic_store_explicit(&i->pending_ready, false, memory_order_relaxed);
+    }
     rack_clap_deactivate(i->rack);
     i->active = false;
 }
@@ -95,6 +108,10 @@ static clap_process_status plugin_process(const clap_plugin_t *p, const clap_pro
     Instance *i = self(p);
     if (!i->active || !pr) return CLAP_PROCESS_ERROR;
     if (rack_probe_enter) rack_probe_enter();
+    if (atomic_load_explicit(&i->pending_ready, memory_order_acquire)) {
+        rack_clap_take(i->rack, i->pending);
+        atomic_store_explicit(&i->pending_ready, false, memory_order_release);
+    }
     uint32_t frames = pr->frames_count, done = 0;
     uint32_t n = pr->in_events ? pr->in_events->size(pr->in_events) : 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -145,8 +162,17 @@ static bool params_info(const clap_plugin_t *p, uint32_t index, clap_param_info_
     return true;
 }
 
+/// `get_value`: a state loaded while active and not yet taken by `process` already counts.
 static bool params_value(const clap_plugin_t *p, clap_id id, double *value) {
-    return value && rack_clap_get(self(p)->rack, id, value);
+    Instance *i = self(p);
+    if (!value) return false;
+    if (atomic_load_explicit(&i->pending_ready, memory_order_acquire)) {
+        int32_t index = rack_clap_param_index(i->rack, id);
+        if (index < 0) return false;
+        *value = i->pending[index];
+        return true;
+    }
+    return rack_clap_get(i->rack, id, value);
 }
 
 static bool params_to_text(const clap_plugin_t *p, clap_id id, double value, char *text, uint32_t size) {
@@ -200,7 +226,19 @@ static bool state_load(const clap_plugin_t *p, const clap_istream_t *stream) {
     }
     buffer[length] = 0;
     if (strlen(buffer) != length) return false;   // a NUL inside: not a state
-    return rack_clap_state_load(self(p)->rack, buffer);
+    Instance *i = self(p);
+    uint32_t count = rack_clap_param_count();
+    double values[MAX_PARAMS];
+    if (count > MAX_PARAMS || !rack_clap_state_decode(buffer, values, count)) return false;
+    if (!i->active) {   // no process() runs: the values are the plugin's at once
+        rack_clap_take(i->rack, values);
+        return true;
+    }
+    // Active: handed to the audio thread. A second load before process() took the first fails.
+    if (atomic_load_explicit(&i->pending_ready, memory_order_acquire)) return false;
+    memcpy(i->pending, values, sizeof(double) * count);
+    atomic_store_explicit(&i->pending_ready, true, memory_order_release);
+    return true;
 }
 
 static const clap_plugin_state_t state = {state_save, state_load};
@@ -236,6 +274,7 @@ static const clap_plugin_t *factory_create(const clap_plugin_factory_t *f, const
     if (!host || !id || strcmp(id, descriptor.id) != 0) return NULL;
     Instance *i = calloc(1, sizeof *i);
     if (!i) return NULL;
+    atomic_init(&i->pending_ready, false);
     i->rack = rack_clap_create();
     i->plugin = (clap_plugin_t){
         .desc = &descriptor, .plugin_data = i,

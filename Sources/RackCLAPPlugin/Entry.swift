@@ -107,11 +107,27 @@ func rackCLAPStateSave(_ handle: UnsafeMutableRawPointer?, _ buffer: UnsafeMutab
     return length
 }
 
-/// Loads a state (NUL-terminated text); false, nothing changed, when it is not one.
-@_cdecl("rack_clap_state_load")
-func rackCLAPStateLoad(_ handle: UnsafeMutableRawPointer?, _ text: UnsafePointer<CChar>) -> Bool {
-    guard let values = CLAPState.decode(String(cString: text)) else { return false }
-    let target = instance(handle).pointee.values.base
-    for (index, value) in values.enumerated() { target[index] = value }
+/// The values a state (NUL-terminated text) gives, into `values` (`count` of them, by
+/// `ParameterID.rawValue`); false, nothing written, when it is not a state.
+@_cdecl("rack_clap_state_decode")
+func rackCLAPStateDecode(_ text: UnsafePointer<CChar>, _ values: UnsafeMutablePointer<Double>, _ count: Int) -> Bool {
+    guard let decoded = CLAPState.decode(String(cString: text)), decoded.count == count else { return false }
+    for (index, value) in decoded.enumerated() { values[index] = value }
     return true
+}
+
+/// Every parameter takes its value from `values` (by `ParameterID.rawValue`, as
+/// `rack_clap_state_decode` wrote them), ramping from the next render.
+/// - Realtime: safe
+@_cdecl("rack_clap_take") @_noLocks
+func rackCLAPTake(_ handle: UnsafeMutableRawPointer?, _ values: UnsafePointer<Double>) {
+    let p = instance(handle)
+    let target = p.pointee.values.base
+    for index in 0..<p.pointee.values.count { target[index] = values[index] }
+}
+
+/// The index (`ParameterID.rawValue`) of the parameter with CLAP id `id`; -1 for none.
+@_cdecl("rack_clap_param_index")
+func rackCLAPParamIndex(_ handle: UnsafeMutableRawPointer?, _ id: UInt32) -> Int32 {
+    instance(handle).pointee.index(of: id).map { Int32($0) } ?? -1
 }

@@ -4,7 +4,7 @@
  *
  *   claphost -l LIB [-r RATE] [-m MAXBLOCK] [-b B1,B2,...] [-i IN.f32 -o OUT.f32]
  *            [-c ID=VALUE]... [-s FRAME:ID=VALUE]... [-L STATE] [-S STATE] [-a] [-P] [-x]
- *            [-t ID=TEXT]...
+ *            [-t ID=TEXT]... [-M FRAME:STATE]
  *
  * IN/OUT: interleaved stereo float32. -b: block lengths, cycled (0 is a process() of 0 frames).
  * -c: a parameter's value before activation (params.flush). -s: a CLAP_EVENT_PARAM_VALUE at
@@ -14,7 +14,8 @@
  * parameter (id, name, min, max, default, flags, module, value_to_text of the default and
  * text_to_value of that text). -x: the hostile calls (process before activate, unknown ids,
  * a bad state, a wrong plugin id); prints "hostile: ok". -t: prints "text<TAB>TEXT<TAB>VALUE",
- * text_to_value's answer ("none" when it takes none). Exit 1 on any failure. */
+ * text_to_value's answer ("none" when it takes none). -M: load a state while active, before the
+ * first process() that starts at or after FRAME. Exit 1 on any failure. */
 #include <clap/entry.h>
 #include <clap/ext/audio-ports.h>
 #include <clap/ext/latency.h>
@@ -145,7 +146,8 @@ static void hostile(const clap_plugin_factory_t *factory, const clap_plugin_t *p
 }
 
 int main(int argc, char **argv) {
-    const char *lib = NULL, *in_path = NULL, *out_path = NULL, *load = NULL, *save = NULL;
+    const char *lib = NULL, *in_path = NULL, *out_path = NULL, *load = NULL, *save = NULL, *mid_state = NULL;
+    long mid_frame = -1;
     double rate = 48000;
     uint32_t max_block = 4096;
     long blocks[256]; int n_blocks = 0, twice = 0, print = 0, hostile_calls = 0;
@@ -165,6 +167,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-o")) out_path = v;
         else if (!strcmp(a, "-L")) load = v;
         else if (!strcmp(a, "-S")) save = v;
+        else if (!strcmp(a, "-M")) { char *c = strchr(v, ':'); if (!c) fail("bad -M"); mid_frame = atol(v); mid_state = c + 1; }
         else if (!strcmp(a, "-t")) { if (n_texts == MAX_EVENTS) fail("too many -t"); texts[n_texts++] = v; }
         else if (!strcmp(a, "-b")) {
             char *s = strdup(v);
@@ -237,6 +240,12 @@ int main(int argc, char **argv) {
             for (int s = 0; s < n_sets; s++)   /* -s in time order, as CLAP asks of events */
                 if (sets[s].frame >= pos && sets[s].frame < pos + n)
                     ev[list.count++] = param_event((uint32_t)(sets[s].frame - pos), sets[s].id, sets[s].value);
+            if (mid_state && mid_frame >= 0 && pos >= mid_frame) {
+                Buffer b = read_file(mid_state);
+                clap_istream_t is = {&b, buf_read};
+                if (!state->load(p, &is)) fail("state load while active failed");
+                mid_frame = -1;
+            }
             for (long i = 0; i < n; i++) { chan[0][i] = input[2 * (pos + i)]; chan[1][i] = input[2 * (pos + i) + 1]; }
             clap_process_t pr = {pos, (uint32_t)n, NULL, &ain, &aout, 1, 1, &events, &oevents};
             if (p->process(p, &pr) != CLAP_PROCESS_CONTINUE) fail("process failed");

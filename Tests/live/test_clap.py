@@ -185,6 +185,22 @@ def test_a_saved_state_gives_a_second_instance_the_same_samples(claphost, plugin
     assert again.read_text() == text
 
 
+def test_a_state_loaded_while_active_applies_from_the_next_block(claphost, plugin, tmp_path):
+    """A state loaded between two process() calls of an active instance reaches the audio thread
+    through a lock-free slot: from the next block on, the samples are those of the same values
+    given as parameter events at that block's first frame."""
+    signal = make_signal(0.5)
+    state = tmp_path / "state"
+    state.write_text("cutoff=700\ngain=-9\nroom=9\nmix=80\n")   # the rest: their defaults
+    base = settings_args({"cutoff": 3000, "room": 2, "decay": 4})
+    loaded = run(claphost, plugin, tmp_path, signal, "-b", "4800", *base, "-M", f"9600:{state}", name="loaded")
+    values = {"cutoff": 700, "gain": -9, "room": 9, "mix": 80, "decay": 1.8}   # decay: back to its default
+    events = [a for k, v in values.items() for a in ("-s", f"9600:{clap_id(k)}={v}")]
+    given = run(claphost, plugin, tmp_path, signal, "-b", "4800", *base, *events, name="given")
+    assert np.array_equal(loaded, given) and not np.array_equal(loaded[9600:], run(
+        claphost, plugin, tmp_path, signal, "-b", "4800", *base, name="plain")[9600:])
+
+
 def test_hostile_calls(claphost, plugin, tmp_path):
     """process() before activate fails without touching anything, 0 frames and missing buffers
     render nothing, unknown ids and NaN change nothing, a bad state loads nothing, 4 kHz does

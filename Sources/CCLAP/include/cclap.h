@@ -20,7 +20,9 @@ bool rack_clap_get(void *instance, uint32_t id, double *value);
 bool rack_clap_value_to_text(uint32_t id, double value, char *text, ptrdiff_t size);
 bool rack_clap_text_to_value(uint32_t id, const char *text, double *value);
 ptrdiff_t rack_clap_state_save(void *instance, char *buffer, ptrdiff_t size);
-bool rack_clap_state_load(void *instance, const char *text);
+bool rack_clap_state_decode(const char *text, double *values, ptrdiff_t count);
+void rack_clap_take(void *instance, const double *values);
+int32_t rack_clap_param_index(void *instance, uint32_t id);
 
 /// The runtime probe's hooks (as the LV2 plugin's: weak, NULL without the probe).
 void rack_probe_enter(void) __attribute__((weak));
