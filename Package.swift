@@ -13,8 +13,9 @@ let package = Package(
     products: [
         .executable(name: "rack", targets: ["rack"]),
         .library(name: "RackEngine", targets: ["RackEngine"]),
-        // The LV2 plugin's shared object (librack-lv2.so) is built by scripts/build-lv2, as
-        // Embedded Swift, from RackLV2Plugin and the modules it depends on.
+        // The plugins' shared objects (librack-lv2.so, rack.clap) are built by
+        // scripts/build-plugins, as Embedded Swift, from RackLV2Plugin, RackCLAPPlugin and the
+        // modules they depend on.
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -31,7 +32,7 @@ let package = Package(
         // DNS-SD through the Avahi daemon (libavahi-client, pkg-config avahi-client).
         .target(name: "CAvahi", linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
         // The LV2 C API (lv2-dev's headers) and the host-options parsing; embedded.c is what
-        // the Embedded Swift standard library leaves to the platform (scripts/build-lv2 only).
+        // the Embedded Swift standard library leaves to the platform (scripts/build-plugins only).
         .target(name: "CLV2", exclude: ["embedded.c"]),
 
         // File names as bytes held in strings (argv, OSC, every open): no dependencies.
@@ -64,10 +65,22 @@ let package = Package(
         ], resources: [.embedInCode("Page/web")]),
         // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator.
         .target(name: "RackLV2", dependencies: ["RackEngine"]),
+        // The engine inside a plugin, whatever the standard: the engine, the host's parameter
+        // values → engine events, unconnected audio. Shared by the LV2 and CLAP plugins.
+        .target(name: "RackPlugin", dependencies: ["RackEngine", "RackDSP"], swiftSettings: realtimeFlags),
         // The LV2 plugin: the descriptor and its callbacks around the engine. SwiftPM builds
-        // it as a module (compiled and checked with the rest); scripts/build-lv2 links the
+        // it as a module (compiled and checked with the rest); scripts/build-plugins links the
         // shared object, as Embedded Swift, exporting only `lv2_descriptor` (exports.map).
-        .target(name: "RackLV2Plugin", dependencies: ["RackLV2", "RackEngine", "CLV2"],
+        .target(name: "RackLV2Plugin", dependencies: ["RackLV2", "RackPlugin", "RackEngine", "CLV2"],
+                exclude: ["exports.map"],
+                swiftSettings: realtimeFlags),
+        // The CLAP plugin's C side: the entry, the factory, the plugin and its extensions, against
+        // the CLAP headers of dpf-source (scripts/install-deps), as LV2's come from lv2-dev.
+        .target(name: "CCLAP", cSettings: [.unsafeFlags(["-I/usr/share/dpf/distrho/src"])]),
+        // The CLAP plugin's Swift side around the shared plugin engine. SwiftPM builds it as a
+        // module; scripts/build-plugins links rack.clap, as Embedded Swift, exporting only
+        // `clap_entry` (exports.map).
+        .target(name: "RackCLAPPlugin", dependencies: ["RackPlugin", "RackEngine", "RackDSP", "CCLAP"],
                 exclude: ["exports.map"],
                 swiftSettings: realtimeFlags),
         // `rack plot`: SVG drawings of automation timelines and filter responses.

@@ -1,5 +1,5 @@
 // What the Embedded Swift standard library leaves to the platform, for the plugin's build
-// (scripts/build-lv2; SwiftPM builds do not compile this file: the full runtime has it).
+// (scripts/build-plugins; SwiftPM builds do not compile this file: the full runtime has it).
 #define _GNU_SOURCE
 #include <locale.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@ struct LV2Command: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lv2-ttl",
         abstract: "Write the LV2 plugin's .ttl files (manifest, ports, factory presets) into a directory.",
-        discussion: "Generated from the parameter table and the factory presets; the shared object (\(PluginLayout.binaryName)) is built by `scripts/build-lv2`.")
+        discussion: "Generated from the parameter table and the factory presets; the shared object (\(PluginLayout.binaryName)) is built by `scripts/build-plugins`.")
 
     @Argument(help: "Directory to write manifest.ttl, rack.ttl and presets.ttl into (created if missing).")
     var directory: String

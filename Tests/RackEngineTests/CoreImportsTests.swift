@@ -1,11 +1,11 @@
 import Foundation
 import XCTest
 
-/// The realtime core imports no Foundation: every Swift source of the LV2 plugin's module and
-/// of the modules it depends on (read from Package.swift, so a new dependency is scanned too)
+/// The realtime core imports no Foundation: every Swift source of the plugins' modules (LV2,
+/// CLAP) and of the modules they depend on (read from Package.swift, so a new dependency is scanned too)
 /// is read for a Foundation import (`Foundation`, `FoundationEssentials`,
 /// `FoundationNetworking`, in any form: `@_exported`, `internal`, `import struct Foundation.X`).
-/// The plugin's build is the other half: scripts/build-lv2 compiles these modules as Embedded
+/// The plugin's build is the other half: scripts/build-plugins compiles these modules as Embedded
 /// Swift, which has no Foundation, and links with no symbol left undefined.
 final class CoreImportsTests: XCTestCase {
     /// The package's root directory.
@@ -35,11 +35,11 @@ final class CoreImportsTests: XCTestCase {
         return dependencies
     }
 
-    /// The plugin's module and every module it depends on, directly or not.
+    /// The plugins' modules (LV2 and CLAP) and every module they depend on, directly or not.
     func pluginModules() throws -> Set<String> {
         let dependencies = try targetDependencies()
         var modules: Set<String> = []
-        var pending = ["RackLV2Plugin"]
+        var pending = ["RackLV2Plugin", "RackCLAPPlugin"]
         while let module = pending.popLast() {
             guard modules.insert(module).inserted else { continue }
             pending += dependencies[module] ?? []
@@ -58,7 +58,7 @@ final class CoreImportsTests: XCTestCase {
         let modules = try pluginModules()
         // The core the README names, found through the manifest (the scan below cannot pass
         // by finding nothing).
-        for core in ["RackLV2Plugin", "RackLV2", "RackEngine", "RackDSP"] {
+        for core in ["RackLV2Plugin", "RackCLAPPlugin", "RackLV2", "RackPlugin", "RackEngine", "RackDSP"] {
             XCTAssertTrue(modules.contains(core), "\(core) is not among the plugin's modules \(modules.sorted())")
             XCTAssertFalse(swiftSources(core).isEmpty, "no Swift sources found for \(core)")
         }
@@ -76,10 +76,10 @@ final class CoreImportsTests: XCTestCase {
         }
     }
 
-    /// scripts/build-lv2 compiles exactly the plugin's Swift modules (its `modules=(...)` line).
+    /// scripts/build-plugins compiles exactly the plugin's Swift modules (its `modules=(...)` line).
     func testThePluginBuildCompilesThePluginsModules() throws {
-        let script = try String(contentsOf: root.appendingPathComponent("scripts/build-lv2"), encoding: .utf8)
-        let line = try XCTUnwrap(script.split(separator: "\n").first { $0.hasPrefix("modules=(") }, "build-lv2's modules line")
+        let script = try String(contentsOf: root.appendingPathComponent("scripts/build-plugins"), encoding: .utf8)
+        let line = try XCTUnwrap(script.split(separator: "\n").first { $0.hasPrefix("modules=(") }, "build-plugins's modules line")
         let listed = line.dropFirst("modules=(".count).dropLast().split(separator: " ").map(String.init)
         let swiftModules = try pluginModules().filter { !swiftSources($0).isEmpty }
         XCTAssertEqual(Set(listed), swiftModules)

@@ -23,7 +23,7 @@ def test_install_and_uninstall_into_a_prefix(tmp_path, rack_binary):
                 "share/bash-completion/completions/rack", "share/zsh/site-functions/_rack",
                 "share/fish/vendor_completions.d/rack.fish", "lib/systemd/user/rack.service",
                 "share/rack/rack.env.example", "lib/lv2/rack.lv2/manifest.ttl", "lib/lv2/rack.lv2/rack.ttl",
-                "lib/lv2/rack.lv2/presets.ttl", "lib/lv2/rack.lv2/librack-lv2.so"]:
+                "lib/lv2/rack.lv2/presets.ttl", "lib/lv2/rack.lv2/librack-lv2.so", "lib/clap/rack.clap"]:
         assert (prefix / rel).is_file(), rel
     assert os.access(prefix / "bin/rack", os.X_OK)
     unit = (prefix / "lib/systemd/user/rack.service").read_text()
@@ -89,6 +89,22 @@ def test_install_the_lv2_plugin_alone(tmp_path, rack_binary):
     assert out.returncode == 0, out.stderr
     assert list(lv2.iterdir()) == []
     out = subprocess.run([str(INSTALL), "--uninstall", "--lv2", str(lv2)], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 66, "uninstalling nothing says so"
+
+
+def test_install_the_clap_plugin_alone(tmp_path, rack_binary):
+    """--clap DIR installs rack.clap into DIR (a user's ~/.clap), the plugin built beside the
+    binary; --uninstall --clap DIR removes it and leaves DIR as it was."""
+    clap = tmp_path / "dot-clap"
+    env = dict(os.environ, RACK_BIN=str(rack_binary))
+    out = subprocess.run([str(INSTALL), "--clap", str(clap)], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert [p.name for p in clap.iterdir()] == ["rack.clap"]
+    assert (clap / "rack.clap").read_bytes() == (rack_binary.parent / "rack.clap").read_bytes()
+    out = subprocess.run([str(INSTALL), "--uninstall", "--clap", str(clap)], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert list(clap.iterdir()) == []
+    out = subprocess.run([str(INSTALL), "--uninstall", "--clap", str(clap)], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 66, "uninstalling nothing says so"
 
 

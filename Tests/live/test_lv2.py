@@ -91,7 +91,7 @@ def host_env(lv2_path: Path, **extra) -> dict:
 def bundle(tmp_path_factory, rack_binary) -> Path:
     """LV2_PATH directory holding rack.lv2 (the committed .ttl files + the built plugin)."""
     lib = Path(rack_binary).parent / "librack-lv2.so"
-    assert lib.exists(), f"{lib} missing: scripts/build-lv2"
+    assert lib.exists(), f"{lib} missing: scripts/build-plugins"
     root = tmp_path_factory.mktemp("lv2")
     b = root / "rack.lv2"
     b.mkdir()

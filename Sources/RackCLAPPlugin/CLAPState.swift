@@ -1,0 +1,32 @@
+import RackEngine
+import RackPlugin
+
+/// The plugin's saved state: one line per parameter, `name=value\n`, in table order, the value
+/// written the shortest way that reads back to the same Double (`formatNumber`), so a save and
+/// a load give back exactly the values saved. Keyed by name (the table's stable identity): a
+/// state from a build with fewer parameters leaves the others at their defaults; a line naming
+/// no parameter is ignored. Values are taken as a parameter event takes them.
+enum CLAPState {
+    /// The state of `values` (by `ParameterID.rawValue`).
+    static func encode(_ values: UnsafePointer<Double>) -> String {
+        var text = ""
+        for spec in Parameters.all {
+            text += spec.name + "=" + formatNumber(values[spec.id.rawValue]) + "\n"
+        }
+        return text
+    }
+
+    /// The values a state gives (the defaults where it names no parameter), nil when a line is
+    /// not `name=number` or a value is not a finite number (then nothing is loaded).
+    static func decode(_ text: String) -> [Double]? {
+        var values = Parameters.defaults
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let value = Double(String(parts[1])), value.isFinite else { return nil }
+            guard let spec = Parameters.named(String(parts[0])) else { continue }
+            // As a parameter event takes it (clamped, a choice rounded).
+            values[spec.id.rawValue] = ControlLimits(spec).accept(value) ?? spec.defaultValue
+        }
+        return values
+    }
+}
