@@ -131,6 +131,7 @@ static void browser_client_changed(AvahiClient *client, AvahiClientState state, 
             b->browser = avahi_service_browser_new(client, AVAHI_IF_UNSPEC, AVAHI_PROTO_INET, b->type, NULL, 0,
                                                    browsed, b);
         }
+        b->event(b->context, RACK_AVAHI_DAEMON_RUNNING, NULL);
         break;
     case AVAHI_CLIENT_S_COLLISION:
     case AVAHI_CLIENT_S_REGISTERING:

@@ -8,15 +8,18 @@ import Synchronization
 /// list comes from rack's DNS-SD browser (any thread); publishing never blocks (each listener's
 /// queue keeps its newest pushes).
 ///
-/// LIST: `{"browsing": true, "capacity": 64, "racks": [{"name", "host", "address", "port",
-/// "url"}, …]}`; `browsing` is false when rack does not browse (`--no-browse`, or Avahi's thread
-/// could not start).
+/// LIST: `{"browsing": true, "daemon": true, "capacity": 64, "racks": [{"name", "host",
+/// "address", "port", "url"}, …]}`; `browsing` is false when rack does not browse
+/// (`--no-browse`, or Avahi's thread could not start); `daemon` is false while no Avahi daemon
+/// answers (none runs, or the system bus cannot be reached): discovery cannot work then.
 public final class StudioDirectory: Sendable {
     /// Where the list is served, and what a WebSocket LISTENs to for it.
     public static let path = "/studio"
 
     private struct Inner {
         var browsing = false
+        /// Whether the Avahi daemon answers (browsing without one finds nothing, ever).
+        var daemon = false
         var capacity = StudioRoster.defaultCapacity
         var racks: [StudioRack] = []
         var listeners: [Int: AsyncStream<Outgoing>.Continuation] = [:]
@@ -29,6 +32,11 @@ public final class StudioDirectory: Sendable {
     /// Browsing runs (or not), with a list of at most `capacity` racks.
     public func setBrowsing(_ on: Bool, capacity: Int = StudioRoster.defaultCapacity) {
         push { $0.browsing = on; $0.capacity = capacity }
+    }
+
+    /// The Avahi daemon answers (or not, or no more), pushed to every listener.
+    public func setDaemon(running: Bool) {
+        push { $0.daemon = running }
     }
 
     /// The list of racks now, pushed to every listener.
@@ -63,6 +71,7 @@ public final class StudioDirectory: Sendable {
     private static func json(_ s: Inner) -> JSON {
         .object([
             ("browsing", .bool(s.browsing)),
+            ("daemon", .bool(s.daemon)),
             ("capacity", .number(Double(s.capacity))),
             ("racks", .array(s.racks.map { r in
                 .object([("name", .string(r.name)), ("host", .string(r.host)), ("address", .string(r.address)),

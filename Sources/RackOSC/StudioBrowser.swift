@@ -14,13 +14,16 @@ public final class StudioBrowser: Sendable {
     /// Services resolved at once at most; announcements beyond it meanwhile are not resolved.
     public static let maximumResolving: Int32 = 16
 
-    /// The roster and the reporting closure, kept alive for the C side while browsing.
+    /// The roster and the reporting closures, kept alive for the C side while browsing.
     private final class Sink: Sendable {
         let roster: Mutex<StudioRoster>
         let changed: @Sendable ([StudioRack]) -> Void
-        init(roster: StudioRoster, changed: @escaping @Sendable ([StudioRack]) -> Void) {
+        let daemon: @Sendable (Bool) -> Void
+        init(roster: StudioRoster, changed: @escaping @Sendable ([StudioRack]) -> Void,
+             daemon: @escaping @Sendable (Bool) -> Void) {
             self.roster = Mutex(roster)
             self.changed = changed
+            self.daemon = daemon
         }
 
         /// Applies `event`; reports the list when what it shows changed.
@@ -47,14 +50,21 @@ public final class StudioBrowser: Sendable {
     private let sink: Unmanaged<Sink>
 
     /// Starts browsing; `ownName` is the name rack advertises itself under (left out of the
-    /// list). Nil when Avahi's thread cannot be started.
+    /// list); `daemon` is told whether the Avahi daemon answers (false until it does: without
+    /// one, discovery cannot work). Nil when Avahi's thread cannot be started.
     public init?(ownName: String?, capacity: Int = StudioRoster.defaultCapacity,
-                 changed: @escaping @Sendable ([StudioRack]) -> Void) {
-        let sink = Unmanaged.passRetained(Sink(roster: StudioRoster(capacity: capacity, ownName: ownName), changed: changed))
+                 changed: @escaping @Sendable ([StudioRack]) -> Void,
+                 daemon: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        let sink = Unmanaged.passRetained(Sink(roster: StudioRoster(capacity: capacity, ownName: ownName),
+                                               changed: changed, daemon: daemon))
         var error: Int32 = 0
-        let started = rack_avahi_browse_start("_oscjson._tcp", StudioRack.pageKey, Self.maximumResolving, { context, event, service in
-            guard let context, let event = StudioBrowser.event(event, service) else { return }
-            Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().apply(event)
+        let started = rack_avahi_browse_start("_oscjson._tcp", StudioRack.pageKey, Self.maximumResolving, { context, kind, service in
+            guard let context else { return }
+            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+            if kind == Int32(RACK_AVAHI_DAEMON_RUNNING) { sink.daemon(true); return }
+            if kind == Int32(RACK_AVAHI_ALL_LOST) { sink.daemon(false) }
+            guard let event = StudioBrowser.event(kind, service) else { return }
+            sink.apply(event)
         }, sink.toOpaque(), &error)
         guard let started else {
             sink.release()

@@ -12,7 +12,8 @@ extension RunCommand {
             directory.setBrowsing(false)
             return nil
         }
-        let browser = StudioBrowser(ownName: ownName) { racks in directory.publish(racks) }
+        let browser = StudioBrowser(ownName: ownName, changed: { racks in directory.publish(racks) },
+                                    daemon: { running in directory.setDaemon(running: running) })
         directory.setBrowsing(browser != nil)
         if browser == nil { warn("rack: warning: cannot browse DNS-SD for other racks (Avahi's thread did not start)") }
         return browser

@@ -428,3 +428,14 @@ def test_screenshots(rack, osc, browser, tmp_path):
         time.sleep(0.5)   # the meters move: any moment will do for a picture
         browser.save_screenshot(str(out / name))
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+
+
+def test_without_an_avahi_daemon_the_page_says_discovery_cannot_work(rack_factory, browser, tmp_path):
+    """No Avahi daemon answers (the system bus points nowhere): browsing runs but cannot find
+    anything, and the studio view says why instead of "no other rack found on the network yet"."""
+    rack = rack_factory("--no-advertise", env={"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={tmp_path}/no-bus"})
+    studio = get_json(rack.http_port, "/studio")
+    assert studio["browsing"] is True and studio["daemon"] is False, studio
+    open_page(browser, rack)
+    assert wait(lambda: text(browser, "racks-note") == "discovery cannot work: no avahi-daemon answers on this machine"), \
+        text(browser, "racks-note")

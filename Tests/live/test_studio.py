@@ -120,7 +120,7 @@ def test_a_page_lists_the_other_rack_follows_its_link_and_sees_it_go(studio, rac
         assert listed["back"][1].startswith("studio-b.local"), listed
         # The JSON endpoint says the same.
         studio_json = run(lambda: json.load(urllib.request.urlopen(f"http://{MASTER_ADDRESS}:{first.http_port}/studio", timeout=5)))
-        assert studio_json["browsing"] is True and studio_json["capacity"] == 64
+        assert studio_json["browsing"] is True and studio_json["daemon"] is True and studio_json["capacity"] == 64
         assert [r["url"] for r in studio_json["racks"]] == [other], studio_json
         # Follow the link: the other rack's own page, live, and it lists the first rack.
         run(lambda: driver.execute_script(   # found and clicked in one step (the list may be redrawn)
@@ -133,7 +133,7 @@ def test_a_page_lists_the_other_rack_follows_its_link_and_sees_it_go(studio, rac
         quiet = _rack(hosts, hosts.master_ns, MASTER_ADDRESS, avahi_a, rack_binary, tmp_path, "quiet", "--no-browse")
         try:
             quiet_json = run(lambda: json.load(urllib.request.urlopen(f"http://{MASTER_ADDRESS}:{quiet.http_port}/studio", timeout=5)))
-            assert quiet_json == {"browsing": False, "capacity": 64, "racks": []}, quiet_json
+            assert quiet_json == {"browsing": False, "daemon": False, "capacity": 64, "racks": []}, quiet_json
         finally:
             assert quiet.stop() == 0, quiet.describe()
         # Back on the first page: the second rack stops, and goes from the list.

@@ -41,8 +41,11 @@ enum {
     RACK_AVAHI_FOUND = 0,
     /* The service `interface`/`name` was withdrawn. */
     RACK_AVAHI_LOST = 1,
-    /* The daemon is gone (or refused): every service seen so far is to be forgotten. */
+    /* The daemon is gone, refused, or not reached yet: every service seen so far is to be
+     * forgotten (browsing waits for a daemon). */
     RACK_AVAHI_ALL_LOST = 2,
+    /* The daemon answers: browsing runs. */
+    RACK_AVAHI_DAEMON_RUNNING = 3,
 };
 
 /* One service; the strings are valid during the call only. For RACK_AVAHI_LOST only
@@ -57,7 +60,7 @@ typedef struct {
     int local;               /* announced by this machine */
 } rack_avahi_service;
 
-/* Called on Avahi's thread; `service` is NULL for RACK_AVAHI_ALL_LOST. */
+/* Called on Avahi's thread; `service` is NULL for RACK_AVAHI_ALL_LOST and RACK_AVAHI_DAEMON_RUNNING. */
 typedef void (*rack_avahi_browse_event)(void *context, int event, const rack_avahi_service *service);
 
 typedef struct rack_avahi_browser rack_avahi_browser;

@@ -3,7 +3,7 @@
   const list = document.getElementById("racks");
   const note = document.getElementById("racks-note");
 
-  /** Shows the list pushed by rack: {browsing, capacity, racks: [{name, host, url}]}. */
+  /** Shows the list pushed by rack: {browsing, daemon, capacity, racks: [{name, host, url}]}. */
   function show(data) {
     list.textContent = "";
     for (const rack of data.racks || []) {
@@ -21,6 +21,7 @@
     }
     const count = list.children.length;
     if (!data.browsing) note.textContent = "not browsing DNS-SD (rack runs with --no-browse, or without Avahi)";
+    else if (!data.daemon) note.textContent = "discovery cannot work: no avahi-daemon answers on this machine";
     else if (count === 0) note.textContent = "no other rack found on the network yet";
     else if (count >= data.capacity) note.textContent = "the first " + data.capacity + " racks found (the list holds no more)";
     else note.textContent = count === 1 ? "1 other rack" : count + " other racks";
