@@ -21,8 +21,11 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from livelib import close_to, wait_until
+from livelib import close_to, parse_packet, wait_until
 from test_http_page import DESKTOP, PHONE, browser, console_errors, open_page, wait  # noqa: F401 (browser: a fixture)
+
+# The addresses the response graph sends.
+GRAPH = ("/rack/cutoff", "/rack/resonance")
 
 # How close the drag must land: cutoff within 2 %, resonance within 0.5 dB.
 CUTOFF_REL, RESONANCE_DB = 0.02, 0.5
@@ -45,12 +48,19 @@ def point(g: dict, hz: float, db: float) -> tuple[float, float]:
 
 
 def record_sends(browser) -> None:
-    """Records what the page sends, each with the time of the animation frame it was sent in."""
+    """Records each datagram the page sends on its WebSocket, with the time of the animation
+    frame it was sent in (`sent_datagrams` reads them back)."""
     browser.execute_script("""
         window.sentLog = [];
-        const original = window.send;
-        window.send = (address, ...args) => {
-          sentLog.push([document.timeline.currentTime, address, args[0][1]]); original(address, ...args); };""")
+        const original = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          if (data instanceof Uint8Array) sentLog.push([document.timeline.currentTime, Array.from(data)]);
+          return original.call(this, data); };""")
+
+
+def sent_datagrams(browser) -> list[tuple[float, list]]:
+    """(frame time, the datagram's messages) for each datagram recorded, bundles unpacked."""
+    return [(t, parse_packet(bytes(data))) for t, data in browser.execute_script("return sentLog")]
 
 
 def drag(browser, kind: str, start, end, steps: int = 30) -> None:
@@ -98,11 +108,13 @@ def test_drag_the_handle_with_a_mouse_and_a_finger(rack, osc, osc_factory, brows
         assert all(-RESONANCE_DB <= r <= 12 + RESONANCE_DB for r in resonances), resonances
         assert cutoffs == sorted(cutoffs, reverse=True) and resonances == sorted(resonances), (cutoffs, resonances)
         assert len(cutoffs) >= 5, "the drag moved rack as it went, not only at its end"
-        # At most one message per parameter per animation frame, the last position among them.
-        sent = browser.execute_script("return sentLog")
-        for address in ["/rack/cutoff", "/rack/resonance"]:
-            frames = [t for t, a, _ in sent if a == address]
-            assert len(frames) == len(set(frames)), (address, sent)
+        # At most one datagram per animation frame (cutoff and resonance together, a bundle),
+        # the last position among them.
+        datagrams = [(t, m) for t, m in sent_datagrams(browser) if any(x.address in GRAPH for x in m)]
+        frames = [t for t, _ in datagrams]
+        assert len(frames) == len(set(frames)), datagrams
+        assert any(len(m) == 2 for _, m in datagrams), "a diagonal drag moves both in one bundle"
+        sent = [(t, x.address, x.args[0]) for t, m in datagrams for x in m]
         for name in ["cutoff", "resonance"]:   # the last sent is what rack holds (as a float32)
             assert close_to([v for _, a, v in sent if a == "/rack/" + name][-1], osc.get(name), rel=1e-6), sent
         assert console_errors(browser) == []

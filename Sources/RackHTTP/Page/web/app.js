@@ -21,6 +21,13 @@ function send(address, ...args) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(OSC.encode(address, args));
 }
 
+/** Sends several changes as one datagram (a bundle when more than one), so a control that
+    moves two parameters sends one message an animation frame; messages are [address, args]. */
+function sendAll(messages) {
+  if (messages.length === 1) { send(messages[0][0], ...messages[0][1]); return; }
+  if (messages.length > 1 && socket && socket.readyState === WebSocket.OPEN) socket.send(OSC.bundle(messages));
+}
+
 function listen(path) {
   listened.add(path);
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ COMMAND: "LISTEN", DATA: path }));

@@ -120,11 +120,13 @@ const DecayGraph = (() => {
   }
   function flush() {
     state.frame = 0;
+    const messages = [];
     for (const [name, value] of Object.entries(state.pending)) {
-      if (state.sent[name] !== value) send("/rack/" + name, ["f", value]);
+      if (state.sent[name] !== value) messages.push(["/rack/" + name, [["f", value]]]);
       state.sent[name] = value;
     }
     state.pending = {};
+    sendAll(messages);
   }
   function release() {
     if (state.dragging || performance.now() < state.heldUntil) return;

@@ -131,17 +131,19 @@ const Graph = (() => {
   }
 
   /** Sends what is pending (in an animation frame, the only place anything is sent): each
-      parameter that changed since it was last sent, once. */
+      parameter that changed since it was last sent, together in one datagram. */
   function flush() {
     state.frame = 0;
     const p = state.pending;
     state.pending = null;
     if (!p) return;
+    const messages = [];
     for (const name of ["cutoff", "resonance"]) {
       if (state.sent[name] === p[name]) continue;
       state.sent[name] = p[name];
-      send("/rack/" + name, ["f", p[name]]);
+      messages.push(["/rack/" + name, [["f", p[name]]]]);
     }
+    sendAll(messages);
   }
 
   /** Pushes are not shown while the user moves the handle and for HOLD_MS after (controls.js),

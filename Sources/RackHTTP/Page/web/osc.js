@@ -14,6 +14,21 @@ const OSC = {
     for (const p of parts) { out.set(p, at); at += p.length; }
     return out;
   },
+  /** The wire form of several messages as one bundle, to be applied together, at once
+      (timetag 1: "immediately"); messages are [address, args] pairs. */
+  bundle(messages) {
+    const parts = [OSC.str("#bundle"), new Uint8Array([0, 0, 0, 0, 0, 0, 0, 1])];
+    for (const [address, args] of messages) {
+      const message = OSC.encode(address, args);
+      const size = new DataView(new ArrayBuffer(4));
+      size.setInt32(0, message.length);
+      parts.push(new Uint8Array(size.buffer), message);
+    }
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) { out.set(p, at); at += p.length; }
+    return out;
+  },
   /** A NUL-terminated, 4-byte padded UTF-8 string. */
   str(s) {
     const bytes = new TextEncoder().encode(s);
