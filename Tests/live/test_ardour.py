@@ -1,8 +1,8 @@
 """rack.lv2 in Ardour 7 (Debian's `ardour` 7.3), headless: its Lua session tool `ardour7-lua` on
-the JACK backend (Debian's build has no dummy backend) against a private JACK server creates a
-session with a stereo track, inserts `urn:rack:lv2` into it (Ardour's plugin name is the
-plugin's doap:name, and it lists its ports as 17 parameters: 4 audio, 13 controls), sets a control
-and reads it back, saves the session, and finds no plugin for a wrong URI.
+the JACK backend against a private JACK server creates a session with a stereo track, inserts
+`urn:rack:lv2` into it (Ardour's plugin name is the plugin's doap:name, and it lists its ports
+as 17 parameters: 4 audio, 13 controls), sets a control and reads it back, saves the session,
+and finds no plugin for a wrong URI.
 
 Not tested: an imported region rendered through the track and exported, against `rack render`.
 What stops it headless: ardour7-lua 7.3 binds no import (`Session.import_files` and
