@@ -21,6 +21,12 @@
  * whose frame time is not the last one's plus its frames comes after a server xrun (the server
  * skipped cycles of the recorder, or of the clients before it, or reset its frame timer).
  *
+ * With JACKREC_PLAY=PATH (interleaved native-endian float32, two columns) and
+ * JACKREC_PLAY_PORTS="PORT PORT" it also plays PATH from its outputs out_1 and out_2, connected
+ * to those two ports, from the first recorded frame on (silence before and after); with no PORT
+ * to record, it only plays (for SECONDS). A client that plays into what it records would close
+ * a loop, which PipeWire does not run: one plays, another records.
+ *
  * Build: cc -O2 -o jackrec jackrec.c -ljack
  */
 #include <errno.h>
@@ -47,6 +53,9 @@ static struct cycle *cycle_log;   /* one entry a recorded cycle */
 static size_t cycle_log_size;
 static _Atomic size_t cycles_logged;
 static _Atomic int xruns;         /* while recording */
+static jack_port_t *outputs[2];   /* JACKREC_PLAY */
+static float *play;               /* interleaved stereo */
+static size_t play_frames;
 
 static int on_xrun(void *arg) {
     (void)arg;
@@ -60,13 +69,13 @@ static int process(jack_nframes_t n, void *arg) {
     atomic_fetch_add(&cycles, 1);
     if (!atomic_load(&armed))
         return 0;
-    if (skip > 0) {
-        skip--;
+    size_t done = atomic_load(&recorded);
+    if (skip > 0 || done >= total_frames) {
+        skip -= skip > 0;
+        for (int c = 0; play && c < 2; c++)
+            memset(jack_port_get_buffer(outputs[c], n), 0, n * sizeof(float));
         return 0;
     }
-    size_t done = atomic_load(&recorded);
-    if (done >= total_frames)
-        return 0;
     size_t logged = atomic_load(&cycles_logged);
     if (logged < cycle_log_size) {
         cycle_log[logged] = (struct cycle){done, jack_last_frame_time(client), atomic_load(&xruns)};
@@ -75,6 +84,11 @@ static int process(jack_nframes_t n, void *arg) {
     size_t count = n;
     if (count > total_frames - done)
         count = total_frames - done;
+    for (int c = 0; play && c < 2; c++) {
+        float *out = jack_port_get_buffer(outputs[c], n);
+        for (size_t i = 0; i < n; i++)
+            out[i] = done + i < play_frames ? play[(done + i) * 2 + c] : 0.0f;
+    }
     for (int p = 0; p < nports; p++) {
         const float *in = jack_port_get_buffer(inputs[p], n);
         for (size_t i = 0; i < count; i++)
@@ -85,7 +99,7 @@ static int process(jack_nframes_t n, void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4 || argc - 3 > MAX_PORTS) {
+    if (argc < (getenv("JACKREC_PLAY") ? 3 : 4) || argc - 3 > MAX_PORTS) {
         fprintf(stderr, "usage: jackrec OUTFILE SECONDS PORT...\n");
         return 64;
     }
@@ -109,6 +123,24 @@ int main(int argc, char **argv) {
         inputs[p] = jack_port_register(client, name, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
         if (!inputs[p]) {
             fprintf(stderr, "jackrec: cannot register %s\n", name);
+            return 70;
+        }
+    }
+    const char *play_path = getenv("JACKREC_PLAY"), *play_ports = getenv("JACKREC_PLAY_PORTS");
+    if (play_path) {
+        FILE *f = fopen(play_path, "rb");
+        long bytes = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+        play_frames = bytes > 0 ? (size_t)bytes / (2 * sizeof(float)) : 0;
+        play = play_frames ? malloc(play_frames * 2 * sizeof(float)) : NULL;
+        if (!play || fseek(f, 0, SEEK_SET) != 0 || fread(play, 2 * sizeof(float), play_frames, f) != play_frames) {
+            fprintf(stderr, "jackrec: cannot read %s\n", play_path);
+            return 66;
+        }
+        fclose(f);
+        outputs[0] = jack_port_register(client, "out_1", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+        outputs[1] = jack_port_register(client, "out_2", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+        if (!outputs[0] || !outputs[1]) {
+            fprintf(stderr, "jackrec: cannot register out_1, out_2\n");
             return 70;
         }
     }
@@ -142,6 +174,16 @@ int main(int argc, char **argv) {
             return 66;
         }
     }
+    if (play) {
+        char left[256], right[256];
+        if (!play_ports || sscanf(play_ports, "%255s %255s", left, right) != 2
+            || jack_connect(client, jack_port_name(outputs[0]), left)
+            || jack_connect(client, jack_port_name(outputs[1]), right)) {
+            fprintf(stderr, "jackrec: cannot connect out_1, out_2 to JACKREC_PLAY_PORTS\n");
+            jack_client_close(client);
+            return 66;
+        }
+    }
     atomic_store(&armed, 1);
     const char *started_path = getenv("JACKREC_STARTED");
     size_t lead_in = (size_t)(0.020 * rate);
@@ -160,7 +202,7 @@ int main(int argc, char **argv) {
     jack_client_close(client);
     size_t got = atomic_load(&recorded);
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(buffer, sizeof(float) * nports, got, f) != got || fclose(f)) {
+    if (!f || (nports && fwrite(buffer, sizeof(float) * nports, got, f) != got) || fclose(f)) {
         fprintf(stderr, "jackrec: cannot write %s\n", path);
         return 74;
     }
