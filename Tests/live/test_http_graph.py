@@ -14,6 +14,8 @@ import re
 import subprocess
 import time
 
+import pytest
+
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.action_chains import ActionChains
@@ -249,9 +251,15 @@ def test_text_is_12_px_or_more_and_the_theme_is_the_systems(rack, browser, tmp_p
         colours[scheme] = browser.execute_script("""
             const lum = c => { const [r, g, b] = c.match(/[0-9.]+/g).map(Number); return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; };
             return [lum(getComputedStyle(document.querySelector('.graph-back')).fill),
-                    lum(getComputedStyle(document.querySelector('#response-svg text')).fill)];""")
-    (light_bg, light_text), (dark_bg, dark_text) = colours["light"], colours["dark"]
+                    lum(getComputedStyle(document.querySelector('#response-svg text')).fill),
+                    lum(getComputedStyle(document.body).backgroundColor), lum(getComputedStyle(document.body).color),
+                    lum(getComputedStyle(document.querySelector('section')).backgroundColor)];""")
+    # The graphs and the whole page: light panels with dark text, or the reverse.
+    (light_bg, light_text, light_page, light_page_text, light_panel) = colours["light"]
+    (dark_bg, dark_text, dark_page, dark_page_text, dark_panel) = colours["dark"]
     assert light_bg > 0.8 and light_text < 0.3 and dark_bg < 0.2 and dark_text > 0.6, colours
+    assert light_page > 0.8 and light_panel > 0.8 and light_page_text < 0.3, colours
+    assert dark_page < 0.2 and dark_panel < 0.2 and dark_page_text > 0.6, colours
 
 
 def decay_graph(browser) -> dict:
@@ -267,11 +275,12 @@ def handle_centre(browser, element_id) -> tuple[float, float]:
         return [r.left + r.width / 2, r.top + r.height / 2];""", element_id))
 
 
-def test_the_decay_graph_moves_decay_damping_and_the_cuts(rack, osc, browser, tmp_path):
-    """Each handle of the decay graph dragged with a mouse lands its parameter within 2 % (the
-    time and frequency axes are logarithmic); arrow keys move the focused one; freeze shows the
-    decay as infinite."""
-    browser.set_window_size(*DESKTOP)
+@pytest.mark.parametrize("kind, size", [("mouse", DESKTOP), ("touch", PHONE)], ids=["mouse-desktop", "touch-phone"])
+def test_the_decay_graph_moves_decay_damping_and_the_cuts(rack, osc, browser, tmp_path, kind, size):
+    """Each handle of the decay graph dragged with a mouse on a desktop, or a finger on a phone,
+    lands its parameter within 2 % (the time and frequency axes are logarithmic); arrow keys move
+    the focused one; freeze shows the decay as infinite."""
+    browser.set_window_size(*size)
     open_page(browser, rack)
     assert wait(lambda: browser.execute_script("return document.getElementById('decay-svg').dataset.decay"))
     browser.execute_script("document.getElementById('decay-svg').scrollIntoView({block: 'center'})")
@@ -284,8 +293,8 @@ def test_the_decay_graph_moves_decay_damping_and_the_cuts(rack, osc, browser, tm
         else:
             share = math.log(target / g["fmin"]) / math.log(g["fmax"] / g["fmin"])
             end = (g["x"] + g["left"] + (g["right"] - g["left"]) * share, start[1])
-        drag(browser, "mouse", start, end, steps=20)
-        assert wait(lambda: close_to(osc.get(name), target, rel=CUTOFF_REL, abs_=0)), (name, osc.get(name))
+        drag(browser, kind, start, end, steps=20)
+        assert wait(lambda: close_to(osc.get(name), target, rel=CUTOFF_REL, abs_=0)), (kind, name, osc.get(name))
     handle = browser.find_element(By.ID, "decay-handle-decay")
     ratio = float(handle.get_attribute("data-key-ratio"))
     time.sleep(0.5)   # past the hold after the drags, so the page shows what rack holds
@@ -300,4 +309,4 @@ def test_the_decay_graph_moves_decay_damping_and_the_cuts(rack, osc, browser, tm
     assert wait(lambda: decay_graph(browser)["freeze"] == "true")
     assert "infinite" in handle.get_attribute("aria-valuetext")
     assert console_errors(browser) == []
-    browser.save_screenshot(str(tmp_path / "decay-graph-1600px.png"))
+    browser.save_screenshot(str(tmp_path / f"decay-graph-{kind}-{size[0]}px.png"))
