@@ -178,14 +178,14 @@ final class OSCQueryAddressSpaceTests: XCTestCase {
 final class StudioDirectoryTests: XCTestCase {
     func testTheListAsJSONAndAsAPushOnListenAndOnEveryChange() async throws {
         let directory = StudioDirectory()
-        XCTAssertEqual(directory.json.text, #"{"browsing":false,"capacity":64,"racks":[]}"#)
+        XCTAssertEqual(directory.json.text, #"{"browsing":false,"daemon":false,"capacity":64,"racks":[]}"#)
         let (pushes, queue) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(8))
         directory.setListening(7, queue: queue, true)
         directory.setBrowsing(true)
         let fx = try XCTUnwrap(StudioRack(name: "fx \"b\"", host: "b.local", address: "10.79.23.2", port: 8001, pagePath: "/ui/"))
         directory.publish([fx])
         XCTAssertEqual(directory.json.text,
-                       #"{"browsing":true,"capacity":64,"racks":[{"name":"fx \"b\"","host":"b.local","address":"10.79.23.2","port":8001,"url":"http://10.79.23.2:8001/ui/"}]}"#)
+                       #"{"browsing":true,"daemon":false,"capacity":64,"racks":[{"name":"fx \"b\"","host":"b.local","address":"10.79.23.2","port":8001,"url":"http://10.79.23.2:8001/ui/"}]}"#)
         directory.setListening(7, queue: queue, false)
         directory.publish([])
         queue.finish()
@@ -194,6 +194,17 @@ final class StudioDirectoryTests: XCTestCase {
         XCTAssertEqual(texts.count, 3, "at LISTEN, browsing on, one rack; nothing after IGNORE")
         XCTAssertTrue(texts[0].hasPrefix(#"{"COMMAND":"RACKS","DATA":{"browsing":false"#), texts[0])
         XCTAssertTrue(texts[2].contains(#""url":"http://10.79.23.2:8001/ui/""#), texts[2])
+    }
+
+    /// `daemon` says whether an Avahi daemon answers: false until the browser hears one.
+    func testTheDaemonsStateIsPartOfTheList() {
+        let directory = StudioDirectory()
+        directory.setBrowsing(true)
+        XCTAssertTrue(directory.json.text.hasPrefix(#"{"browsing":true,"daemon":false,"#), directory.json.text)
+        directory.setDaemon(running: true)
+        XCTAssertTrue(directory.json.text.hasPrefix(#"{"browsing":true,"daemon":true,"#), directory.json.text)
+        directory.setDaemon(running: false)
+        XCTAssertTrue(directory.json.text.hasPrefix(#"{"browsing":true,"daemon":false,"#), directory.json.text)
     }
 
     func testTheEndpointAnswersAndThePageLoadsItsScript() {

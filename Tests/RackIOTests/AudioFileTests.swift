@@ -112,7 +112,8 @@ final class AudioFileTests: XCTestCase {
         XCTAssertEqual(AudioContainer(path: "a.Flac"), .flac)
         XCTAssertEqual(AudioContainer(path: "a.ogg"), .ogg)
         XCTAssertEqual(AudioContainer(path: "/x/a.OGA"), .ogg)
-        XCTAssertNil(AudioContainer(path: "a.mp3"))
+        XCTAssertEqual(AudioContainer(path: "a.MP3"), .mp3)
+        XCTAssertNil(AudioContainer(path: "a.aac"))
         XCTAssertNil(AudioContainer(path: "wav"))
         XCTAssertNil(AudioContainer(path: "dir.wav/file"))
         XCTAssertNil(AudioContainer(path: ".wav"))
@@ -417,8 +418,8 @@ final class AudioFileTests: XCTestCase {
     // MARK: - Writer
 
     func testWriterRefusesUnknownExtension() {
-        let p = path("out.mp3")
-        assertThrows({ if case .cannotCreate(p, let why) = $0 { why.contains("wav") && why.contains("flac") && why.contains("ogg") } else { false } },
+        let p = path("out.aac")
+        assertThrows({ if case .cannotCreate(p, let why) = $0 { why.contains("wav") && why.contains("flac") && why.contains("ogg") && why.contains("mp3") } else { false } },
                      status: .cannotCreate) {
             _ = try AudioFileWriter(path: p, sampleRate: 48000, format: .pcm16)
         }

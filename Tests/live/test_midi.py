@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import livelib
-from test_record import parse_record
+from test_record import parse_record, recalls
 
 RATE = 48000
 
@@ -522,7 +522,8 @@ def test_midi_changes_are_changes_like_any_other(rack_factory, osc_factory, help
     text = rec.read_text()
     lines = [[str(e[0]), e[1]] + e[2] for e in parse_record(rec)]   # the changes, not the starting state
     addresses = [l[1] for l in lines]
-    assert "/rack/gain" in addresses and "/rack/mix" in addresses and "/rack/preset" in addresses, text
+    assert "/rack/gain" in addresses and "/rack/mix" in addresses and recalls(rec), text
+    assert [name for _, name in recalls(rec)] == [names[1]], text
     gain = next(l for l in lines if l[1] == "/rack/gain")
     mix = next(l for l in lines if l[1] == "/rack/mix")
     # The two CCs were 4900 frames apart; the recording keeps their spacing to the sample.

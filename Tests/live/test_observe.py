@@ -5,7 +5,7 @@ import math
 import subprocess
 
 import livelib
-from test_record import parse_record
+from test_record import find, parse_record, recalls
 
 
 def test_meters_are_pushed_at_a_modest_rate(rack, osc):
@@ -58,7 +58,13 @@ def test_rack_send_plays_a_file_at_its_times(rack_factory, rack_binary, jack, tm
         "the script's last change (0.75 s) not in the journal within 3 s"
     assert rack.stop() == 0
     events = parse_record(rec)
-    times = {addr: t for t, addr, args, n in events}
+    # The first line of each address (the recall writes the values it set after them), the
+    # recall's own time from the comment naming it, the room's from its plate line.
+    times = {}
+    for t, addr, args, n in events:
+        times.setdefault(addr, t)
+    times["/rack/preset"] = next(t for t, name in recalls(rec) if name == "Warm")
+    times["/rack/room"] = find(events, "/rack/room", "plate")
     t0 = times["/rack/cutoff"]
     # Sent as timetagged bundles: the spacing of the file is kept to the sample, whatever the
     # network and scheduling did (a millisecond of slack for JACK's clock estimate).

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import time
@@ -79,6 +80,17 @@ def parse_record(path, starting_state=False):
         if seek is not None and all(e[0] == 0 for e in events[:seek + 1]):
             events = events[seek + 1:]
     return events
+
+
+def recalls(path) -> list[tuple[float, str]]:
+    """The preset recalls of a recording, (time, name): each is written as a comment naming it,
+    followed by the values it set."""
+    found = []
+    for line in path.read_text().splitlines():
+        m = re.match(r'# ([0-9.]+) preset ("[^"]*"|\S+) recalled', line)
+        if m:
+            found.append((float(m.group(1)), m.group(2).strip('"')))
+    return found
 
 
 def find(events, address, value=None):
