@@ -230,17 +230,21 @@ def test_text_is_12_px_or_more_and_the_theme_is_the_systems(rack, browser, tmp_p
         browser.set_window_size(width, 1200)
         open_page(browser, rack)
         assert wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#response-svg text"))
+        assert wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#decay-svg text"))
         sizes = browser.execute_script("""
-            return [...document.querySelectorAll('#response-graph text, #response-graph figcaption')]
+            return [...document.querySelectorAll('#response-graph text, #response-graph figcaption, #decay-graph text, #decay-graph figcaption')]
               .map(t => parseFloat(getComputedStyle(t).fontSize) * (t.getScreenCTM ? t.getScreenCTM().a : 1));""")
         assert sizes and min(sizes) >= 12, (width, sizes)
-        # Every label on the graph's own background, none cut off at its edges.
-        outside = browser.execute_script("""
-            const box = document.getElementById('response-svg').getBoundingClientRect();
-            return [...document.querySelectorAll('#response-svg text')].map(t => [t.textContent, t.getBoundingClientRect()])
-              .filter(([_, r]) => r.left < box.left || r.right > box.right || r.top < box.top || r.bottom > box.bottom)
-              .map(([text]) => text);""")
-        assert outside == [], (width, outside)
+        # Every label on its graph's own background, none cut off at its edges (a hidden one aside).
+        for svg in ["response-svg", "decay-svg"]:
+            outside = browser.execute_script("""
+                const box = document.getElementById(arguments[0]).getBoundingClientRect();
+                return [...document.querySelectorAll('#' + arguments[0] + ' text')]
+                  .filter(t => getComputedStyle(t).visibility !== 'hidden')
+                  .map(t => [t.textContent, t.getBoundingClientRect()])
+                  .filter(([_, r]) => r.left < box.left || r.right > box.right || r.top < box.top || r.bottom > box.bottom)
+                  .map(([text]) => text);""", svg)
+            assert outside == [], (width, svg, outside)
         overflow = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
         assert overflow[0] <= overflow[1], (width, overflow)
         browser.save_screenshot(str(tmp_path / f"graph-{width}px.png"))
