@@ -41,24 +41,10 @@ public final class StandardOutputWriter: AudioSink {
     public init(container: AudioContainer, sampleRate: Double, format: SampleFormat, frames: Int64) throws(AudioFileError) {
         let path = Self.name
         try SndfileEncoder.check(container: container, format: format, sampleRate: sampleRate, path: path)
-        if isatty(fd) == 1 {
-            throw .cannotCreate(path: path, reason: "standard output is a terminal; redirect it to a file or a pipe")
-        }
-        var st = Glibc.stat()
-        guard fstat(fd, &st) == 0 else { throw .cannotCreate(path: path, reason: Sys.message(errno)) }
-        seekable = Sys.isRegular(st)
-        if seekable, fcntl(fd, F_GETFL) & O_APPEND != 0 || lseek(fd, 0, SEEK_CUR) != 0 {
-            throw .cannotCreate(path: path, reason: "standard output is a file opened for appending (>>); use > or name the file")
-        }
+        seekable = try Self.seekableDestination(for: container)
         // A reader that closes the pipe makes write() fail with EPIPE instead of killing rack.
         signal(SIGPIPE, SIG_IGN)
         expectedFrames = frames
-        if !seekable && (container == .flac || container == .mp3) {
-            // libsndfile writes their length into a header it finishes last: into a pipe, FLAC has
-            // none (sox loses sync on it) and VBR MP3 no Xing header (read back 5.5 s of 10).
-            throw .cannotCreate(path: path, reason: "\(container == .flac ? "FLAC" : "MP3") cannot be streamed into a pipe; "
-                                + "use --type wav or ogg, or redirect to a file")
-        }
         let headerFirst = !seekable && container == .wav
         if headerFirst {
             guard let header = WAVLayout.header(format: format, sampleRate: Int(sampleRate.rounded()), frames: frames) else {
@@ -68,6 +54,29 @@ public final class StandardOutputWriter: AudioSink {
         }
         encoder = try SndfileEncoder(fd: fd, container: container, format: format, sampleRate: sampleRate,
                                      raw: headerFirst, path: path)
+    }
+
+    /// Whether standard output is a regular file (written from its first byte) rather than a
+    /// pipe; throws `.cannotCreate` for a terminal, a file opened for appending, and the
+    /// containers libsndfile cannot stream into a pipe.
+    private static func seekableDestination(for container: AudioContainer) throws(AudioFileError) -> Bool {
+        let fd = STDOUT_FILENO
+        if isatty(fd) == 1 {
+            throw .cannotCreate(path: name, reason: "standard output is a terminal; redirect it to a file or a pipe")
+        }
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0 else { throw .cannotCreate(path: name, reason: Sys.message(errno)) }
+        let seekable = Sys.isRegular(st)
+        if seekable, fcntl(fd, F_GETFL) & O_APPEND != 0 || lseek(fd, 0, SEEK_CUR) != 0 {
+            throw .cannotCreate(path: name, reason: "standard output is a file opened for appending (>>); use > or name the file")
+        }
+        if !seekable && (container == .flac || container == .mp3) {
+            // libsndfile writes their length into a header it finishes last: into a pipe, FLAC has
+            // none (sox loses sync on it) and VBR MP3 no Xing header (read back 5.5 s of 10).
+            throw .cannotCreate(path: name, reason: "\(container == .flac ? "FLAC" : "MP3") cannot be streamed into a pipe; "
+                                + "use --type wav or ogg, or redirect to a file")
+        }
+        return seekable
     }
 
     private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(AudioFileError) {
