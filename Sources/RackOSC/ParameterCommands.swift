@@ -43,7 +43,7 @@ extension RackController {
         if spec.id == .room, roomChanges, let room = Room.at(index: Int(value)) {
             changes += RoomRule.implied(by: room, setAlso: packetSets).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
         }
-        try submit(.parameters(changes), at: sampleTime)
+        try submit(.parameters(changes), at: sampleTime, origin: r.from)
     }
 
     /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).

@@ -271,7 +271,6 @@ public final class RackController {
         let request = Request(message: m, timeTag: timeTag, from: from)
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
-                feedback.heard(m, from: from)
                 try setParameter(target.spec, normalized: target.isNormalized, request)
             } else if let command = Self.commands[m.address], !command.sessionManagerOnly || nsm?.isServer(from) == true {
                 if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
@@ -293,11 +292,12 @@ public final class RackController {
     /// the target that was refused (queue full, too many scheduled, no server for a timetag).
     /// While no server runs, the change's records go to the change stream at once (the engine
     /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
-    /// An immediate change that changes nothing (`ControlState.news`) is left out.
-    func submit(_ change: StateChange, at t: Int64) throws(Reason) {
+    /// An immediate change that changes nothing (`ControlState.news`) is left out. `origin`:
+    /// the endpoint that asked, which its records carry (`ChangeRecord.origin`).
+    func submit(_ change: StateChange, at t: Int64, origin: OSCEndpoint?) throws(Reason) {
         guard let change = t == EngineEvent.immediately ? state.news(in: change) : change else { return }
         let posted = try post(state.events(for: change, at: t))
-        changes.publish(state.commit(change, at: t, posted: posted))
+        changes.publish(state.commit(change, at: t, posted: posted, origin: origin))
     }
 
     /// Takes the engine's echoes, in order: each goes back to the state, and what it changed

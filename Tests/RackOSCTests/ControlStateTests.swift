@@ -15,7 +15,7 @@ final class ControlStateTests: XCTestCase {
         let change = parameters(.mix, 30)
         let events = state.events(for: change, at: EngineEvent.immediately)
         XCTAssertEqual(events, [EngineEvent(sampleTime: EngineEvent.immediately, .set(.mix, 30, ramp: .standard))])
-        XCTAssertEqual(state.commit(change, at: EngineEvent.immediately, posted: true), [], "told by its echo, not now")
+        XCTAssertEqual(state.commit(change, at: EngineEvent.immediately, posted: true, origin: nil), [], "told by its echo, not now")
         XCTAssertEqual(state.targets[.mix], 30)
         let echo = EngineEvent(sampleTime: 512, .set(.mix, 30, ramp: .standard))
         XCTAssertEqual(state.absorb(echo), [ChangeRecord(change: .parameter(.mix, 30), source: .control, echo: echo)])
@@ -24,7 +24,7 @@ final class ControlStateTests: XCTestCase {
     func testAScheduledChangeIsTheTargetOnlyWhenItsEchoComesBack() {
         var state = ControlState(targets: RackState(), preset: "")
         let change = parameters(.gain, -6)
-        XCTAssertEqual(state.commit(change, at: 48_000, posted: true), [])
+        XCTAssertEqual(state.commit(change, at: 48_000, posted: true, origin: nil), [])
         XCTAssertEqual(state.targets[.gain], 0, "get/dump never run ahead of the sound")
         var echo = EngineEvent(sampleTime: 48_000, .set(.gain, -6, ramp: .standard))
         echo.isScheduled = true
@@ -34,7 +34,7 @@ final class ControlStateTests: XCTestCase {
 
     func testAChangeWhileNoServerRunsIsToldAtOnce() {
         var state = ControlState(targets: RackState(), preset: "")
-        let records = state.commit(parameters(.cutoff, 800), at: EngineEvent.immediately, posted: false)
+        let records = state.commit(parameters(.cutoff, 800), at: EngineEvent.immediately, posted: false, origin: nil)
         XCTAssertEqual(records, [ChangeRecord(change: .parameter(.cutoff, 800), source: .whileAway)])
         XCTAssertEqual(state.targets[.cutoff], 800)
     }
@@ -55,7 +55,7 @@ final class ControlStateTests: XCTestCase {
         let recall = StateChange.preset(name: "Warm", state: warm, rampFrames: 0)
         let events = state.events(for: recall, at: EngineEvent.immediately)
         XCTAssertEqual(events.count, 1 + Parameters.all.count, "a marker, then every parameter")
-        XCTAssertEqual(state.commit(recall, at: EngineEvent.immediately, posted: true), [])
+        XCTAssertEqual(state.commit(recall, at: EngineEvent.immediately, posted: true, origin: nil), [])
         XCTAssertEqual(state.targets, warm)
         XCTAssertEqual(state.preset, "Warm")
         let echoes = events.flatMap { e -> [ChangeRecord] in
