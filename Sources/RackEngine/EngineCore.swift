@@ -108,6 +108,12 @@ public struct EngineCore: ~Copyable {
     var roomShapes: UnsafeMutablePointer<ReverbShape> { @_noLocks @inline(__always) get { roomShapeStorage.base } }
     var sumLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.left.base } }
     var sumRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.right.base } }
+    /// The reverb's input in the last render call, from its first frame: the dry sum after the
+    /// low-pass, faded by bypass (a plugin's meter reads it).
+    /// - Realtime: safe
+    package var reverbInput: (left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
+        @_noLocks @inline(__always) get { (UnsafePointer(sum.left.base), UnsafePointer(sum.right.base)) }
+    }
     var wetLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.left.base } }
     var wetRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.right.base } }
     var scratchLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { scratch.left.base } }

@@ -39,6 +39,8 @@ public struct PluginEngine: ~Copyable {
     private let sink: UniqueStereo
     /// True until the first render after `init` or `restart`: it takes the values without a ramp.
     private var startsFresh = true
+    /// The meters' peaks over what `render` rendered since the last `startMeters()`.
+    public private(set) var levels = PluginLevels()
 
     /// Nil when the engine cannot run at `sampleRate`. `announcedMaxFrames` is the host's
     /// largest block, 0 when it gave none. Allocates everything `render` uses.
@@ -85,7 +87,7 @@ public struct PluginEngine: ~Copyable {
     /// `values` (by `ParameterID.rawValue`, already accepted by `limits`) that moved since the
     /// last call: a moved value ramps over its parameter's default ramp from the call's first
     /// sample; the first call after `init` or `restart` jumps. A nil input reads as silence; a
-    /// nil output is rendered into a sink.
+    /// nil output is rendered into a sink. The samples rendered are added to `levels`.
     /// - Realtime: safe (no allocation, no locks, no I/O; checked by the compiler).
     @_noLocks
     public mutating func render(frames: Int, values: UnsafePointer<Double>,
@@ -102,11 +104,18 @@ public struct PluginEngine: ~Copyable {
             let inL = inputLeft.map { $0 + done } ?? silence
             let inR = inputRight.map { $0 + done } ?? silence
             _ = rackRender(core, frames: n, inputLeft: inL, inputRight: inR, outputLeft: outL, outputRight: outR)
+            let reverb = core.pointee.reverbInput
+            levels.take(frames: n, outputLeft: outL, outputRight: outR, reverbLeft: reverb.left, reverbRight: reverb.right)
             done += n
         }
         // The engine's echoes of what it applied: nobody here reads them.
         while let echo = echoes.pop() { _ = echo }
     }
+
+    /// A new block for the meters: `levels` covers what `render` renders from here on.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func startMeters() { levels.start() }
 
     /// Posts an event for every value that moved since the last call (all of them, without a
     /// ramp, on the first call after `init` or `restart`).

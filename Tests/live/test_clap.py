@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import livelib
-from test_lv2 import make_signal, read_float_wav, table, write_float_wav  # noqa: F401 (table: a fixture)
+from test_lv2 import METER_FLOOR, METERS, RATE, make_signal, read_float_wav, sine, table, write_float_wav  # noqa: F401 (table: a fixture)
 
 HERE = Path(__file__).resolve().parent
 CLAP_HEADERS = Path("/usr/share/dpf/distrho/src")   # dpf-source's CLAP 1.1 headers
@@ -98,6 +98,14 @@ def test_the_plugin_describes_itself_from_the_parameter_table(claphost, plugin, 
     assert d["ports"] == ["1:1", "2:2", "stereo", "1"]   # one main stereo pair
     assert d["latency"] == ["0"]
     params = d["params"]
+    readonly = 1 << 3
+    meters = {name: p for name, p in params.items() if p["flags"] & readonly}
+    # The meters (the README's three) come after the rows: read-only, in dB from the floor.
+    assert list(meters) == METERS and list(params)[-len(METERS):] == METERS, list(params)
+    for name, p in meters.items():
+        assert (p["min"], p["max"], p["default"], p["value"], p["flags"]) == (METER_FLOOR, 0, METER_FLOOR, METER_FLOOR, readonly), p
+        assert p["id"] == clap_id(name) and p["module"] == "meters" and p["text"] == "-90 dBFS" and p["back"] == METER_FLOOR, p
+    params = {name: p for name, p in params.items() if name not in meters}
     assert sorted(params) == sorted(table) and len(params) == len(table), "one parameter per row"
     ids = [p["id"] for p in params.values()]
     assert ids == [clap_id(n) for n in params] and len(set(ids)) == len(ids) and 0xFFFFFFFF not in ids
@@ -201,6 +209,23 @@ def test_a_state_loaded_while_active_applies_from_the_next_block(claphost, plugi
         claphost, plugin, tmp_path, signal, "-b", "4800", *base, name="plain")[9600:])
 
 
+def test_the_meters_read_the_last_blocks_peaks(claphost, plugin, tmp_path):
+    """As for LV2: a 1 kHz sine at −6 dBFS left, −12 dBFS right, mix 0 and gain 0 dB: the
+    read-only meters read −6.0, −12.0 and −6.0 dBFS (±0.1 dB) after the last process(), whose
+    block a parameter event splits; silence reads the floor."""
+    settings = settings_args({"mix": 0, "gain": 0})
+    last = len(sine(-6, -12)) - 100   # an event inside the last 256-frame block
+    for signal, want in [(sine(-6, -12), [-6, -12, -6]), (np.zeros((RATE // 2, 2), np.float32), [METER_FLOOR] * 3)]:
+        inp = tmp_path / "in.f32"
+        signal.tofile(inp)
+        out = host(claphost, plugin, "-i", str(inp), "-o", str(tmp_path / "out.f32"), "-b", "256", "-V", *settings,
+                   "-s", f"{last}:{clap_id('cutoff')}=20000")
+        values = {l.split("\t")[1]: float(l.split("\t")[2]) for l in out.splitlines() if l.startswith("meter\t")}
+        got = [values[name] for name in METERS]
+        print(f"meters {values}")
+        assert got == (want if want[0] == METER_FLOOR else pytest.approx(want, abs=0.1)), got
+
+
 def test_hostile_calls(claphost, plugin, tmp_path):
     """process() before activate fails without touching anything, 0 frames and missing buffers
     render nothing, unknown ids and NaN change nothing, a bad state loads nothing, 4 kHz does
@@ -238,7 +263,7 @@ def test_qtractors_scanner_loads_the_plugin(plugin, table):
     print(line)
     assert fields[1] == "rack effects"
     assert fields[2] == "2:2" and fields[3] == "0:0", line   # audio, MIDI
-    assert fields[4] == f"{len(table)}:0", line             # parameters in, out
+    assert fields[4] == f"{len(table)}:{len(METERS)}", line  # parameters in, out (the read-only meters)
     assert "RT" in fields[5], line                          # realtime-capable
 
 

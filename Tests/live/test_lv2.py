@@ -35,6 +35,19 @@ pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
 # ----------------------------------------------------------------------------------------------
 # Fixtures and helpers
 
+# The meters' output ports, in order, and their floor in dBFS, as the README's plugin section
+# states them.
+METERS = ["peak_l", "peak_r", "reverb_in"]
+METER_FLOOR = -float(re.search(r"anything quieter than −(\d+) dBFS", (livelib.REPO / "README.md").read_text()).group(1))
+
+
+def sine(left_db: float, right_db: float, seconds: float = 0.5, hz: float = 1000.0) -> np.ndarray:
+    """A stereo sine at `hz`, each channel's peak at the given dBFS."""
+    t = np.arange(int(seconds * RATE)) / RATE
+    wave = np.sin(2 * np.pi * hz * t)
+    return np.stack([10 ** (left_db / 20) * wave, 10 ** (right_db / 20) * wave], axis=1).astype(np.float32)
+
+
 FUTEX = {"x86_64": 202, "aarch64": 98}.get(os.uname().machine)
 
 
@@ -198,7 +211,7 @@ def ports_count(bundle: Path) -> int:
 def control_args(bundle: Path, settings: dict) -> list[str]:
     """lv2host's -c options: every control port at its default (as hosts do), then `settings`."""
     ports = lv2info_ports(bundle)
-    values = {sym: p["default"] for sym, p in ports.items() if p["index"] >= 4}
+    values = {sym: p["default"] for sym, p in ports.items() if p["index"] >= 4 and "InputPort" in p["body"]}
     values.update(settings)
     return [a for sym, value in values.items() for a in ("-c", f"{ports[sym]['index']}={value}")]
 
@@ -304,7 +317,14 @@ def test_lv2info_lists_every_port_with_the_tables_ranges_and_units(bundle, table
         blank = re.search(rf'(_:\w+) <http://lv2plug.in/ns/lv2core#symbol> "{name}"', triples).group(1)
         assert re.search(rf"{blank} <http://lv2plug.in/ns/extensions/units#unit> <[^>]*{re.escape(units[unit])}>", triples), name
         assert ("logarithmic" in port["body"]) == (name in logarithmic), name
-    assert len(ports) == 4 + len(table)
+    # The meters (the README's three), after the controls: control outputs in dB from the floor.
+    for index, sym in enumerate(METERS, start=4 + len(table)):
+        port = ports[sym]
+        assert port["index"] == index and "ControlPort" in port["body"] and "OutputPort" in port["body"], port
+        assert (port["min"], port["max"]) == (METER_FLOOR, 0), port
+        blank = re.search(rf'(_:\w+) <http://lv2plug.in/ns/lv2core#symbol> "{sym}"', triples).group(1)
+        assert re.search(rf"{blank} <http://lv2plug.in/ns/extensions/units#unit> <[^>]*units#db>", triples), sym
+    assert len(ports) == 4 + len(table) + len(METERS)
 
 
 def plugin_name(bundle: Path) -> str:
@@ -488,6 +508,25 @@ def test_hostile_host(bundle, lv2host, tmp_path):
     first = np.fromfile(tmp_path / "two.f32", dtype="<f4").reshape(-1, 2)
     second = np.fromfile(tmp_path / "two.f32.1", dtype="<f4").reshape(-1, 2)
     assert np.array_equal(first, plain) and np.array_equal(second, plain)
+
+
+def test_the_meter_ports_read_the_last_blocks_peaks(bundle, lv2host, tmp_path):
+    """A 1 kHz sine at −6 dBFS left and −12 dBFS right, mix 0 and gain 0 dB (the output is the
+    input through the open low-pass): the output peaks read −6.0 and −12.0 dBFS, the reverb's
+    input the louder channel, −6.0 (±0.1 dB each); silence reads the floor on all three."""
+    ports = lv2info_ports(bundle)
+    settings = control_args(bundle, {"mix": 0, "gain": 0})
+    for signal, want in [(sine(-6, -12), [-6, -12, -6]), (np.zeros((RATE // 2, 2), np.float32), [METER_FLOOR] * 3)]:
+        inp, out = tmp_path / "in.f32", tmp_path / "out.f32"
+        signal.tofile(inp)
+        res = subprocess.run([str(lv2host), "-l", str(bundle / "rack.lv2/librack-lv2.so"), "-i", str(inp), "-o", str(out),
+                              "-p", str(ports_count(bundle)), "-b", "256", "-V", *settings],
+                             capture_output=True, text=True, env=host_env(bundle), timeout=120)
+        assert res.returncode == 0, res.stderr
+        values = {int(i): float(v) for _, i, v in (l.split("\t") for l in res.stdout.splitlines() if l.startswith("port\t"))}
+        got = [values[ports[sym]["index"]] for sym in METERS]
+        print(f"meters {dict(zip(METERS, got))}")
+        assert got == (want if want[0] == METER_FLOOR else pytest.approx(want, abs=0.1)), got
 
 
 def test_only_lv2_descriptor_is_exported_and_no_swift_toolchain_is_needed(bundle):
