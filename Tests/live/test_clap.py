@@ -179,6 +179,51 @@ def test_a_parameter_event_applies_at_its_frame(claphost, plugin, tmp_path):
         assert np.array_equal(got, inside), blocks
 
 
+def render_preset(rack_binary, tmp_path: Path, signal: np.ndarray, preset: str) -> np.ndarray:
+    """`rack render --preset` of `signal` (user presets from tmp_path/rack/presets)."""
+    inp, ref = tmp_path / "preset.in.wav", tmp_path / "preset.ref.wav"
+    write_float_wav(inp, signal)
+    r = subprocess.run([str(rack_binary), "render", str(inp), str(ref), "--preset", preset], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    return read_float_wav(ref)
+
+
+def test_a_preset_file_loaded_as_the_state_gives_rack_renders_samples(claphost, plugin, rack_binary, tmp_path):
+    """Every factory preset's file (Presets/*.json, what the LV2 bundle carries as presets)
+    loaded through clap.state gives `rack render --preset NAME`'s samples bit for bit; so does
+    a user's preset written before the shaping controls and bypass existed (they take the
+    room's values, freeze and bypass off)."""
+    signal = make_signal(silence_frames=0)
+    files = sorted((livelib.REPO / "Presets").glob("*.json"))
+    assert len(files) >= 9, files
+    for path in files:
+        name = json.loads(path.read_text())["name"]
+        got = run(claphost, plugin, tmp_path, signal, "-b", "257,3,1000,0,31", "-L", str(path), name="preset")
+        expected = render_preset(rack_binary, tmp_path, signal, name)
+        assert expected.shape == got.shape and np.abs(expected).max() > 0.05, name
+        assert np.array_equal(expected, got), (name, np.abs(expected - got).max())
+    old = {"name": "Old Cathedral", "cutoff": 5000, "resonance": 0, "mix": 100, "gain": -3, "room": "Cathedral"}
+    user = tmp_path / "rack/presets"
+    user.mkdir(parents=True)
+    (user / "Old Cathedral.json").write_text(json.dumps(old))
+    got = run(claphost, plugin, tmp_path, signal, "-L", str(user / "Old Cathedral.json"), name="old")
+    assert np.array_equal(render_preset(rack_binary, tmp_path, signal, "Old Cathedral"), got)
+
+
+@pytest.mark.parametrize("text", ['{"name": "x", "cutoff": true}', '{"name": "x", "loud": 1}', '{"name": "x", "room": 3}',
+                                  '{"name": "x", "cutoff": 99999}', '{"name": "x", "mix": 1, "mix": 2}', '{"cutoff": 1}',
+                                  '{"name": "x", "room": "nowhere"}', '{"name": "x", "room": "cathedral"} x', '{"name": "x"'])
+def test_text_that_is_no_preset_loads_nothing(claphost, plugin, tmp_path, text):
+    """As `rack` refuses such a preset file: a wrong type, an unknown or repeated field, a value
+    out of range, no name or no room, an unknown room, trailing text, a cut-off object."""
+    state = tmp_path / "bad.json"
+    state.write_text(text)
+    res = subprocess.run([str(claphost), "-l", str(plugin), "-i", str(state), "-o", str(tmp_path / "o.f32"), "-L", str(state)],
+                         capture_output=True, text=True, env=clean_env(), timeout=60)
+    assert res.returncode == 1 and "state load failed" in res.stderr, (res.stdout, res.stderr)
+
+
 def test_a_saved_state_gives_a_second_instance_the_same_samples(claphost, plugin, tmp_path):
     signal = make_signal(0.5)
     state = tmp_path / "state"
