@@ -86,7 +86,11 @@ static void plugin_deactivate(const clap_plugin_t *p) {
 
 static bool plugin_start_processing(const clap_plugin_t *p) { return self(p)->active; }
 static void plugin_stop_processing(const clap_plugin_t *p) { (void)p; }
-static void plugin_reset(const clap_plugin_t *p) { (void)p; }
+/// `reset` [audio-thread, active]: the engine's history goes (tail, filter state), the values stay.
+static void plugin_reset(const clap_plugin_t *p) {
+    Instance *i = self(p);
+    if (i->active) rack_clap_reset(i->rack);
+}
 
 static void channels(const clap_audio_buffer_t *buffers, uint32_t count, float **left, float **right) {
     *left = *right = NULL;

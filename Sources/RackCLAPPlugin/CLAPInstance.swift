@@ -69,6 +69,14 @@ struct CLAPInstance: ~Copyable {
         values.base[index] = accepted
     }
 
+    /// `reset`: the engine forgets its history (the reverb's tail, the filter's state); the
+    /// values stay. Nothing while inactive.
+    /// - Realtime: safe
+    @_noLocks
+    func reset() {
+        engine?.pointee.clearHistory()
+    }
+
     /// A new block for the meters (`PluginMeter`): they cover what `render` renders from here.
     /// - Realtime: safe
     @_noLocks

@@ -43,6 +43,13 @@ func rackCLAPSet(_ handle: UnsafeMutableRawPointer?, _ id: UInt32, _ value: Doub
     instance(handle).pointee.setParameter(id, value)
 }
 
+/// CLAP's `reset` (audio thread, active): no tail or filter state carries over.
+/// - Realtime: safe
+@_cdecl("rack_clap_reset") @_noLocks
+func rackCLAPReset(_ handle: UnsafeMutableRawPointer?) {
+    instance(handle).pointee.reset()
+}
+
 /// - Realtime: safe
 @_cdecl("rack_clap_render") @_noLocks
 func rackCLAPRender(_ handle: UnsafeMutableRawPointer?, _ frames: UInt32,

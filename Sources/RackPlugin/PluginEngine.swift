@@ -112,6 +112,12 @@ public struct PluginEngine: ~Copyable {
         while let echo = echoes.pop() { _ = echo }
     }
 
+    /// The host's reset: no history from here on (no reverb tail, no filter state); the
+    /// parameters keep their values (`EngineCore.clearHistory`).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func clearHistory() { core.pointee.clearHistory() }
+
     /// A new block for the meters: `levels` covers what `render` renders from here on.
     /// - Realtime: safe
     @_noLocks

@@ -271,6 +271,24 @@ def test_the_meters_read_the_last_blocks_peaks(claphost, plugin, tmp_path):
         assert got == (want if want[0] == METER_FLOOR else pytest.approx(want, abs=0.1)), got
 
 
+def test_reset_leaves_no_tail(claphost, plugin, table, tmp_path):
+    """An impulse into the cathedral at mix 100, then reset() 0.1 s later: from there the output
+    of silence is a fresh instance's output of silence bit for bit (the reverb's anti-denormal
+    floor), below −140 dBFS; without the reset the tail still rings there."""
+    impulse = np.zeros((RATE, 2), np.float32)
+    impulse[0] = 1
+    base = ["-b", "240", *settings_args({"mix": 100, "room": table["room"].index("cathedral")})]
+    at = RATE // 10   # a block boundary: claphost resets before the block that starts there
+    reset = run(claphost, plugin, tmp_path, impulse, *base, "-R", str(at), name="reset")
+    ringing = run(claphost, plugin, tmp_path, impulse, *base, name="ringing")
+    fresh = run(claphost, plugin, tmp_path, np.zeros_like(impulse), *base, name="fresh")
+    after = np.abs(reset[at:]).max()
+    print(f"after reset: {20 * np.log10(after):.1f} dBFS; without: {20 * np.log10(np.abs(ringing[at:]).max()):.1f} dBFS")
+    assert np.array_equal(reset[:at], ringing[:at])
+    assert np.array_equal(reset[at:], fresh[:len(fresh) - at]) and after < 10 ** (-140 / 20)
+    assert np.abs(ringing[at:]).max() > 10 ** (-100 / 20)
+
+
 def test_hostile_calls(claphost, plugin, tmp_path):
     """process() before activate fails without touching anything, 0 frames and missing buffers
     render nothing, unknown ids and NaN change nothing, a bad state loads nothing, 4 kHz does

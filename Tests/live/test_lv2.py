@@ -529,6 +529,20 @@ def test_the_meter_ports_read_the_last_blocks_peaks(bundle, lv2host, tmp_path):
         assert got == (want if want[0] == METER_FLOOR else pytest.approx(want, abs=0.1)), got
 
 
+def test_activate_after_deactivate_leaves_no_tail(bundle, lv2host, table, tmp_path):
+    """An impulse into the cathedral at mix 100, then deactivate/activate and silence: the second
+    pass is a fresh instance's output of silence bit for bit (below −140 dBFS), while the first
+    still rings at its end."""
+    impulse = np.zeros((RATE, 2), np.float32)
+    impulse[0] = 1
+    settings = control_args(bundle, {"mix": 100, "room": table["room"].index("cathedral")})
+    both = run_host(lv2host, bundle, tmp_path, impulse, "-b", "256", "-a", "-z", *settings, name="both")
+    fresh = run_host(lv2host, bundle, tmp_path, np.zeros_like(impulse), "-b", "256", *settings, name="fresh")
+    first, second = both[:RATE], both[RATE:]
+    assert np.abs(first[-RATE // 10:]).max() > 10 ** (-100 / 20)
+    assert np.array_equal(second, fresh) and np.abs(second).max() < 10 ** (-140 / 20)
+
+
 def test_only_lv2_descriptor_is_exported_and_no_swift_toolchain_is_needed(bundle):
     lib = bundle / "rack.lv2/librack-lv2.so"
     syms = subprocess.run(["readelf", "--dyn-syms", "-W", str(lib)], capture_output=True, text=True, timeout=30).stdout

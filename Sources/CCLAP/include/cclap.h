@@ -12,6 +12,7 @@ void rack_clap_destroy(void *instance);
 bool rack_clap_activate(void *instance, double sample_rate, uint32_t max_frames);
 void rack_clap_deactivate(void *instance);
 void rack_clap_set(void *instance, uint32_t id, double value);
+void rack_clap_reset(void *instance);
 bool rack_clap_render(void *instance, uint32_t frames, const float *in_l, const float *in_r, float *out_l, float *out_r);
 uint32_t rack_clap_param_count(void);
 uint32_t rack_clap_table_count(void);
