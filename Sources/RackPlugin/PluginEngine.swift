@@ -32,6 +32,10 @@ public struct PluginEngine: ~Copyable {
     public let limits: UniqueBuffer<ControlLimits>
     /// The value the engine was last given, by `ParameterID.rawValue`.
     private let current: UniqueBuffer<Double>
+    /// The host's values as the engine takes them (the room rule applied), by `ParameterID.rawValue`.
+    private let taken: UniqueBuffer<Double>
+    /// The room rule for hosts (`PluginRoomRule`).
+    private let roomRule = PluginRoomRule()
     /// How many parameters there are (the table's rows).
     public let parameterCount: Int
     /// Zeros for an audio input the host left unconnected; a sink for an unconnected output.
@@ -56,6 +60,7 @@ public struct PluginEngine: ~Copyable {
         // By `ParameterID.rawValue`: the table is in id order.
         limits = UniqueBuffer(count: parameterCount) { index in ControlLimits(Parameters.all[index]) }
         current = UniqueBuffer(count: parameterCount) { index in Parameters.all[index].defaultValue }
+        taken = UniqueBuffer(count: parameterCount) { index in Parameters.all[index].defaultValue }
         silence = UniqueBuffer(repeating: 0, count: maxFrames)
         sink = UniqueStereo(frames: maxFrames)
     }
@@ -124,14 +129,16 @@ public struct PluginEngine: ~Copyable {
     public mutating func startMeters() { levels.start() }
 
     /// Posts an event for every value that moved since the last call (all of them, without a
-    /// ramp, on the first call after `init` or `restart`).
+    /// ramp, on the first call after `init` or `restart`), the room rule applied
+    /// (`PluginRoomRule`).
     /// - Realtime: safe
     @_noLocks
     private mutating func post(_ values: UnsafePointer<Double>) {
         let jump = startsFresh
         startsFresh = false
+        roomRule.apply(values, limits: UnsafePointer(limits.base), into: taken.base)
         for index in 0..<parameterCount {
-            let value = values[index]
+            let value = taken.base[index]
             if !jump && value == current.base[index] { continue }
             guard let parameter = ParameterID(rawValue: index) else { continue }
             let event = EngineEvent(sampleTime: EngineEvent.immediately, .set(parameter, value, ramp: jump ? .jump : .standard))

@@ -161,6 +161,21 @@ def test_the_output_equals_rack_render(claphost, plugin, rack_binary, table, tmp
     assert np.array_equal(expected, got), f"max difference {np.abs(expected - got).max()}"
 
 
+def test_a_room_alone_brings_its_own_shaping_values(claphost, plugin, rack_binary, table, tmp_path):
+    """The room rule as the LV2 plugin applies it: the cathedral at mix 100 with the seven
+    controls that follow the room at their defaults sounds as `rack render --set room=cathedral
+    --set mix=100`, bit for bit (its T30, not the decay's default)."""
+    impulse = np.zeros((3 * RATE, 2), np.float32)
+    impulse[0] = 1
+    inp, ref = tmp_path / "impulse.wav", tmp_path / "ref.wav"
+    write_float_wav(inp, impulse)
+    r = subprocess.run([str(rack_binary), "render", str(inp), str(ref), "--set=room=cathedral", "--set=mix=100"],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    got = run(claphost, plugin, tmp_path, impulse, *settings_args({"room": table["room"].index("cathedral"), "mix": 100}))
+    assert np.array_equal(read_float_wav(ref), got), np.abs(read_float_wav(ref) - got).max()
+
+
 def test_a_parameter_event_applies_at_its_frame(claphost, plugin, tmp_path):
     """An event in the middle of a block gives the samples of a block split at that frame, and
     not those of the event one frame later; any blocks give the same samples."""

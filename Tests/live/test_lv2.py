@@ -371,8 +371,15 @@ def preset_values(bundle: Path, name: str) -> dict:
     return values
 
 
-@pytest.mark.parametrize("case", ["settings", "preset"])
+FACTORY = sorted(p.stem for p in (livelib.REPO / "Presets").glob("*.json"))
+
+
+@pytest.mark.parametrize("case", ["settings", *FACTORY])
 def test_lv2apply_equals_rack_render(bundle, rack_binary, table, tmp_path, case):
+    """With every port set, or with each factory preset's values (presets whose shaping values
+    sit at the ports' defaults, as Vocal Plate's decay does, included: the room rule for hosts
+    leaves them as given). Bit for bit where every value is exact in a control port's 32-bit
+    float; otherwise (decay 2.2 s, …) within the README's 1e-6 (−120 dBFS)."""
     inp = tmp_path / "in.wav"
     # From the first frame: the input starts at full level (`rack render` does not fade it in).
     write_float_wav(inp, make_signal(silence_frames=0))
@@ -384,9 +391,9 @@ def test_lv2apply_equals_rack_render(bundle, rack_binary, table, tmp_path, case)
                     "freeze": 0, "bypass": 0}
         render_args = [f"--set={k}={table['room'][v] if k == 'room' else v}" for k, v in settings.items()]
     else:
-        settings = preset_values(bundle, "Dark Chamber")
+        settings = preset_values(bundle, case)
         assert len(settings) == len(table)
-        render_args = ["--preset", "Dark Chamber"]
+        render_args = ["--preset", case]
     ref = tmp_path / "ref.wav"
     r = subprocess.run([str(rack_binary), "render", str(inp), str(ref), *render_args], capture_output=True, text=True,
                        timeout=120, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
@@ -399,7 +406,51 @@ def test_lv2apply_equals_rack_render(bundle, rack_binary, table, tmp_path, case)
     expected, got = read_float_wav(ref), read_float_wav(out)
     assert expected.shape == got.shape
     assert np.abs(expected).max() > 0.05
-    assert np.array_equal(expected, got), f"max difference {np.abs(expected - got).max()}"
+    exact = all(float(np.float32(v)) == float(v) for v in settings.values())
+    print(f"{case}: max difference {np.abs(expected - got).max():.3g} ({'exact' if exact else 'float'} port values)")
+    if exact:
+        assert np.array_equal(expected, got), f"max difference {np.abs(expected - got).max()}"
+    else:
+        assert np.abs(expected - got).max() <= 1e-6
+
+
+def schroeder_t30(x: np.ndarray) -> float:
+    """T30 (s) of the Schroeder curve of l² + r² (−5 to −35 dB, a least-squares line), as
+    RackTestSupport's `schroederT30` measures it."""
+    energy = (x[:, 0].astype(float) ** 2 + x[:, 1].astype(float) ** 2)[::-1].cumsum()[::-1]
+    db = 10 * np.log10(np.maximum(energy, 1e-300) / energy[0])
+    start, end = int(np.argmax(db <= -5)), int(np.argmax(db <= -35))
+    assert end > start + 1, "the decay does not reach −35 dB"
+    return -60 / np.polyfit(np.arange(start, end) / RATE, db[start:end], 1)[0]
+
+
+def test_a_room_on_the_room_port_brings_its_own_decay(bundle, rack_binary, table, tmp_path):
+    """`lv2apply -c room N -c mix 100` on an impulse, every shaping port at its default, gives
+    the room as designed: `rack render --set room=NAME --set mix=100`'s samples, so its T30
+    (the cathedral's 5.2 s, not the decay port's default 1.8 s; the README's bound: within 5 %).
+    Moving one shaping port (decay 3 s) takes every shaping port as given, as `--set` of all of
+    them does."""
+    impulse = np.zeros((12 * RATE, 2), np.float32)
+    impulse[0] = 1
+    inp = tmp_path / "impulse.wav"
+    write_float_wav(inp, impulse)
+    room = table["room"].index("cathedral")
+    shaping = {"decay": 3, "predelay": 0, "damping": lv2info_ports(bundle)["damping"]["default"], "lowcut": 10,
+               "highcut": 20000, "width": 100, "freeze": 0}
+    for ports, sets in [({"room": room, "mix": 100}, {"room": "cathedral", "mix": 100}),
+                        ({"room": room, "mix": 100, "decay": 3}, {"room": "cathedral", "mix": 100, **shaping})]:
+        out, ref = tmp_path / "out.wav", tmp_path / "ref.wav"
+        a = subprocess.run(["lv2apply", "-i", str(inp), "-o", str(out), *[x for k, v in ports.items() for x in ("-c", k, str(v))], URI],
+                           capture_output=True, text=True, env=host_env(bundle), timeout=120)
+        assert a.returncode == 0, a.stderr
+        r = subprocess.run([str(rack_binary), "render", str(inp), str(ref), *[f"--set={k}={v}" for k, v in sets.items()]],
+                           capture_output=True, text=True, timeout=120, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
+        assert r.returncode == 0, r.stderr
+        got, expected = read_float_wav(out), read_float_wav(ref)
+        t_got, t_expected = schroeder_t30(got), schroeder_t30(expected)
+        print(f"{ports}: T30 {t_got:.3f} s against rack render's {t_expected:.3f} s")
+        assert t_got == pytest.approx(t_expected, rel=0.05)
+        assert np.array_equal(got, expected), np.abs(got - expected).max()
 
 
 def test_block_size_does_not_change_the_output(bundle, lv2host, tmp_path):
