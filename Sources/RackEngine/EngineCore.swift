@@ -108,6 +108,22 @@ public struct EngineCore: ~Copyable {
     var roomShapes: UnsafeMutablePointer<ReverbShape> { @_noLocks @inline(__always) get { roomShapeStorage.base } }
     var sumLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.left.base } }
     var sumRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.right.base } }
+    /// Clears the audio's history, so silence in gives silence out from the next sample: the
+    /// low-pass's state and the reverb's memories (its tail), a running room crossfade dropped
+    /// for the room last asked for. Parameters, ramps and pending events stay as they are.
+    /// - Realtime: safe (one pass over the reverb's memories)
+    @_noLocks
+    package mutating func clearHistory() {
+        filter.reset()
+        reverb.reset()
+    }
+
+    /// The reverb's input in the last render call, from its first frame: the dry sum after the
+    /// low-pass, faded by bypass (a plugin's meter reads it).
+    /// - Realtime: safe
+    package var reverbInput: (left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
+        @_noLocks @inline(__always) get { (UnsafePointer(sum.left.base), UnsafePointer(sum.right.base)) }
+    }
     var wetLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.left.base } }
     var wetRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.right.base } }
     var scratchLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { scratch.left.base } }
