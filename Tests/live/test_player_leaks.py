@@ -121,14 +121,16 @@ def test_ten_thousand_seeks_and_a_thousand_loads_leave_nothing_behind(fast_jack,
         # Warm-up: the first streams start one-time state (libsamplerate, malloc arenas).
         for i in range(100):
             load_and_seek(i)
-        # The base once the warm-up's last old stream has retired: threads and files steady
-        # over two reads 0.1 s apart (waited for, 3 s at most).
+        # The base, once the warm-up's last old stream has retired (waited for, 10 s at most):
+        # the playing stream's thread alone (it names itself once it first runs: a
+        # thread just started shows its parent's name until then) and threads and files steady
+        # over two reads 0.1 s apart.
         def steady() -> bool:
             before = (own_threads(rack.pid), livelib.process_usage(rack.pid)["fds"])
             time.sleep(0.1)
-            return before == (own_threads(rack.pid), livelib.process_usage(rack.pid)["fds"])
+            return before[0].get("rack-player", 0) == 1 and before == (own_threads(rack.pid), livelib.process_usage(rack.pid)["fds"])
 
-        livelib.wait_until(steady, 3.0, step=0.0)
+        assert livelib.wait_until(steady, 10.0, step=0.0), f"no steady base: {livelib.thread_names(rack.pid)}"
         base = livelib.process_usage(rack.pid)
         base_own = own_threads(rack.pid)
         early_pools = [pool_threads(rack.pid)]   # the pool's size at the start and after 250 loads
