@@ -271,10 +271,7 @@ public final class JackDriver: @unchecked Sendable {
             let dead = DeadClient(client: client, context: context, log: log, closing: closing,
                                   awaitsNoticeThreads: !server.isPipeWire)
             closing.begin()
-            Thread.detachNewThread {
-                Thread.current.name = "rack-jack-close"   // Linux applies a name set by the thread itself
-                Self.closeDead(dead)
-            }
+            Thread.detachNewThread { Self.closeDead(dead) }
         }
     }
 
