@@ -73,6 +73,10 @@ public enum ControllerTuning {
     public static let subscriberTrustedReserve = 16
     /// Places one remote address may hold in the subscriber and meter tables together.
     public static let maximumSubscriptionsPerAddress = 4
+    /// How subscriber places are shared (each table alone; a remote address's places counted
+    /// over both tables).
+    static let subscriberPlaces = FairShare(capacity: maximumSubscribers, trustedReserve: subscriberTrustedReserve,
+                                            perRemoteAddress: maximumSubscriptionsPerAddress)
     /// `/rack/meter` messages per second.
     public static let meterHz = 15.0
     /// Longest time, in seconds, a `--record` file lags behind the changes applied.
