@@ -154,7 +154,7 @@ struct ControlState {
             return [ChangeRecord(change: .parameter(id, value), source: .midiController, echo: e)]
         case .play, .stop:
             return [ChangeRecord(change: .transport(playing: e.action == .play), source: .control, echo: e)]
-        case .attachPlayer, .releasedRing, .programChange, .restart:
+        case .attachPlayer, .releasedRing, .programChange, .restart, .clearScheduled:
             return []
         }
     }
