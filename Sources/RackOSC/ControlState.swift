@@ -159,6 +159,15 @@ struct ControlState {
         }
     }
 
+    /// Preset recalls on their way through the render thread.
+    var recallsInFlight: Int { markers.count }
+
+    /// The recalls of markers `ids` were dropped before they took effect (their sender's
+    /// `/rack/schedule/clear`): they never will.
+    mutating func forgetRecalls(_ ids: [Int]) {
+        for id in ids { markers[id] = nil }
+    }
+
     /// A new engine: the preset recalls in flight to the old one are forgotten.
     mutating func forgetInFlight() {
         markers.removeAll()

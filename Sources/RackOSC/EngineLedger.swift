@@ -12,6 +12,12 @@ struct EngineLedger {
     private(set) var scheduled = 0
     /// Of those, by who posted them.
     private(set) var shares = ScheduleShares()
+    /// Scheduled preset markers in flight by sender, oldest first: what a clear drops with them.
+    private var markers: [EventOwner: [Int]] = [:]
+    /// The newest scheduled marker posted.
+    private var lastMarker = 0
+    /// Clears posted and not yet echoed, in order: the newest scheduled marker posted before each.
+    private var clears: [Int] = []
     /// `restart`s posted and not yet echoed: scheduled echoes before them belong to the time
     /// before the outage (the restart dropped the rest and set the count to 0).
     private var restarts = 0
@@ -23,12 +29,34 @@ struct EngineLedger {
         if let owner { shares.add(count, by: owner, trusted: trusted) }
     }
 
+    /// The scheduled event `e` was posted by `owner`: a preset marker is noted.
+    mutating func posted(_ e: EngineEvent, by owner: EventOwner) {
+        guard e.isScheduled, case let .marker(id) = e.action else { return }
+        markers[owner, default: []].append(id)
+        lastMarker = id
+    }
+
+    /// A `clearScheduled` was posted.
+    mutating func postedClear() { clears.append(lastMarker) }
+
+    /// The echo of the oldest clear, of `owner`, came back: the markers it dropped (those of
+    /// `owner` posted before it and not echoed).
+    mutating func markersDropped(by owner: EventOwner) -> [Int] {
+        guard !clears.isEmpty else { return [] }
+        let mark = clears.removeFirst()
+        let mine = markers[owner] ?? []
+        let dropped = mine.prefix { $0 <= mark }
+        markers[owner] = dropped.count == mine.count ? nil : Array(mine.dropFirst(dropped.count))
+        return Array(dropped)
+    }
+
     /// A `restart` was posted: the scheduled events before it are dropped by the engine or
     /// echo before it, and neither counts any more.
     mutating func postedRestart() {
         restarts += 1
         scheduled = 0
         shares = ScheduleShares()
+        markers.removeAll()
     }
 
     /// Takes `e`'s echo into account. False for a scheduled echo of the time before an outage,
@@ -41,6 +69,7 @@ struct EngineLedger {
         } else if e.isScheduled {
             if restarts > 0 { return false }
             take(1, by: e.owner)
+            if case let .marker(id) = e.action, let owner = e.owner { markers[owner]?.removeAll { $0 == id } }
         }
         assert(scheduled >= 0 && restarts >= 0, "an echo without its post")
         return true

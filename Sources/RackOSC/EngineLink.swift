@@ -60,7 +60,10 @@ extension RackController {
         }
         guard engine.queueSpace >= events.count else { throw .busy }
         for var e in events {
-            if e.isScheduled { e.owner = owner }
+            if e.isScheduled, let owner {
+                e.owner = owner
+                ledger.posted(e, by: owner)
+            }
             _ = engine.post(e)
         }
         ledger.posted(scheduled: scheduled, by: owner, trusted: trusted)

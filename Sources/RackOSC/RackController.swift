@@ -33,6 +33,8 @@ public final class RackController {
     private let allow: [AddressRange]
     /// What remote senders may have (leases, media directories).
     let policy: ExposurePolicy
+    /// Preset recalls on their way through the render thread.
+    var recallsInFlight: Int { state.recallsInFlight }
     /// The rack's state and its one writer (targets, the preset recalled last): every
     /// transport submits its changes to it (`submit`), and the engine's echoes come back to it
     /// (`drainApplied`). Written in this file only, through `ControlState`'s methods.
@@ -317,6 +319,7 @@ public final class RackController {
             case let .releasedRing(ring):
                 player.released(ring)
             case let .clearScheduled(owner, dropped):
+                state.forgetRecalls(ledger.markersDropped(by: owner))
                 scheduleCleared(dropped, for: owner)
             case let .restart(dropped) where dropped > 0:
                 log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")

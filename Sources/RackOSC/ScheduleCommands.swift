@@ -31,6 +31,7 @@ extension RackController {
         guard engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .clearScheduled(owner, droppedEvents: 0))) else {
             throw .busy
         }
+        ledger.postedClear()
         awaitEchoes()
     }
 

@@ -61,6 +61,29 @@ final class ScheduleShareTests: XCTestCase {
         XCTAssertEqual(rig.outbox.take(for: other), [], "the others were told nothing")
     }
 
+    /// A cleared recall is forgotten with its changes (its marker never comes back), and a recall
+    /// scheduled after the clear is told when it takes effect.
+    func testAClearedRecallIsForgottenAndALaterOneStillTold() {
+        let rig = Rig()
+        let watcher = OSCEndpoint(host: "127.0.0.1", port: 9100)!
+        rig.send("/rack/subscribe", from: watcher)
+        for _ in 0..<3 {
+            rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Warm")])], timeTag: rig.timeTag(in: 0.2)),
+                     from: remote(1))
+        }
+        XCTAssertEqual(rig.controller.recallsInFlight, 3)
+        rig.send("/rack/schedule/clear", from: remote(1))
+        rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Bright")])], timeTag: rig.timeTag(in: 0.2)),
+                 from: remote(1))
+        rig.settle()
+        XCTAssertEqual(rig.outbox.take(for: remote(1)), [OSCMessage(RackController.scheduleClearedAddress, [.int(42)])])
+        XCTAssertEqual(rig.controller.recallsInFlight, 1, "the three cleared recalls are forgotten, the later one waits")
+        rig.outbox.clear()
+        rig.settle(blocks: 40)
+        XCTAssertEqual(rig.controller.recallsInFlight, 0)
+        XCTAssertEqual(rig.outbox.take(for: watcher).filter { $0.address == "/rack/preset" }, [OSCMessage("/rack/preset", [.string("Bright")])])
+    }
+
     func testClearWithNothingWaitingAnswersZeroAtOnce() {
         let rig = Rig()
         rig.controller.handle(OSCMessage("/rack/schedule/clear"), timeTag: .immediately, from: rig.client)
