@@ -235,7 +235,7 @@ public struct EngineCore: ~Copyable {
         case .stop: player.setPlaying(false)
         case let .attachPlayer(ring): player.attach(ring)
         case .releasedRing, .programChange: return
-        case .marker, .restart: break
+        case .marker, .restart, .clearScheduled: break
         case let .set(id, value, ramp): change(id, to: value, ramp: ramp, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         case let .midiSet(id, value): change(id, to: value, ramp: .standard, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         }

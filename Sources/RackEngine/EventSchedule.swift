@@ -53,6 +53,10 @@ struct EventSchedule: ~Copyable {
             var e = event
             e.action = .restart(droppedEvents: scheduled.removeAll())
             pushImmediate(e)
+        case let .clearScheduled(owner, _):
+            var e = event
+            e.action = .clearScheduled(owner, droppedEvents: scheduled.removeAll(ownedBy: owner))
+            pushImmediate(e)
         default:
             if event.sampleTime == EngineEvent.immediately {
                 pushImmediate(event)

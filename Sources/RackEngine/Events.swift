@@ -84,6 +84,10 @@ public enum EngineAction: Sendable, Equatable {
     /// posted after it (with a `jump` ramp) set the state the control side holds now. Posted
     /// with 0; its echo carries the number of scheduled events dropped.
     case restart(droppedEvents: Int)
+    /// Drop the scheduled events waiting that `owner` posted (a sender's `/rack/schedule/clear`):
+    /// taken on the immediate path when drained, so every event that owner posted before it is
+    /// waiting by then. Posted with 0; its echo carries how many were dropped.
+    case clearScheduled(EventOwner, droppedEvents: Int)
 
     /// True for a `restart`.
     /// - Realtime: safe
@@ -108,6 +112,32 @@ public enum EngineAction: Sendable, Equatable {
     }
 }
 
+/// Who posted a scheduled event: a control-side sender (an OSC endpoint's address, port and
+/// transport), so that the control side counts each sender's share of the scheduled events and
+/// a sender can drop its own (`EngineAction.clearScheduled`). Plain data.
+public struct EventOwner: Sendable, Hashable {
+    /// IPv4 address, network byte order (as `OSCEndpoint.address`): shares are per address.
+    public var address: UInt32
+    /// Port, host byte order.
+    public var port: UInt16
+    /// The sender is a WebSocket, not UDP (the same address and port are another sender).
+    public var isWebSocket: Bool
+
+    public init(address: UInt32, port: UInt16, isWebSocket: Bool) {
+        self.address = address
+        self.port = port
+        self.isWebSocket = isWebSocket
+    }
+
+    /// Whether `e` was posted by this owner (`==` without the generic witness of `Optional`).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    public func posted(_ e: EngineEvent) -> Bool {
+        guard let o = e.owner else { return false }
+        return o.address == address && o.port == port && o.isWebSocket == isWebSocket
+    }
+}
+
 /// A change for the render thread, placed at an absolute sample position. Plain data: it
 /// crosses threads by value through `EventQueue`.
 public struct EngineEvent: Sendable, Equatable {
@@ -120,6 +150,8 @@ public struct EngineEvent: Sendable, Equatable {
     /// it as the current target only once its echo says it was applied. The engine keeps such
     /// events in its bounded pending list; immediate ones never wait there.
     public var isScheduled = false
+    /// Who posted it (the control side's scheduled events); nil for the rest.
+    public var owner: EventOwner?
 
     /// The `sampleTime` of an event that applies as soon as possible: at the start of the next
     /// render call, in the order it was posted, never behind a scheduled event.

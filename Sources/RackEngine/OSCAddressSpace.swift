@@ -64,6 +64,10 @@ public enum OSCAddressSpace {
         .init("/sync", .arguments([.optional(.number)], else: "expects an optional number: an id the reply carries"),
               "replies /synced [id] once the render thread has taken every change sent before it"),
 
+        .init("/rack/schedule/clear", .none,
+              "drop the timetagged changes the sender scheduled that wait for their time (only its own); "
+                + "replies /rack/schedule/cleared i:count", query: .init()),
+
         .init("/rack/midi/learn", .arguments([.optional(.string)], else: "expects an optional string: a parameter name"),
               "bind the next CC that moves to the parameter; no argument: cancel"),
         .init("/rack/midi/map", .none, "replies /rack/midi/map i:channel i:cc s:param per binding", isQuery: true),
@@ -99,6 +103,7 @@ public enum OSCAddressSpace {
     /// The containers of OSCQuery's tree that are no command, with their descriptions.
     public static let containers: [(path: String, description: String)] = [
         ("/", "rack"), ("/rack", "rack: a JACK effects rack"), ("/rack/player", "the file player"),
+        ("/rack/schedule", "timetagged changes waiting for their time"),
     ]
 }
 

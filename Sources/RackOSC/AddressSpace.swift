@@ -13,6 +13,17 @@ struct Reason: Error {
         Reason("busy: \(capacity) timetagged changes are already waiting for their time")
     }
 
+    /// A claim of scheduled slots beyond what `share` grants the sender.
+    static func scheduleShare(_ refusal: FairShare.Refusal, _ share: FairShare) -> Reason {
+        switch refusal {
+        case .full: return scheduleFull(share.capacity)
+        case .remoteShareFull:
+            return Reason("busy: remote addresses may have at most \(share.remoteShare) timetagged changes waiting together (of \(share.capacity))")
+        case .addressShareFull:
+            return Reason("busy: this address may have at most \(share.perRemoteAddress) timetagged changes waiting (its share of \(share.capacity))")
+        }
+    }
+
     /// A timetag too far ahead.
     static func beyondHorizon(_ seconds: Double) -> Reason {
         Reason("timetag \(formatNumber(seconds)) s ahead is beyond the scheduling horizon of \(formatNumber(ControllerTuning.scheduleHorizonSeconds)) s")
@@ -59,6 +70,7 @@ extension RackController {
     static let handlers: [String: OSCCommand.Handler] = [
         "/ping": { c, r in c.ping(r) },
         "/sync": { c, r throws(Reason) in try c.sync(r) },
+        "/rack/schedule/clear": { c, r throws(Reason) in try c.clearSchedule(r) },
         "/rack/version": { c, r in c.version(r) },
         "/rack/status": { c, r in c.status(r) },
         "/rack/stats": { c, r in c.stats(r) },

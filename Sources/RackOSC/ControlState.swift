@@ -190,9 +190,18 @@ struct ControlState {
             return [ChangeRecord(change: .parameter(id, value), source: .midiController, echo: e)]
         case .play, .stop:
             return [ChangeRecord(change: .transport(playing: e.action == .play), source: .control, echo: e)]
-        case .attachPlayer, .releasedRing, .programChange, .restart:
+        case .attachPlayer, .releasedRing, .programChange, .restart, .clearScheduled:
             return []
         }
+    }
+
+    /// Preset recalls on their way through the render thread.
+    var recallsInFlight: Int { markers.count }
+
+    /// The recalls of markers `ids` were dropped before they took effect (their sender's
+    /// `/rack/schedule/clear`): they never will.
+    mutating func forgetRecalls(_ ids: [Int]) {
+        for id in ids { markers[id] = nil }
     }
 
     /// A new engine: the preset recalls in flight to the old one are forgotten.

@@ -65,20 +65,20 @@ final class Feedback {
         meterSubscriptions.append(Subscription(endpoint: target, expires: expires, trusted: trusted))
     }
 
-    /// Whether `table` has a place for `target`: `maximumSubscribers` in all, of which remote
-    /// subscribers together hold at most all but `subscriberTrustedReserve` (kept for 127.0.0.1
-    /// and `--allow`ed peers); and a remote address holds at most
-    /// `maximumSubscriptionsPerAddress` places in the two tables together, so no single source
-    /// can fill them.
+    /// Whether `table` has a place for `target`, by the rule of `ControllerTuning.subscriberPlaces`:
+    /// `maximumSubscribers` in all, of which remote subscribers together hold at most all but
+    /// `subscriberTrustedReserve` (kept for 127.0.0.1 and `--allow`ed peers); and a remote address
+    /// holds at most `maximumSubscriptionsPerAddress` places in the two tables together, so no
+    /// single source can fill them.
     private func checkPlaces(_ table: [Subscription], for target: OSCEndpoint, trusted: Bool, full: String) throws(Reason) {
-        guard table.count < ControllerTuning.maximumSubscribers else { throw Reason(full) }
-        guard !trusted else { return }
-        let remote = table.filter { !$0.trusted }.count
-        guard remote < ControllerTuning.maximumSubscribers - ControllerTuning.subscriberTrustedReserve else {
-            throw Reason(full + " from remote addresses")
-        }
         let held = (subscriptions + meterSubscriptions).filter { $0.endpoint.address == target.address }.count
-        guard held < ControllerTuning.maximumSubscriptionsPerAddress else { throw Reason("too many subscriptions from this address") }
+        switch ControllerTuning.subscriberPlaces.refusal(claiming: 1, held: table.count, heldRemotely: table.filter { !$0.trusted }.count,
+                                                          heldByAddress: held, trusted: trusted) {
+        case nil: return
+        case .full: throw Reason(full)
+        case .remoteShareFull: throw Reason(full + " from remote addresses")
+        case .addressShareFull: throw Reason("too many subscriptions from this address")
+        }
     }
 
     /// When the first lease runs out (seconds on the controller's clock); nil while every

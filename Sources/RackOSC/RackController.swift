@@ -23,7 +23,7 @@ import RackWire
 /// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.6.0"
+    public static let namespaceVersion = "1.7.0"
 
     /// Where replies, feedback and meters go: the socket (through the HTTP bridge), so they
     /// leave from the rack's port.
@@ -33,6 +33,8 @@ public final class RackController {
     private let allow: [AddressRange]
     /// What remote senders may have (leases, media directories).
     let policy: ExposurePolicy
+    /// Preset recalls on their way through the render thread.
+    var recallsInFlight: Int { state.recallsInFlight }
     /// The rack's state and its one writer (targets, the preset recalled last): every
     /// transport submits its changes to it (`submit`), and the engine's echoes come back to it
     /// (`drainApplied`). Written in this file only, through `ControlState`'s methods.
@@ -58,6 +60,9 @@ public final class RackController {
     /// Timetags of the datagram being handled, mapped to engine samples once each (so every
     /// message of a bundle lands on the same sample).
     var timeMappings: [UInt64: Result<Int64, Reason>] = [:]
+    /// The sender of the message being handled: the scheduled events it posts are its own
+    /// (their share, `/rack/schedule/clear`).
+    var sender: OSCEndpoint?
     /// Preset files written while handling the current datagram.
     var presetWritesInPacket = 0
     /// Media listings (each may walk the media directories), per datagram and per second.
@@ -269,6 +274,8 @@ public final class RackController {
         // (see `Engine.init`), and a rejoined engine takes up the state first.
         syncWithEngine()
         let request = Request(message: m, timeTag: timeTag, from: from)
+        sender = from
+        defer { sender = nil }
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
                 try setParameter(target.spec, normalized: target.isNormalized, request)
@@ -311,6 +318,9 @@ public final class RackController {
             switch e.action {
             case let .releasedRing(ring):
                 player.released(ring)
+            case let .clearScheduled(owner, dropped):
+                state.forgetRecalls(ledger.markersDropped(by: owner))
+                scheduleCleared(dropped, for: owner)
             case let .restart(dropped) where dropped > 0:
                 log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
             default:
