@@ -53,8 +53,8 @@ public struct Reverb: @unchecked Sendable {
 
     /// The heard slot (the one getting the input; during a crossfade, the one fading in).
     var live = 0
-    /// The slot whose input fades out during the running crossfade (−1: none).
-    var fadingOut = -1
+    /// The slot whose input fades out during the running crossfade, if any.
+    var fadingOut = FadingOut.none
     /// Length of the running input crossfade (samples; 0: none) and how much of it is done.
     var fadeLength = 0
     var fadeDone = 0
@@ -203,7 +203,7 @@ public struct Reverb: @unchecked Sendable {
         decayTimes = nil
         fadeLength = 0
         fadeDone = 0
-        fadingOut = -1
+        fadingOut = .none
         pendingRoom = nil
         sampleRate = 0
     }
@@ -231,7 +231,7 @@ public struct Reverb: @unchecked Sendable {
         slots[0].core.load(table[requestedRoom.index], room: requestedRoom)
         fadeLength = 0
         fadeDone = 0
-        fadingOut = -1
+        fadingOut = .none
         pendingRoom = nil
         historyWrite = 0
         phase = 0

@@ -50,7 +50,7 @@ extension Reverb {
         slots[live].quietGroups = 0
         slots[live].spillOrder = spillCount
         spillCount &+= 1
-        fadingOut = live
+        fadingOut = .slot(live)
         live = target
         fadeLength = frames
         fadeOutLength = matched ? min(frames, matchedFadeOutFrames) : frames
@@ -99,16 +99,18 @@ extension Reverb {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func makeSpare(_ slots: UnsafeMutablePointer<ReverbSlot>) {
-        var oldest = -1
+        var oldest: Int? = nil
         for s in 0..<slotCount {
             switch slots[s].phase {
             case .clean, .cutting, .clearing: return
             case .spilling:
-                if s != fadingOut && (oldest < 0 || slots[s].spillOrder < slots[oldest].spillOrder) { oldest = s }
+                guard !fadingOut.isSlot(s) else { continue }
+                if let o = oldest, slots[o].spillOrder <= slots[s].spillOrder { continue }
+                oldest = s
             case .live: break
             }
         }
-        if oldest >= 0 {
+        if let oldest {
             slots[oldest].phase = .cutting
             slots[oldest].cutDone = 0
         }
