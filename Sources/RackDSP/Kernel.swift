@@ -17,8 +17,7 @@
 ///
 /// A kernel that owns memory holds it in noncopyable owners (`UniqueBuffer`), so the kernel is
 /// itself noncopyable and its memory goes when the kernel does: with its owner (the engine
-/// core), on the thread that drops that owner. (`Reverb` is the exception still: a copyable
-/// handle whose owner calls its `deallocate()` once.)
+/// core), on the thread that drops that owner (`Reverb` holds its memory so too: `ReverbMemory`).
 ///
 /// Kernels: `StateVariableFilter`, `WetDryGain`, `Player`. `InputSanitiser` is a stateless stage
 /// (nothing to prepare or reset: one function that also counts what it replaced).

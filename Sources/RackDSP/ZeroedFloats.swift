@@ -37,3 +37,19 @@ enum ZeroedFloats {
         Glibc.free(UnsafeMutableRawPointer(p))
     }
 }
+
+/// `count` floats from `ZeroedFloats.allocateResident` (all 0, every page mapped) with one
+/// owner (see `UniqueBuffer`): freed when the owner goes. Not realtime to make or to drop;
+/// reading and writing through `base` is.
+struct ResidentFloats: ~Copyable {
+    /// The first float. Valid while this owner lives; never free it.
+    let base: UnsafeMutablePointer<Float>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = ZeroedFloats.allocateResident(count)
+    }
+
+    deinit { ZeroedFloats.free(base) }
+}

@@ -179,13 +179,6 @@ public struct EngineCore: ~Copyable {
         mixer.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
     }
 
-    deinit {
-        // The reverb is a handle whose owner frees it by hand (see `Reverb`); everything else
-        // here frees itself.
-        var reverb = self.reverb
-        reverb.deallocate()
-    }
-
     /// The target of every parameter (what `get` and `dump` report).
     public var targets: RackState {
         var s = RackState()

@@ -41,7 +41,6 @@ public enum DecayResponse {
         let block = 4_096
         var reverb = Reverb()
         reverb.prepare(sampleRate: sampleRate, maxFrames: block)
-        defer { reverb.deallocate() }
         reverb.setRoom(room, crossfadeFrames: 0)
         reverb.setShape(shape)
         let frames = Int((responseSeconds(shape.clamped) * sampleRate).rounded())

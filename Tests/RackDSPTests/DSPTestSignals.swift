@@ -39,7 +39,6 @@ enum DSPTestSignals {
                        block: Int = 256, rate: Double = 48_000) -> (left: [Float], right: [Float]) {
         var r = Reverb()
         r.prepare(sampleRate: rate, maxFrames: block)
-        defer { r.deallocate() }
         r.setRoom(room, crossfadeFrames: 0)
         return process(&r, left, right, changes: changes, block: block)
     }

@@ -46,7 +46,6 @@ final class KernelRecoveryTests: XCTestCase {
         let xl = S.noise(n, seed: 1), xr = S.noise(n, seed: 2)
         var reverb = Reverb()
         reverb.prepare(sampleRate: 48_000, maxFrames: 256)
-        defer { reverb.deallocate() }
         reverb.setRoom(.cathedral, crossfadeFrames: 0)
         _ = S.process(&reverb, Array(xl[..<at]), Array(xr[..<at]))
         // A NaN in every delay line of the heard network (as if a bit flipped).
@@ -88,8 +87,8 @@ final class KernelRecoveryTests: XCTestCase {
     }
 
     /// Writes NaN into every delay line of the heard network, through the memory the reverb
-    /// shares with its copies (the struct holds pointers), as a flipped bit would.
-    static func writeNaNIntoLiveLines(of reverb: Reverb) {
+    /// holds, as a flipped bit would.
+    static func writeNaNIntoLiveLines(of reverb: borrowing Reverb) {
         guard let lines = reverb.active.lines else { return XCTFail("unprepared reverb") }
         lines.update(repeating: .nan, count: 8 * reverb.active.lineStride)
     }

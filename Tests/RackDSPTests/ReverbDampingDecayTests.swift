@@ -62,7 +62,6 @@ final class ReverbDampingDecayTests: XCTestCase {
         shape.dampingHz = ReverbShape.dampingRange.upperBound
         var reverb = Reverb()
         reverb.prepare(sampleRate: rate, maxFrames: 4096)
-        defer { reverb.deallocate() }
         reverb.setRoom(room, crossfadeFrames: 0)
         reverb.setShape(shape)
         let noise = DSPTestSignals.noise(Int(rate), seed: 7)

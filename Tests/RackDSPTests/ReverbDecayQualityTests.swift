@@ -189,7 +189,6 @@ final class ReverbDecayQualityTests: XCTestCase {
         func run(_ block: Int) -> [Float] {
             var reverb = Reverb()
             reverb.prepare(sampleRate: rate, maxFrames: block)
-            defer { reverb.deallocate() }
             reverb.setRoom(.smallRoom, crossfadeFrames: 0)
             var out = [Float](repeating: 0, count: 2 * n)
             var i = 0

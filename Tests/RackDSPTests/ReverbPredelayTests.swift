@@ -46,7 +46,6 @@ final class ReverbPredelayTests: XCTestCase {
         }
         var reverb = Reverb()
         reverb.prepare(sampleRate: rate, maxFrames: 4096)
-        defer { reverb.deallocate() }
         reverb.setRoom(.mediumHall, crossfadeFrames: 0)
         var out = (left: [Float](), right: [Float]())
         var start = 0

@@ -13,7 +13,6 @@ final class ReverbShapeTests: XCTestCase {
                          block: Int = 4096) -> (left: [Float], right: [Float]) {
         var reverb = Reverb()
         reverb.prepare(sampleRate: rate, maxFrames: block)
-        defer { reverb.deallocate() }
         reverb.setRoom(room, crossfadeFrames: 0)
         if let shape { reverb.setShape(shape) }
         return IRA.impulseResponse(&reverb, frames: Int(seconds * rate), block: block)
@@ -82,7 +81,6 @@ final class ReverbShapeTests: XCTestCase {
         }
         var reverb = Reverb()
         reverb.prepare(sampleRate: 48_000, maxFrames: 64)
-        defer { reverb.deallocate() }
         reverb.setRoom(.cathedral, crossfadeFrames: 0)
         var shape = Room.cathedral.shape
         shape.decaySeconds = 0.3
@@ -217,7 +215,6 @@ final class ReverbShapeTests: XCTestCase {
         func run(_ seed: UInt32) -> (left: [Float], right: [Float]) {
             var reverb = Reverb()
             reverb.prepare(sampleRate: rate, maxFrames: 4096)
-            defer { reverb.deallocate() }
             reverb.setRoom(room, crossfadeFrames: 0)
             reverb.setShape(shape)
             let a = IRA.render(&reverb, left: before, right: before)
@@ -276,7 +273,6 @@ final class ReverbShapeTests: XCTestCase {
                                            fading: ReverbCoefficients) {
             var reverb = Reverb()
             reverb.prepare(sampleRate: rate, maxFrames: 8)
-            defer { reverb.deallocate() }
             reverb.setRoom(.smallRoom, crossfadeFrames: 0)
             reverb.setShape(first)
             var output: [Float] = []
@@ -337,7 +333,6 @@ final class ReverbShapeTests: XCTestCase {
         func run(_ block: Int) -> ([Float], [Float]) {
             var reverb = Reverb()
             reverb.prepare(sampleRate: rate, maxFrames: block)
-            defer { reverb.deallocate() }
             reverb.setRoom(.largeRoom, crossfadeFrames: 0)
             var outL = [Float](repeating: 0, count: n), outR = outL
             var i = 0

@@ -17,7 +17,6 @@ final class ReverbSteadyPathTests: XCTestCase {
                        switchAt: Int? = nil) -> (output: [Float], steady: Bool) {
         var reverb = Reverb()
         reverb.prepare(sampleRate: 48_000, maxFrames: input.count)
-        defer { reverb.deallocate() }
         reverb.setRoom(room, crossfadeFrames: 0)
         if let shape { reverb.setShape(shape) }
         let right = Array(input.reversed())

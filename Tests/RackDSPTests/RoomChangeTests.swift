@@ -106,7 +106,6 @@ final class RoomChangeTests: XCTestCase {
     func testACleanSlotHoldsNothingOfItsFormerRoom() {
         var r = Reverb()
         r.prepare(sampleRate: rate, maxFrames: 64)
-        defer { r.deallocate() }
         r.setRoom(.plate, crossfadeFrames: 0)
         let n = Int(1.0 * rate)
         let x = S.noise(n, seed: 41)
@@ -134,7 +133,6 @@ final class RoomChangeTests: XCTestCase {
     func testDecayMatchingAndTheBridgeAreOnForEveryLongerRoom() {
         var r = Reverb()
         r.prepare(sampleRate: rate, maxFrames: 64)
-        defer { r.deallocate() }
         let fade = Int(0.1 * rate), fadeOut = r.matchedFadeOutFrames
         for from in Room.allCases {
             let own = r.table![from.index], held = r.holdTable![from.index]
@@ -154,7 +152,6 @@ final class RoomChangeTests: XCTestCase {
     func testTheInputCrossfadeEndsWithinItsLength() {
         var r = Reverb()
         r.prepare(sampleRate: rate, maxFrames: 256)
-        defer { r.deallocate() }
         r.setRoom(.plate, crossfadeFrames: 0)
         let x = S.noise(Int(0.3 * rate), seed: 5)
         _ = S.process(&r, x, x)
@@ -169,7 +166,6 @@ final class RoomChangeTests: XCTestCase {
     func testManyQuickChangesEndOnTheLastRoom() {
         var r = Reverb()
         r.prepare(sampleRate: rate, maxFrames: 48)
-        defer { r.deallocate() }
         r.setRoom(.plate, crossfadeFrames: 0)
         let x = S.noise(48, seed: 6)
         var out = [Float]()

@@ -53,7 +53,6 @@ final class RoomTableTests: XCTestCase {
             var reverb = Reverb()
             reverb.prepare(sampleRate: rate, maxFrames: 64)
             XCTAssertEqual(reverb.sampleRate, rate)
-            reverb.deallocate()
         }
     }
 }

@@ -16,7 +16,6 @@ final class TailCutTests: XCTestCase {
         for rate in [44_100.0, 48_000.0, 96_000.0] {
             var reverb = Reverb()
             reverb.prepare(sampleRate: rate, maxFrames: 64)
-            defer { reverb.deallocate() }
             reverb.setRoom(.plate, crossfadeFrames: 0)
             let group = 8
             let noise = DSPTestSignals.noise(group, seed: 7)

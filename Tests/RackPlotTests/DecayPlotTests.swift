@@ -112,7 +112,6 @@ final class DecayPlotTests: XCTestCase {
     static func octaveT30(room: Room, shape: ReverbShape, rate: Double) -> [Double?] {
         var reverb = Reverb()
         reverb.prepare(sampleRate: rate, maxFrames: 1_024)
-        defer { reverb.deallocate() }
         reverb.setRoom(room, crossfadeFrames: 0)
         reverb.setShape(shape)
         let frames = Int((2.5 * shape.decaySeconds + 0.5) * rate)

@@ -30,10 +30,12 @@
 /// Realtime: `process`, `reset` and `setRoom` are `@_noLocks`; all buffers and every room's
 /// coefficients are made in `prepare`.
 ///
-/// Ownership: the struct holds unsafe pointers to the buffers `prepare` allocates; copies share
-/// them, so keep one owner, call `deallocate()` once when done, and never use it from two
-/// threads at once. (`@unchecked Sendable` so the owner can hand it to the audio thread.)
-public struct Reverb: @unchecked Sendable {
+/// Ownership: noncopyable; what `prepare` allocates is held by `memory` (`ReverbMemory`) and
+/// goes with the reverb, or at the next `prepare`. Never use it from two threads at once.
+/// (`@unchecked Sendable` so the owner can hand it to the audio thread.)
+public struct Reverb: ~Copyable, @unchecked Sendable {
+    /// What `prepare` allocated; the pointers below point into it.
+    var memory = ReverbMemory()
     /// The networks (`SpillOverTuning.slots`), each with its own input history.
     var slots: UnsafeMutablePointer<ReverbSlot>? = nil
     var slotCount = 0
@@ -53,8 +55,8 @@ public struct Reverb: @unchecked Sendable {
 
     /// The heard slot (the one getting the input; during a crossfade, the one fading in).
     var live = 0
-    /// The slot whose input fades out during the running crossfade (−1: none).
-    var fadingOut = -1
+    /// The slot whose input fades out during the running crossfade, if any.
+    var fadingOut = FadingOut.none
     /// Length of the running input crossfade (samples; 0: none) and how much of it is done.
     var fadeLength = 0
     var fadeDone = 0
@@ -113,6 +115,10 @@ public struct Reverb: @unchecked Sendable {
 
     public init() {}
 
+    /// Drops `memory` (explicit so that another module, the engine's core, ending a reverb
+    /// calls this, which sees `ReverbMemory`'s owners).
+    deinit {}
+
     /// The room most recently set (during a crossfade: the room being faded to).
     public var room: Room { requestedRoom }
 
@@ -124,88 +130,60 @@ public struct Reverb: @unchecked Sendable {
     /// Allocates every buffer for the largest room at this rate; precomputes every room's
     /// coefficients. The only place that allocates. `sampleRate` in Hz, within
     /// `SampleRates.supported`; `maxFrames` is the largest block `process` will get (recorded
-    /// only: the reverb needs no per-block scratch). Calling it again re-prepares (it frees the
-    /// previous buffers first) and clears all state; the room is kept.
+    /// only: the reverb needs no per-block scratch). Calling it again re-prepares (the
+    /// previous memory goes) and clears all state; the room is kept.
     public mutating func prepare(sampleRate: Double, maxFrames: Int) {
-        deallocate()
         precondition(SampleRates.supported.contains(sampleRate), "unsupported sample rate")
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
 
         let rooms = Room.allCases
-        let table = UnsafeMutablePointer<ReverbCoefficients>.allocate(capacity: rooms.count)
+        let table = UniqueBuffer(count: rooms.count) { ReverbCoefficients(room: rooms[$0], sampleRate: sampleRate) }
         var maxLine = 8, maxDiffuser = 8, maxHistory = 8
-        for room in rooms {
-            let c = ReverbCoefficients(room: room, sampleRate: sampleRate)
-            (table + room.index).initialize(to: c)
-            maxLine = max(maxLine, c.longestLine)
-            maxDiffuser = max(maxDiffuser, c.longestDiffuser)
-            maxHistory = max(maxHistory, c.longestHistory)
+        for i in 0..<rooms.count {
+            maxLine = max(maxLine, table.base[i].longestLine)
+            maxDiffuser = max(maxDiffuser, table.base[i].longestDiffuser)
+            maxHistory = max(maxHistory, table.base[i].longestHistory)
         }
-        self.table = table
         roomCount = rooms.count
-        decayTable = Self.decayMatchingTable(table, sampleRate: sampleRate)
-        holdTable = Self.holdingTable(table, sampleRate: sampleRate)
-        shortForms = Self.shortFormTable(table, sampleRate: sampleRate)
         formCrossfadeFrames = max(8, Int((ReverbTuning.shortFormCrossfadeSeconds * sampleRate).rounded()))
-        let times = UnsafeMutablePointer<Double>.allocate(capacity: rooms.count)
-        for room in rooms { times[room.index] = room.targetDecaySeconds }
-        decayTimes = times
 
         predelay.prepare(sampleRate: sampleRate)
         historyLength = Self.powerOfTwo(atLeast: maxHistory + ReverbPredelay.maximumFrames(sampleRate: sampleRate) + 8)
         let lineLength = Self.powerOfTwo(atLeast: maxLine)
         let diffuserLength = Self.powerOfTwo(atLeast: maxDiffuser)
         slotCount = SpillOverTuning.slots
-        let slots = UnsafeMutablePointer<ReverbSlot>.allocate(capacity: slotCount)
-        for s in 0..<slotCount {
+        let networkFloats = ReverbCore.floats(lineLength: lineLength, diffuserLength: diffuserLength)
+        let floats = ResidentFloats(count: slotCount * (networkFloats + historyFloats))
+        let slots = UniqueBuffer(count: slotCount) { s in
+            let start = floats.base + s * (networkFloats + historyFloats)
             var slot = ReverbSlot()
-            slot.core = ReverbCore(lineLength: lineLength, diffuserLength: diffuserLength)
-            slot.history = ZeroedFloats.allocateResident(historyFloats)
-            (slots + s).initialize(to: slot)
+            slot.core = ReverbCore(lineLength: lineLength, diffuserLength: diffuserLength, memory: start)
+            slot.history = start + networkFloats
+            return slot
         }
-        self.slots = slots
+        let decayMatching = Self.decayMatchingTable(table.base, sampleRate: sampleRate)
+        let holding = Self.holdingTable(table.base, sampleRate: sampleRate)
+        let shortForms = Self.shortFormTable(table.base, sampleRate: sampleRate)
+        memory = ReverbMemory(table: table, decayMatching: decayMatching, holding: holding, shortForms: shortForms,
+                              decayTimes: UniqueBuffer(count: rooms.count) { rooms[$0].targetDecaySeconds },
+                              slots: slots, floats: floats)
+        self.table = memory.table.base
+        decayTable = memory.decayMatching.base
+        holdTable = memory.holding.base
+        self.shortForms = memory.shortForms.base
+        decayTimes = memory.decayTimes.base
+        self.slots = memory.slots.base
 
         feedFrames = max(8, Int((ReverbShape.freezeFadeSeconds * sampleRate).rounded()))
         cutFrames = max(8, Int((SpillOverTuning.cutSeconds * sampleRate).rounded()))
         matchedFadeOutFrames = max(1, Int((SpillOverTuning.matchedFadeOutSeconds * sampleRate).rounded()))
         quietGroupsToEnd = max(1, Int((SpillOverTuning.silenceSeconds * sampleRate / 8).rounded()))
         let groups = max(1, Int(SpillOverTuning.clearSeconds * sampleRate / 8))
-        let floats = slots[0].core.stateFloats + historyFloats
-        clearStepFloats = (floats + groups - 1) / groups
+        clearStepFloats = (networkFloats + historyFloats + groups - 1) / groups
 
         // Fresh memory is all zero (nothing has rendered into it): this only sets the phases.
         reset()
-    }
-
-    /// Frees what `prepare` allocated. Safe to call more than once; afterwards `process`
-    /// outputs silence until `prepare` is called again.
-    public mutating func deallocate() {
-        if let slots {
-            for s in 0..<slotCount {
-                slots[s].core.deallocate()
-                ZeroedFloats.free(slots[s].history)
-            }
-            slots.deinitialize(count: slotCount)
-            slots.deallocate()
-        }
-        slots = nil
-        slotCount = 0
-        table?.deallocate()
-        table = nil
-        decayTable?.deallocate()
-        decayTable = nil
-        holdTable?.deallocate()
-        holdTable = nil
-        shortForms?.deallocate()
-        shortForms = nil
-        decayTimes?.deallocate()
-        decayTimes = nil
-        fadeLength = 0
-        fadeDone = 0
-        fadingOut = -1
-        pendingRoom = nil
-        sampleRate = 0
     }
 
     static func powerOfTwo(atLeast n: Int) -> Int {
@@ -231,7 +209,7 @@ public struct Reverb: @unchecked Sendable {
         slots[0].core.load(table[requestedRoom.index], room: requestedRoom)
         fadeLength = 0
         fadeDone = 0
-        fadingOut = -1
+        fadingOut = .none
         pendingRoom = nil
         historyWrite = 0
         phase = 0
@@ -303,5 +281,39 @@ public struct Reverb: @unchecked Sendable {
             }
         }
         for v in [groupLeft, groupRight] { for i in 0..<8 { body(v[i]) } }
+    }
+}
+
+/// Everything one `Reverb.prepare` allocates, with one owner (see `UniqueBuffer`): the rooms'
+/// coefficient tables (each by `Room.index`; decay matching by `from.index · rooms +
+/// to.index`), their target decays (s), the slots, and the zeroed floats of the slots' networks
+/// and input histories. Freed when the reverb goes or prepares again.
+struct ReverbMemory: ~Copyable {
+    let table: UniqueBuffer<ReverbCoefficients>
+    let decayMatching: UniqueBuffer<ReverbCoefficients>
+    let holding: UniqueBuffer<ReverbCoefficients>
+    let shortForms: UniqueBuffer<ReverbCoefficients>
+    let decayTimes: UniqueBuffer<Double>
+    let slots: UniqueBuffer<ReverbSlot>
+    let floats: ResidentFloats
+
+    /// Nothing yet (an unprepared reverb).
+    init() {
+        self.init(table: UniqueBuffer(), decayMatching: UniqueBuffer(), holding: UniqueBuffer(),
+                  shortForms: UniqueBuffer(), decayTimes: UniqueBuffer(), slots: UniqueBuffer(),
+                  floats: ResidentFloats(count: 0))
+    }
+
+    init(table: consuming UniqueBuffer<ReverbCoefficients>, decayMatching: consuming UniqueBuffer<ReverbCoefficients>,
+         holding: consuming UniqueBuffer<ReverbCoefficients>, shortForms: consuming UniqueBuffer<ReverbCoefficients>,
+         decayTimes: consuming UniqueBuffer<Double>, slots: consuming UniqueBuffer<ReverbSlot>,
+         floats: consuming ResidentFloats) {
+        self.table = table
+        self.decayMatching = decayMatching
+        self.holding = holding
+        self.shortForms = shortForms
+        self.decayTimes = decayTimes
+        self.slots = slots
+        self.floats = floats
     }
 }

@@ -101,26 +101,22 @@ struct ReverbCore {
 
     init() {}
 
-    init(lineLength: Int, diffuserLength: Int) {
+    /// A network on `memory`: `floats(lineLength:diffuserLength:)` zeroed floats that its
+    /// owner (`ReverbMemory`) keeps for as long as the network is used.
+    init(lineLength: Int, diffuserLength: Int, memory: UnsafeMutablePointer<Float>) {
         lineMask = lineLength - 1
         lineStride = lineLength + 8
         diffuserMask = diffuserLength - 1
         diffuserStride = diffuserLength + 8
-        let l = ZeroedFloats.allocateResident(8 * lineStride)
-        let d = ZeroedFloats.allocateResident(8 * diffuserStride)
-        let e = ZeroedFloats.allocateResident(8 * diffuserStride)
-        lines = l
-        diffusers = d
-        inputDiffusers = e
+        lines = memory
+        diffusers = memory + 8 * lineStride
+        inputDiffusers = memory + 8 * (lineStride + diffuserStride)
     }
 
-    mutating func deallocate() {
-        ZeroedFloats.free(lines)
-        ZeroedFloats.free(diffusers)
-        ZeroedFloats.free(inputDiffusers)
-        lines = nil
-        diffusers = nil
-        inputDiffusers = nil
+    /// Floats of a network's delay memory: eight lines, eight diffusers and eight input
+    /// diffusers, each ring with its 8-float mirror.
+    static func floats(lineLength: Int, diffuserLength: Int) -> Int {
+        8 * (lineLength + 8) + 16 * (diffuserLength + 8)
     }
 
     func forEachStateValue(_ body: (Float) -> Void) {
@@ -261,7 +257,7 @@ struct ReverbCore {
 extension ReverbCore {
     /// Floats of delay memory that `clear(from:count:)` walks: the lines, then the diffusers,
     /// then the input diffusers (mirrors included).
-    var stateFloats: Int { @_noLocks get { 8 * (lineStride + 2 * diffuserStride) } }
+    var stateFloats: Int { @_noLocks get { 8 &* (lineStride &+ 2 &* diffuserStride) } }
 
     /// Zeroes floats [from, from + count) of the delay memory (lines, then diffusers, then
     /// input diffusers; `from + count ≤ stateFloats`) and, with `from == 0`, the filter and DC

@@ -40,7 +40,7 @@ extension Reverb {
             let v: (Float, Float)
             switch slots[s].phase {
             case .live: v = fading ? (gIn * cl, gIn * cr) : (cl, cr)
-            case .spilling, .cutting: v = fading && s == fadingOut ? (gOut * cl, gOut * cr) : (0, 0)
+            case .spilling, .cutting: v = fading && fadingOut.isSlot(s) ? (gOut * cl, gOut * cr) : (0, 0)
             case .clean, .clearing: continue
             }
             guard let history = slots[s].history else { continue }
@@ -78,7 +78,7 @@ extension Reverb {
             case .live:
                 (vl, vr) = fading ? (gIn * cl, gIn * cr) : (cl, cr)
             case .spilling, .cutting:
-                (vl, vr) = fading && s == fadingOut ? (gOut * cl, gOut * cr) : (.zero, .zero)
+                (vl, vr) = fading && fadingOut.isSlot(s) ? (gOut * cl, gOut * cr) : (.zero, .zero)
             case .clean, .clearing: continue
             }
             guard let history = slots[s].history else { continue }
@@ -121,7 +121,7 @@ extension Reverb {
         if fadeDone >= fadeLength {
             fadeLength = 0
             fadeDone = 0
-            fadingOut = -1
+            fadingOut = .none
         }
     }
 

@@ -91,7 +91,7 @@ extension Reverb {
                 r *= g
                 slots[s].cutDone += 8
                 if slots[s].cutDone >= cutFrames { startClearing(s, slots) }
-            } else if slots[s].isIn(.spilling) && s != fadingOut {
+            } else if slots[s].isIn(.spilling) && !fadingOut.isSlot(s) {
                 let loud = any(pointwiseMax(l * l, r * r) .>= silenceLevel * silenceLevel)
                 slots[s].quietGroups = loud ? 0 : slots[s].quietGroups + 1
                 if slots[s].quietGroups >= quietGroupsToEnd { startClearing(s, slots) }

@@ -93,15 +93,12 @@ extension Reverb {
     /// Every room's short form at `sampleRate` (not realtime; from `prepare`), by `Room.index`;
     /// a room without one holds its own coefficients (never used).
     static func shortFormTable(_ table: UnsafeMutablePointer<ReverbCoefficients>,
-                               sampleRate: Double) -> UnsafeMutablePointer<ReverbCoefficients> {
+                               sampleRate: Double) -> UniqueBuffer<ReverbCoefficients> {
         let rooms = Room.allCases
-        let forms = UnsafeMutablePointer<ReverbCoefficients>.allocate(capacity: rooms.count)
-        for room in rooms {
-            let own = table[room.index]
-            let c = own.shortFormBelowSeconds > 0 ? ReverbCoefficients(shortFormOf: room, sampleRate: sampleRate, own: own) : own
-            (forms + room.index).initialize(to: c)
+        return UniqueBuffer(count: rooms.count) { i in
+            let own = table[rooms[i].index]
+            return own.shortFormBelowSeconds > 0 ? ReverbCoefficients(shortFormOf: rooms[i], sampleRate: sampleRate, own: own) : own
         }
-        return forms
     }
 
     /// The coefficients of `room` in its short form or its own (prepared only: both tables

@@ -52,6 +52,22 @@ struct ReverbSlot {
     func isIn(_ p: Phase) -> Bool { phase.rawValue == p.rawValue }
 }
 
+/// The slot whose input fades out during a running input crossfade (`Reverb.fadingOut`).
+enum FadingOut {
+    /// No crossfade is running.
+    case none
+    /// Slot `index` (of `Reverb.slots`) is the old room, its input fading out.
+    case slot(Int)
+
+    /// True when slot `s` is the one fading out.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func isSlot(_ s: Int) -> Bool {
+        if case .slot(let index) = self { return index == s }
+        return false
+    }
+}
+
 /// Constants of room changes (spill-over), in seconds and dBFS.
 public enum SpillOverTuning {
     /// Networks kept: the heard room, the previous room's tail, and a third that is either

@@ -50,7 +50,7 @@ extension Reverb {
         slots[live].quietGroups = 0
         slots[live].spillOrder = spillCount
         spillCount &+= 1
-        fadingOut = live
+        fadingOut = .slot(live)
         live = target
         fadeLength = frames
         fadeOutLength = matched ? min(frames, matchedFadeOutFrames) : frames
@@ -99,16 +99,18 @@ extension Reverb {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func makeSpare(_ slots: UnsafeMutablePointer<ReverbSlot>) {
-        var oldest = -1
+        var oldest: Int? = nil
         for s in 0..<slotCount {
             switch slots[s].phase {
             case .clean, .cutting, .clearing: return
             case .spilling:
-                if s != fadingOut && (oldest < 0 || slots[s].spillOrder < slots[oldest].spillOrder) { oldest = s }
+                guard !fadingOut.isSlot(s) else { continue }
+                if let o = oldest, slots[o].spillOrder <= slots[s].spillOrder { continue }
+                oldest = s
             case .live: break
             }
         }
-        if oldest >= 0 {
+        if let oldest {
             slots[oldest].phase = .cutting
             slots[oldest].cutDone = 0
         }
@@ -186,41 +188,38 @@ extension Reverb {
     /// primes) and `from`'s output scale (so the tail's level does not jump). Other pairs hold
     /// `from`'s own coefficients.
     static func decayMatchingTable(_ table: UnsafeMutablePointer<ReverbCoefficients>,
-                                   sampleRate: Double) -> UnsafeMutablePointer<ReverbCoefficients> {
+                                   sampleRate: Double) -> UniqueBuffer<ReverbCoefficients> {
         let rooms = Room.allCases
         let n = rooms.count
-        let pairs = UnsafeMutablePointer<ReverbCoefficients>.allocate(capacity: n * n)
-        for from in rooms {
-            for to in rooms {
-                var c = table[from.index]
-                if to.targetDecaySeconds > from.targetDecaySeconds {
-                    var d = from.definition
-                    let t = to.definition
-                    d.targetDecaySeconds = t.targetDecaySeconds
-                    d.calibration = t.calibration
-                    d.lowRatio = t.lowRatio
-                    d.crossover = t.crossover
-                    d.halfDecayHz = t.halfDecayHz
-                    let matched = ReverbCoefficients(definition: d, sampleRate: sampleRate)
-                    if matched.lineDelay == c.lineDelay && matched.diffuserDelay == c.diffuserDelay {
-                        c = matched
-                        c.outputScale = table[from.index].outputScale
-                    }
+        return UniqueBuffer(count: n * n) { i in
+            let from = rooms[i / n], to = rooms[i % n]
+            var c = table[from.index]
+            if to.targetDecaySeconds > from.targetDecaySeconds {
+                var d = from.definition
+                let t = to.definition
+                d.targetDecaySeconds = t.targetDecaySeconds
+                d.calibration = t.calibration
+                d.lowRatio = t.lowRatio
+                d.crossover = t.crossover
+                d.halfDecayHz = t.halfDecayHz
+                let matched = ReverbCoefficients(definition: d, sampleRate: sampleRate)
+                if matched.lineDelay == c.lineDelay && matched.diffuserDelay == c.diffuserDelay {
+                    c = matched
+                    c.outputScale = table[from.index].outputScale
                 }
-                (pairs + from.index * n + to.index).initialize(to: c)
             }
+            return c
         }
-        return pairs
     }
 
     /// The bridging coefficients (not realtime; from `prepare`): each room with a mid-band and
     /// low decay of `SpillOverTuning.holdDecaySeconds` and its own delays, damping frequency,
     /// crossover and output scale (so the tail's level does not jump).
     static func holdingTable(_ table: UnsafeMutablePointer<ReverbCoefficients>,
-                             sampleRate: Double) -> UnsafeMutablePointer<ReverbCoefficients> {
+                             sampleRate: Double) -> UniqueBuffer<ReverbCoefficients> {
         let rooms = Room.allCases
-        let held = UnsafeMutablePointer<ReverbCoefficients>.allocate(capacity: rooms.count)
-        for room in rooms {
+        return UniqueBuffer(count: rooms.count) { i in
+            let room = rooms[i]
             var d = room.definition
             d.targetDecaySeconds = SpillOverTuning.holdDecaySeconds
             d.calibration = 1
@@ -230,8 +229,7 @@ extension Reverb {
             if c.lineDelay != table[room.index].lineDelay || c.diffuserDelay != table[room.index].diffuserDelay {
                 c = table[room.index]
             }
-            (held + room.index).initialize(to: c)
+            return c
         }
-        return held
     }
 }
