@@ -4,7 +4,8 @@ gives the same samples as `rack render` with the same settings and with a factor
 output does not depend on the host's block size, a control moved between run() calls ramps, the
 plugin survives a hostile host (lv2host.c: 0-frame runs, runs longer than announced, unconnected
 ports, NaN input, activate/deactivate/activate, two instances), and jalv runs it on a private
-JACK server with the runtime probe (rtprobe.c) counting 0 heap, lock and I/O calls in run().
+JACK server with the runtime probe (rtprobe.c) counting 0 heap, lock and I/O calls in run(),
+and shows the meters on its console.
 
 The bundle is assembled from share/lv2/rack.lv2 and the librack-lv2.so beside $RACK_BIN, and
 loaded with PATH and LD_LIBRARY_PATH free of any Swift toolchain."""
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import shutil
 import struct
 import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -754,6 +757,73 @@ def test_a_control_changed_from_jalvs_console_ramps_without_a_click(bundle, help
                 p.kill()
         livelib.stop_jack(pid)
     assert_gain_ramp(x, "jalv")
+
+
+def test_jalv_shows_the_meters(bundle, helpers, tmp_path):
+    """The meters under jalv, read back on its console with `monitors` (its values of the
+    output control ports): a 1 kHz sine at −6 dBFS left and −12 dBFS right played into jalv's
+    inputs by a JACK client (jackrec), mix 0 and gain 0 dB, reads −6.0, −12.0 and −6.0 (±0.1 dB,
+    as under lv2host); once the client has left (its inputs unconnected: silence), all three read
+    the floor. jalv 1.6.6's `-p` (print control output changes) prints no line at its console,
+    with or without `-s`; `monitors` is how its console shows them."""
+    ports = lv2info_ports(bundle)
+    outputs = {sym for sym, p in ports.items() if "#OutputPort" in p["body"] and "#ControlPort" in p["body"]}
+    server = f"rack-lv2-{os.getpid()}-meters"
+    pid = livelib.start_jack(server, RATE, 256)
+    procs = []
+    try:
+        env = host_env(bundle, JACK_DEFAULT_SERVER=server, JACK_NO_START_SERVER="1")
+        # The console prints through stdio: line-buffered, each answer reaches the pipe as printed
+        # (block-buffered, a pipe would hold it until jalv exits).
+        jalv = subprocess.Popen(["stdbuf", "-oL", "jalv", "-x", "-n", "rackfx", "-c", "mix=0", "-c", "gain=0", URI],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        procs.append(jalv)
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in jalv.stdout] + [lines.put(None)], daemon=True).start()
+
+        def monitors() -> dict:
+            """`monitors` typed on the console: its "SYMBOL = VALUE" line for every output control port."""
+            jalv.stdin.write("monitors\n")
+            jalv.stdin.flush()
+            got = {}
+            while len(got) < len(outputs):
+                try:
+                    line = lines.get(timeout=10)
+                except queue.Empty:
+                    pytest.fail(f"jalv answered `monitors` with {got} in 10 s (output control ports: {sorted(outputs)})")
+                assert line is not None, f"jalv exited ({jalv.wait()}) answering `monitors`: {got}"
+                m = re.search(r"(\w+) = (\S+)$", line.strip())
+                if m and m.group(1) in outputs:
+                    got[m.group(1)] = float(m.group(2))
+            return got
+
+        assert livelib.wait_until(lambda: {"rackfx:in_l", "rackfx:in_r"} <= set(jack_answers(server, pid).split()), 20)
+        played = tmp_path / "sine.f32"
+        sine(-6, -12, seconds=20).tofile(played)
+        player = subprocess.Popen([str(helpers["jackrec"]), str(tmp_path / "none"), "20"], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True,
+                                  env=livelib.jack_env(server, JACKREC_PLAY=str(played),
+                                                       JACKREC_PLAY_PORTS="rackfx:in_l rackfx:in_r"))
+        procs.append(player)
+        # The sine has reached run() once a meter leaves the floor.
+        assert livelib.wait_until(lambda: any(v > METER_FLOOR for v in monitors().values()), 15), monitors()
+        playing = monitors()
+        player.terminate()
+        player.wait(timeout=10)
+        # The player gone, jalv's inputs are silence from the next run() on.
+        silent = {}
+        livelib.wait_until(lambda: silent.update(monitors()) or all(v == METER_FLOOR for v in silent.values()), 10)
+        print(f"jalv's monitors: {playing} with the sine, {silent} in silence")
+        assert [playing.get(sym) for sym in METERS] == pytest.approx([-6, -12, -6], abs=0.1), playing
+        assert [silent.get(sym) for sym in METERS] == [METER_FLOOR] * 3, silent
+    finally:
+        for p in procs:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        livelib.stop_jack(pid)
 
 
 def assert_gain_ramp(x: np.ndarray, host: str) -> None:
