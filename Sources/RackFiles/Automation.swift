@@ -252,7 +252,7 @@ public enum AutomationWriter {
         switch e.action {
         case .play: return "\(t) /rack/player/play"
         case .stop: return "\(t) /rack/player/stop"
-        default: return nil
+        case .set, .midiSet, .marker: return nil
         }
     }
 

@@ -154,8 +154,6 @@ struct ControlState {
             return [ChangeRecord(change: .parameter(id, value), source: .midiController, echo: e)]
         case .play, .stop:
             return [ChangeRecord(change: .transport(playing: e.action == .play), source: .control, echo: e)]
-        case .attachPlayer, .releasedRing, .programChange, .restart:
-            return []
         }
     }
 

@@ -23,16 +23,20 @@ struct EngineLedger {
     }
 
     /// Takes `e`'s echo into account. False for a scheduled echo of the time before an outage,
-    /// whose value is not the target (the caller ignores it).
+    /// whose value is not the target (the caller leaves it out).
     mutating func echoed(_ e: EngineEvent) -> Bool {
-        if e.action.isRestart {
-            restarts -= 1
-        } else if e.isScheduled {
+        if e.isScheduled {
             if restarts > 0 { return false }
             scheduled -= 1
         }
-        assert(scheduled >= 0 && restarts >= 0, "an echo without its post")
+        assert(scheduled >= 0, "an echo without its post")
         return true
+    }
+
+    /// A `restart` took effect.
+    mutating func restarted() {
+        restarts -= 1
+        assert(restarts >= 0, "a restart without its post")
     }
 
     /// A new engine: nothing is in flight to it.

@@ -78,10 +78,10 @@ extension RackController {
     /// the latest state, whatever was queued before the server went.
     private func restartEngine() {
         guard let engine else { return }
-        var events = [EngineEvent(sampleTime: EngineEvent.immediately, .restart(droppedEvents: 0))]
-        events += targets.events(at: EngineEvent.immediately, ramp: .jump)
+        var events = targets.events(at: EngineEvent.immediately, ramp: .jump)
         events.append(EngineEvent(sampleTime: EngineEvent.immediately, player.playing ? .play : .stop))
-        guard engine.queueSpace >= events.count else { return }   // tried again on the next pass
+        guard engine.queueSpace >= 1 + events.count else { return }   // tried again on the next pass
+        _ = engine.post(.restart)
         for e in events { _ = engine.post(e) }
         restartPending = false
         ledger.postedRestart()

@@ -74,7 +74,7 @@ final class PlayerSlot {
         } catch {
             return .failed(error)
         }
-        guard engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .attachPlayer(s.ring))) else { return .busy }
+        guard engine.post(.attachPlayer(s.ring)) else { return .busy }
         if let old = stream { retired.append(old) }
         stream = s
         failure = ""

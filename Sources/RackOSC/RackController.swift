@@ -265,7 +265,7 @@ public final class RackController {
     }
 
     private func handleMessage(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {
-        // Echoes are taken before every message, so they never pile up in the applied queue
+        // Echoes are taken before every message, so they never pile up in the notice queue
         // (see `Engine.init`), and a rejoined engine takes up the state first.
         syncWithEngine()
         let request = Request(message: m, timeTag: timeTag, from: from)
@@ -300,21 +300,23 @@ public final class RackController {
         changes.publish(state.commit(change, at: t, posted: posted))
     }
 
-    /// Takes the engine's echoes, in order: each goes back to the state, and what it changed
-    /// goes to the change stream (rings the player let go of are freed; a restart's drops are
-    /// logged).
+    /// Takes the engine's notices, in order: each event applied goes back to the state, and
+    /// what it changed goes to the change stream; rings the player let go of are freed; a
+    /// restart's drops are logged.
     func drainApplied() {
         guard let engine else { return }
-        while let e = engine.nextApplied() {
+        while let notice = engine.nextNotice() {
             awaitEchoes()
-            guard ledger.echoed(e) else { continue }
-            switch e.action {
+            switch notice {
+            case let .applied(e):
+                if ledger.echoed(e) { changes.publish(state.absorb(e)) }
+            case let .restarted(dropped):
+                ledger.restarted()
+                if dropped > 0 {
+                    log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
+                }
             case let .releasedRing(ring):
                 player.released(ring)
-            case let .restart(dropped) where dropped > 0:
-                log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
-            default:
-                changes.publish(state.absorb(e))
             }
         }
     }

@@ -154,7 +154,9 @@ final class EngineTests: XCTestCase {
         var applied: [EngineEvent] = []
         for _ in 0..<40 {
             _ = engine.render(frames: 512, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r)
-            while let e = engine.nextApplied() { applied.append(e) }
+            while let n = engine.nextNotice() {
+                if case let .applied(e) = n { applied.append(e) }
+            }
         }
         let expected = scheduled.enumerated().sorted { ($0.element.sampleTime, $0.offset) < ($1.element.sampleTime, $1.offset) }
         XCTAssertEqual(applied.map(\.action), expected.map(\.element.action))

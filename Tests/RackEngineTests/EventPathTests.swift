@@ -15,6 +15,15 @@ final class EventPathTests: XCTestCase {
         }
     }
 
+    /// The events `engine` told of as applied since the last look.
+    func applied(_ engine: Engine) -> [EngineEvent] {
+        var events: [EngineEvent] = []
+        while let n = engine.nextNotice() {
+            if case let .applied(e) = n { events.append(e) }
+        }
+        return events
+    }
+
     func change(_ t: Int64, _ p: ParameterID, _ v: Double) -> EngineEvent {
         EngineEvent(sampleTime: t, .set(p, v, ramp: .standard))
     }
@@ -40,14 +49,13 @@ final class EventPathTests: XCTestCase {
         XCTAssertTrue(engine.post(change(EngineEvent.immediately, .gain, -3)))
         XCTAssertTrue(engine.post(change(EngineEvent.immediately, .gain, -6)))
         render(engine)
-        var echoes: [EngineEvent] = []
-        while let e = engine.nextApplied() { echoes.append(e) }
+        let echoes = applied(engine)
         XCTAssertEqual(echoes.map { $0.action.parameterChange?.value }, [-3, -6, -10], "immediate ones first, in arrival order")
         XCTAssertEqual(echoes.map(\.sampleTime), [256, 256, 256], "all at the block start")
     }
 
     func testEchoesAreNeverLostWhenEverythingIsInFlight() {
-        // Worst case for the applied queue: a full control queue of immediate events and a full
+        // Worst case for the notice queue: a full control queue of immediate events and a full
         // scheduled list falling due in the same block, with nobody draining the echoes.
         let engine = Engine(sampleRate: 48_000, maxFrames: 256, queueCapacity: 64, pendingCapacity: 64)
         for i in 0..<64 { XCTAssertTrue(engine.post(change(200, .mix, Double(i)))) }
@@ -55,7 +63,7 @@ final class EventPathTests: XCTestCase {
         for i in 0..<64 { XCTAssertTrue(engine.post(change(EngineEvent.immediately, .gain, -Double(i) / 4))) }
         render(engine, blocks: 3)
         var n = 0
-        while engine.nextApplied() != nil { n += 1 }
+        while engine.nextNotice() != nil { n += 1 }
         XCTAssertEqual(n, 128)
         XCTAssertEqual(engine.monitor.get(.droppedFeedback), 0)
         XCTAssertEqual(engine.monitor.get(.droppedEvents), 0)
@@ -70,16 +78,14 @@ final class EventPathTests: XCTestCase {
         var state = RackState()
         state[.cutoff] = 500
         state.room = .plate
-        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .restart(droppedEvents: 0))))
+        XCTAssertTrue(engine.post(.restart))
         for e in state.events(at: EngineEvent.immediately, ramp: .jump) { XCTAssertTrue(engine.post(e)) }
         render(engine)
         XCTAssertEqual(engine.scheduledWaiting, 0, "the old schedule is gone")
         XCTAssertEqual(engine.targets, state)
         XCTAssertFalse(engine.core.pointee.isRamping, "taken up at once, no ramp")
         XCTAssertEqual(engine.core.pointee.currentValue(.cutoff), 500)
-        var echoes: [EngineEvent] = []
-        while let e = engine.nextApplied() { echoes.append(e) }
-        XCTAssertEqual(echoes.first?.action, .restart(droppedEvents: 2), "the restart's echo counts what it dropped")
+        XCTAssertEqual(engine.nextNotice(), .restarted(droppedEvents: 2), "the restart's notice counts what it dropped")
         render(engine, blocks: 200)
         XCTAssertEqual(engine.targets, state, "nothing of the old schedule applies later")
     }
