@@ -85,7 +85,7 @@ public struct EngineCore: ~Copyable {
 
     /// The sample time of the earliest scheduled event waiting, if any.
     /// - Realtime: safe
-    var nextScheduledTime: Int64? { @_noLocks get { pending.scheduled.peek()?.sampleTime } }
+    var nextScheduledTime: Int64? { @_noLocks get { pending.scheduled.peekSample() } }
 
     /// The block's dry sum (input + player, filtered in place), the reverb's output, and the
     /// player's scratch space: `maxFrames` frames each (`sumLeft` … `scratchRight` below).
@@ -106,7 +106,8 @@ public struct EngineCore: ~Copyable {
     /// crossfade is its crossfade, and the old room's tail keeps its own values).
     let followingRoomRampStorage: UniqueBuffer<Int>
     let followingRoomCount: Int
-    var roomChangedAt = Int64.min
+    /// The sample of the last room change (nil until the first).
+    var roomChangedAt: Int64?
     /// Each room's own values (`Room.shape`), by `Room.index`.
     let roomShapeStorage: UniqueBuffer<ReverbShape>
     /// The block's unprocessed input (the dry sum before the filter), kept where `bypass` is
@@ -291,8 +292,6 @@ public struct EngineCore: ~Copyable {
     /// - Realtime: safe
     @_noLocks
     mutating func apply(_ e: EngineEvent, at t: Int64, offset: Int, roomChangeCount: inout Int) {
-        var echo = e
-        echo.sampleTime = t
         switch e.action {
         case .play: player.setPlaying(true)
         case .stop: player.setPlaying(false)
@@ -300,7 +299,7 @@ public struct EngineCore: ~Copyable {
         case let .set(id, value, ramp): change(id, to: value, ramp: ramp, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         case let .midiSet(id, value): change(id, to: value, ramp: .standard, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         }
-        notify(.applied(echo))
+        notify(.applied(AppliedEvent(e.action, sampleTime: t, isScheduled: e.isScheduled)))
     }
 
     /// Tells the control thread; a notice that finds its queue full is counted.

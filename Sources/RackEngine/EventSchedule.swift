@@ -3,7 +3,7 @@ import RackDSP
 /// The render thread's commands once drained from their queues, on two paths so that an
 /// immediate change never waits behind scheduled ones:
 ///
-/// - immediate commands (an event at `EngineEvent.immediately`, a player's ring, a restart) go
+/// - immediate commands (an event at `EventTime.now`, a player's ring, a restart) go
 ///   to a first-in-first-out list and are all applied at the start of the block that drained
 ///   them, in the order they were posted;
 /// - scheduled events (a sample time) go to the time-ordered `EventHeap`, whose capacity the
@@ -68,20 +68,18 @@ struct EventSchedule: ~Copyable {
     /// - Realtime: safe
     @_noLocks
     mutating func insert(_ event: EngineEvent) {
-        if event.sampleTime == EngineEvent.immediately {
-            pushImmediate(.event(event))
-        } else {
-            scheduled.insert(event)
+        switch event.time {
+        case .now: pushImmediate(.event(event))
+        case let .at(sample): scheduled.insert(event, at: sample)
         }
     }
 
     /// The offline driver's insert (its own thread, between render calls): a scheduled event
     /// never finds the heap full, it grows. Allocates: not realtime.
     mutating func insertGrowing(_ event: EngineEvent) {
-        if event.sampleTime == EngineEvent.immediately {
-            pushImmediate(.event(event))
-        } else {
-            scheduled.insertGrowing(event)
+        switch event.time {
+        case .now: pushImmediate(.event(event))
+        case let .at(sample): scheduled.insertGrowing(event, at: sample)
         }
     }
 
@@ -96,8 +94,7 @@ struct EventSchedule: ~Copyable {
             immediateCount -= 1
             return due
         }
-        guard let e = scheduled.peek(), e.sampleTime <= t else { return nil }
-        _ = scheduled.pop()
+        guard let sample = scheduled.peekSample(), sample <= t, let e = scheduled.pop() else { return nil }
         return .event(e)
     }
 

@@ -84,29 +84,72 @@ public enum EngineAction: Sendable, Equatable {
     }
 }
 
-/// A change for the render thread, placed at an absolute sample position. Plain data: it
-/// crosses threads by value through `SPSCQueue`.
+/// When an event applies.
+public enum EventTime: Sendable, Equatable {
+    /// As soon as possible: at the start of the next render call, in the order it was posted,
+    /// never behind a scheduled event.
+    case now
+    /// At this absolute sample (a late one applies at once).
+    case at(Int64)
+
+    /// The sample of `at`; nil for `now`.
+    public var sample: Int64? {
+        if case let .at(s) = self { return s }
+        return nil
+    }
+
+    /// Whether an event at this time is due at sample `t`.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    public func isDue(at t: Int64) -> Bool {
+        switch self {
+        case .now: return true
+        case let .at(s): return s <= t
+        }
+    }
+}
+
+/// A change for the render thread, now or at an absolute sample position. Plain data: it
+/// crosses threads by value through `CommandQueue`.
 public struct EngineEvent: Sendable, Equatable {
-    /// Sample time at which it applies; `EngineEvent.immediately` applies at the start of the
-    /// next render call.
-    public var sampleTime: Int64
+    /// When it applies.
+    public var time: EventTime
     /// What it does.
     public var action: EngineAction
     /// True for an event placed in the future (a timetagged bundle): the control side counts
-    /// it as the current target only once its echo says it was applied. The engine keeps such
+    /// it as the current target only once its notice says it was applied. The engine keeps such
     /// events in its bounded pending list; immediate ones never wait there.
     public var isScheduled = false
 
-    /// The `sampleTime` of an event that applies as soon as possible: at the start of the next
-    /// render call, in the order it was posted, never behind a scheduled event.
     /// - Realtime: safe
-    public static var immediately: Int64 { @_noLocks @inline(__always) get { Int64.min } }
+    @_noLocks
+    public init(_ time: EventTime, _ action: EngineAction) {
+        self.time = time
+        self.action = action
+    }
 
+    /// An event at absolute sample `sampleTime`.
     /// - Realtime: safe
     @_noLocks
     public init(sampleTime: Int64, _ action: EngineAction) {
-        self.sampleTime = sampleTime
+        self.init(.at(sampleTime), action)
+    }
+}
+
+/// An event as the engine applied it: what it did, the sample it took effect at, and whether
+/// the control side had scheduled it (`EngineEvent.isScheduled`).
+public struct AppliedEvent: Sendable, Equatable {
+    public var action: EngineAction
+    /// The absolute sample it took effect at.
+    public var sampleTime: Int64
+    public var isScheduled: Bool
+
+    /// - Realtime: safe
+    @_noLocks
+    public init(_ action: EngineAction, sampleTime: Int64, isScheduled: Bool = false) {
         self.action = action
+        self.sampleTime = sampleTime
+        self.isScheduled = isScheduled
     }
 }
 
@@ -130,8 +173,8 @@ public enum EngineCommand: Sendable, Equatable {
 
 /// What the render thread tells the control thread, in the order it happened.
 public enum EngineNotice: Sendable, Equatable {
-    /// An event took effect: its `sampleTime` is the sample it took effect at.
-    case applied(EngineEvent)
+    /// An event took effect.
+    case applied(AppliedEvent)
     /// A `restart` took effect, dropping this many scheduled events.
     case restarted(droppedEvents: Int)
     /// The player let go of the ring: the control thread may free it.

@@ -43,7 +43,7 @@ public struct ChangeRecord: Sendable, Equatable {
 
     public var change: Change
     public var source: ChangeSource
-    public var echo: EngineEvent?
+    public var echo: AppliedEvent?
 
     /// What subscribers and the web page are told of it: a parameter's value (a number, or a
     /// room name) or the preset recalled. Nil for the engine taking up the state after a rejoin
@@ -102,14 +102,14 @@ struct ControlState {
         return RackController.valueMessage(spec, value) == RackController.valueMessage(spec, targets[id])
     }
 
-    /// The engine events that carry `change` to the render thread at engine sample `t`
-    /// (`EngineEvent.immediately`: now). Changes nothing until `commit`.
-    func events(for change: StateChange, at t: Int64) -> [EngineEvent] {
+    /// The engine events that carry `change` to the render thread at `t` (now or an engine
+    /// sample). Changes nothing until `commit`.
+    func events(for change: StateChange, at t: EventTime) -> [EngineEvent] {
         switch change {
         case let .parameters(changes):
-            return changes.map { EngineEvent(sampleTime: t, .set($0.id, $0.value, ramp: $0.ramp)) }
+            return changes.map { EngineEvent(t, .set($0.id, $0.value, ramp: $0.ramp)) }
         case let .preset(_, state, rampFrames):
-            return [EngineEvent(sampleTime: t, .marker(nextMarker))] + state.events(at: t, ramp: RampLength(frames: rampFrames))
+            return [EngineEvent(t, .marker(nextMarker))] + state.events(at: t, ramp: RampLength(frames: rampFrames))
         }
     }
 
@@ -117,12 +117,12 @@ struct ControlState {
     /// immediate change is the target from now on; a scheduled one becomes the target when its
     /// echo comes back, so get/dump never run ahead of the sound. While no server runs, the
     /// change's records are returned at once (there will be no echo).
-    mutating func commit(_ change: StateChange, at t: Int64, posted: Bool) -> [ChangeRecord] {
+    mutating func commit(_ change: StateChange, at t: EventTime, posted: Bool) -> [ChangeRecord] {
         if posted, case let .preset(name, _, rampFrames) = change {
             markers[nextMarker] = (name, rampFrames)
             nextMarker += 1
         }
-        guard t == EngineEvent.immediately else { return [] }
+        guard t == .now else { return [] }
         var records: [ChangeRecord] = []
         switch change {
         case let .parameters(changes):
@@ -139,7 +139,7 @@ struct ControlState {
 
     /// What the engine's echo `e` changed: a scheduled value or a MIDI controller's is the
     /// target now; a preset marker names the recall its parameters belong to.
-    mutating func absorb(_ e: EngineEvent) -> [ChangeRecord] {
+    mutating func absorb(_ e: AppliedEvent) -> [ChangeRecord] {
         switch e.action {
         case let .marker(id):
             guard let m = markers.removeValue(forKey: id) else { return [] }

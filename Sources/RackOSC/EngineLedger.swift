@@ -24,7 +24,7 @@ struct EngineLedger {
 
     /// Takes `e`'s echo into account. False for a scheduled echo of the time before an outage,
     /// whose value is not the target (the caller leaves it out).
-    mutating func echoed(_ e: EngineEvent) -> Bool {
+    mutating func echoed(_ e: AppliedEvent) -> Bool {
         if e.isScheduled {
             if restarts > 0 { return false }
             scheduled -= 1

@@ -67,7 +67,7 @@ extension RackController {
                 logMIDI("MIDI program change \(program): unknown preset \(program)")
                 continue
             }
-            do throws(Reason) { try recall(preset, rampFrames: 0, at: EngineEvent.immediately) } catch {
+            do throws(Reason) { try recall(preset, rampFrames: 0, at: .now) } catch {
                 logMIDI("MIDI program change \(program): \(error.text)")
             }
         }

@@ -33,17 +33,17 @@ extension RackController {
                 report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        let sampleTime = try sample(for: r.timeTag)
+        let time = try sample(for: r.timeTag)
         // The room rule: a room brings its own values of the controls that follow it, except
         // those this packet (message or bundle) set before it; one it sets after it overrides.
         // The room the rack has already (told back by a linked rack) brings nothing.
         packetSets.insert(spec.id)
         var changes = [(id: spec.id, value: value, ramp: RampLength(frames: ramp))]
-        let roomChanges = sampleTime != EngineEvent.immediately || !state.isTarget(.room, value)
+        let roomChanges = time != .now || !state.isTarget(.room, value)
         if spec.id == .room, roomChanges, let room = Room.at(index: Int(value)) {
             changes += RoomRule.implied(by: room, setAlso: packetSets).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
         }
-        try submit(.parameters(changes), at: sampleTime)
+        try submit(.parameters(changes), at: time)
     }
 
     /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).

@@ -20,7 +20,7 @@ extension RackController {
     /// `/rack/player/play`, `/rack/player/stop`: at the message's time.
     func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
         player.playing = playing
-        try post(EngineEvent(sampleTime: sample(for: r.timeTag), playing ? .play : .stop))
+        try post(EngineEvent(sample(for: r.timeTag), playing ? .play : .stop))
     }
 
     /// `/rack/player/loop 0|1`.
@@ -96,7 +96,7 @@ extension RackController {
         feedback.notify(OSCMessage("/rack/error", [.string("/rack/player"), .string(reason)]))
         player.failure = reason
         player.playing = false
-        _ = try? post(EngineEvent(sampleTime: EngineEvent.immediately, .stop))
+        _ = try? post(EngineEvent(.now, .stop))
     }
 
     /// Why the player stopped by itself, empty when it did not (`/rack/status`).

@@ -78,7 +78,7 @@ final class PlayerSlot {
         if let old = stream { retired.append(old) }
         stream = s
         failure = ""
-        if playing { _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .play)) }
+        if playing { _ = engine.post(EngineEvent(.now, .play)) }
         return .loaded
     }
 

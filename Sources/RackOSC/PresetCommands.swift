@@ -23,10 +23,10 @@ extension RackController {
         try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag))
     }
 
-    /// Recalls `preset` at engine sample `t` (`EngineEvent.immediately`: now), every parameter
+    /// Recalls `preset` at `t` (now or an engine sample), every parameter
     /// ramping over `rampFrames` (0: each one's default): the path of `/rack/preset` and of a
     /// MIDI program change.
-    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: Int64) throws(Reason) {
+    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: EventTime) throws(Reason) {
         // All or nothing: a recall is never half-applied because the queue filled up.
         try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t)
     }

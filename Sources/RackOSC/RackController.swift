@@ -57,7 +57,7 @@ public final class RackController {
     var restartPending = false
     /// Timetags of the datagram being handled, mapped to engine samples once each (so every
     /// message of a bundle lands on the same sample).
-    var timeMappings: [UInt64: Result<Int64, Reason>] = [:]
+    var timeMappings: [UInt64: Result<EventTime, Reason>] = [:]
     /// Preset files written while handling the current datagram.
     var presetWritesInPacket = 0
     /// Media listings (each may walk the media directories), per datagram and per second.
@@ -111,7 +111,7 @@ public final class RackController {
     public var droppedPushes: Int { replyBudget.droppedPushes }
     public private(set) var packetsReceived = 0
     /// The last events the render thread reported as applied (newest last, at most 64).
-    public internal(set) var lastApplied: [EngineEvent] = []
+    public internal(set) var lastApplied: [AppliedEvent] = []
 
     /// A controller whose replies go through `replier` (the socket, or elsewhere for senders
     /// that are not on UDP: the WebSocket; an outbox in tests). Messages come from the source
@@ -288,14 +288,14 @@ public final class RackController {
 
     // MARK: - The state's one writer
 
-    /// The one way a transport changes the rack's state: `change`'s events at engine sample
-    /// `t` are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
+    /// The one way a transport changes the rack's state: `change`'s events at `t` (now or an
+    /// engine sample) are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
     /// the target that was refused (queue full, too many scheduled, no server for a timetag).
     /// While no server runs, the change's records go to the change stream at once (the engine
     /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
     /// An immediate change that changes nothing (`ControlState.news`) is left out.
-    func submit(_ change: StateChange, at t: Int64) throws(Reason) {
-        guard let change = t == EngineEvent.immediately ? state.news(in: change) : change else { return }
+    func submit(_ change: StateChange, at t: EventTime) throws(Reason) {
+        guard let change = t == .now ? state.news(in: change) : change else { return }
         let posted = try post(state.events(for: change, at: t))
         changes.publish(state.commit(change, at: t, posted: posted))
     }

@@ -119,7 +119,7 @@ public struct PluginEngine: ~Copyable {
             let value = values[index]
             if !jump && value == current.base[index] { continue }
             guard let parameter = ParameterID(rawValue: index) else { continue }
-            let event = EngineEvent(sampleTime: EngineEvent.immediately, .set(parameter, value, ramp: jump ? .jump : .standard))
+            let event = EngineEvent(.now, .set(parameter, value, ramp: jump ? .jump : .standard))
             // A full queue (a host rendering 0 frames again and again: the engine drains it
             // only when it renders) keeps the old value, so the change is posted again next call.
             if controls.push(.event(event)) { current.base[index] = value }

@@ -16,24 +16,26 @@ final class EventPathTests: XCTestCase {
     }
 
     /// The events `engine` told of as applied since the last look.
-    func applied(_ engine: Engine) -> [EngineEvent] {
-        var events: [EngineEvent] = []
+    func applied(_ engine: Engine) -> [AppliedEvent] {
+        var events: [AppliedEvent] = []
         while let n = engine.nextNotice() {
             if case let .applied(e) = n { events.append(e) }
         }
         return events
     }
 
-    func change(_ t: Int64, _ p: ParameterID, _ v: Double) -> EngineEvent {
-        EngineEvent(sampleTime: t, .set(p, v, ramp: .standard))
+    func change(_ t: Int64, _ p: ParameterID, _ v: Double) -> EngineEvent { change(.at(t), p, v) }
+
+    func change(_ t: EventTime, _ p: ParameterID, _ v: Double) -> EngineEvent {
+        EngineEvent(t, .set(p, v, ramp: .standard))
     }
 
     func testImmediateEventsNeverWaitBehindScheduledOnes() {
         // The scheduled list is full of far-future events: an immediate change still sounds.
         let engine = Engine(sampleRate: 48_000, maxFrames: 256, queueCapacity: 64, pendingCapacity: 8)
         for i in 0..<8 { XCTAssertTrue(engine.post(change(48_000 * 3600 + Int64(i), .mix, 1))) }
-        XCTAssertTrue(engine.post(change(EngineEvent.immediately, .cutoff, 800)))
-        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .stop)))
+        XCTAssertTrue(engine.post(change(.now, .cutoff, 800)))
+        XCTAssertTrue(engine.post(EngineEvent(.now, .stop)))
         render(engine)
         XCTAssertEqual(engine.targets[.cutoff], 800, "the immediate change was applied")
         XCTAssertEqual(engine.monitor.get(.droppedEvents), 0, "nothing was dropped")
@@ -46,8 +48,8 @@ final class EventPathTests: XCTestCase {
         render(engine)   // sample time 256
         // A scheduled event already due (late), then two immediate ones for the same parameter.
         XCTAssertTrue(engine.post(change(100, .gain, -10)))
-        XCTAssertTrue(engine.post(change(EngineEvent.immediately, .gain, -3)))
-        XCTAssertTrue(engine.post(change(EngineEvent.immediately, .gain, -6)))
+        XCTAssertTrue(engine.post(change(.now, .gain, -3)))
+        XCTAssertTrue(engine.post(change(.now, .gain, -6)))
         render(engine)
         let echoes = applied(engine)
         XCTAssertEqual(echoes.map { $0.action.parameterChange?.value }, [-3, -6, -10], "immediate ones first, in arrival order")
@@ -60,7 +62,7 @@ final class EventPathTests: XCTestCase {
         let engine = Engine(sampleRate: 48_000, maxFrames: 256, queueCapacity: 64, pendingCapacity: 64)
         for i in 0..<64 { XCTAssertTrue(engine.post(change(200, .mix, Double(i)))) }
         render(engine)                                          // drained into the scheduled list
-        for i in 0..<64 { XCTAssertTrue(engine.post(change(EngineEvent.immediately, .gain, -Double(i) / 4))) }
+        for i in 0..<64 { XCTAssertTrue(engine.post(change(.now, .gain, -Double(i) / 4))) }
         render(engine, blocks: 3)
         var n = 0
         while engine.nextNotice() != nil { n += 1 }
@@ -79,7 +81,7 @@ final class EventPathTests: XCTestCase {
         state[.cutoff] = 500
         state.room = .plate
         XCTAssertTrue(engine.post(.restart))
-        for e in state.events(at: EngineEvent.immediately, ramp: .jump) { XCTAssertTrue(engine.post(e)) }
+        for e in state.events(at: .now, ramp: .jump) { XCTAssertTrue(engine.post(e)) }
         render(engine)
         XCTAssertEqual(engine.scheduledWaiting, 0, "the old schedule is gone")
         XCTAssertEqual(engine.targets, state)

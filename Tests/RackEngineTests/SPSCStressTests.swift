@@ -55,7 +55,7 @@ final class SPSCStressTests: XCTestCase {
                 guard case let .event(e)? = queue.pop() else { sched_yield(); continue }
                 let i = expected
                 if e != Self.event(i, parameters) {
-                    if mismatches == 0 { firstMismatch = "item \(i): got sampleTime \(e.sampleTime) action \(e.action)" }
+                    if mismatches == 0 { firstMismatch = "item \(i): got time \(e.time) action \(e.action)" }
                     mismatches += 1
                 }
                 expected += 1
