@@ -53,7 +53,7 @@ public struct ChangeRecord: Sendable, Equatable {
         guard source != .rejoin else { return nil }
         switch change {
         case let .parameter(id, value): return RackController.valueMessage(Parameters[id], value)
-        case let .preset(name, _): return OSCMessage("/rack/preset", [.string(name)])
+        case let .preset(name, _): return OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(name)])
         case .transport: return nil
         }
     }

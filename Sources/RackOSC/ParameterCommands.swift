@@ -5,6 +5,11 @@ import RackWire
 /// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
 /// `/rack/get`, `/rack/dump`.
 extension RackController {
+    static let parameterCommands = [
+        OSCCommand(.get) { c, r throws(Reason) in try c.get(r) },
+        OSCCommand(.dump) { c, r in c.dump(r) },
+    ]
+
     /// The one place that looks up a choice (a room) by name, with the error text users see.
     static func roomValue(_ name: String) throws(Reason) -> Double {
         guard let room = Room(name: name) else { throw Reason(Room.unknownNameReason(name)) }
@@ -70,7 +75,7 @@ extension RackController {
     /// `/rack/dump`: every target in table order, then `/rack/preset` with the last preset.
     func dump(_ r: Request) {
         for spec in Parameters.all { reply(Self.valueMessage(spec, targets[spec.id]), to: r.from) }
-        reply(OSCMessage("/rack/preset", [.string(lastPreset)]), to: r.from)
+        reply(OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(lastPreset)]), to: r.from)
     }
 
     /// A parameter's value as rack reports it (get, dump, feedback): a number, or a room name.

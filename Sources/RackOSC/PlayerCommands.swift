@@ -5,6 +5,16 @@ import RackWire
 
 /// The player over OSC (`/rack/player/...`) and for the driver (adopt, engine replaced).
 extension RackController {
+    static let playerCommands = [
+        OSCCommand(.playerLoad) { c, r throws(Reason) in try c.playerLoad(r) },
+        OSCCommand(.playerPlay) { c, r throws(Reason) in try c.playerTransport(r, playing: true) },
+        OSCCommand(.playerStop) { c, r throws(Reason) in try c.playerTransport(r, playing: false) },
+        OSCCommand(.playerLoop) { c, r throws(Reason) in try c.playerLoop(r) },
+        OSCCommand(.playerSeek) { c, r throws(Reason) in try c.playerSeek(r) },
+        OSCCommand(.playerState) { c, r in c.playerState(r) },
+        OSCCommand(.playerMedia) { c, r throws(Reason) in try c.listMedia(r) },
+    ]
+
     /// `/rack/player/load PATH`: plays the file from its start.
     func playerLoad(_ r: Request) throws(Reason) {
         let path = r.arguments[0].string ?? ""   // the signature took one string
@@ -52,14 +62,14 @@ extension RackController {
     /// whether the transport plays and whether it loops (the reply, and what the web page is
     /// pushed when it changes).
     public var playerStateMessage: OSCMessage {
-        OSCMessage("/rack/player/state", [.string(player.newestPath ?? ""), .int(player.playing ? 1 : 0), .int(player.loop ? 1 : 0)])
+        OSCMessage(OSCCommandDeclaration.playerState.address, [.string(player.newestPath ?? ""), .int(player.playing ? 1 : 0), .int(player.loop ? 1 : 0)])
     }
 
     /// `/rack/player/media`: the files any sender may load, in one message (the listing kept
     /// while the directories do not change; within the cap on listings).
     func listMedia(_ r: Request) throws(Reason) {
         guard mediaListings.take(now: clock()) else { throw .mediaListings }
-        reply(OSCMessage("/rack/player/media", media.files(of: policy).map { .string($0) }), to: r.from)
+        reply(OSCMessage(OSCCommandDeclaration.playerMedia.address, media.files(of: policy).map { .string($0) }), to: r.from)
     }
 
     /// Opens `path` (the previous file keeps playing if this fails) and hands its ring to the

@@ -6,6 +6,13 @@ import RackWire
 /// Presets over OSC: `/rack/preset` (recall), `/rack/preset/save`, `/rack/preset/delete`,
 /// `/rack/preset/list`.
 extension RackController {
+    static let presetCommands = [
+        OSCCommand(.presetRecall) { c, r throws(Reason) in try c.recallPreset(r) },
+        OSCCommand(.presetSave) { c, r throws(Reason) in try c.savePreset(r) },
+        OSCCommand(.presetDelete) { c, r throws(Reason) in try c.deletePreset(r) },
+        OSCCommand(.presetList) { c, r throws(Reason) in try c.listPresets(r) },
+    ]
+
     /// `/rack/preset NAME|INDEX [ramp]`: every parameter of the preset, all or nothing, behind
     /// a marker whose echo tells subscribers and the recording which preset it was.
     func recallPreset(_ r: Request) throws(Reason) {
@@ -74,7 +81,7 @@ extension RackController {
             reply(pages.message(Int(asked)), to: r.from)
             return
         }
-        let whole = OSCMessage("/rack/preset/list", names.map { .string($0) })
+        let whole = OSCMessage(OSCCommandDeclaration.presetList.address, names.map { .string($0) })
         guard whole.encoded().count > PresetListPages.wholeReplyBytes else { return reply(whole, to: r.from) }
         let pages = PresetListPages(names: names)
         for index in pages.pages.indices { reply(pages.message(index), to: r.from) }

@@ -15,6 +15,8 @@ struct PendingSync {
 /// that the control thread read what came before; a sender that paces itself by `/synced`
 /// never overfills the render thread's queue, however late the server runs the rack's cycles.
 extension RackController {
+    static let syncCommands = [OSCCommand(.sync) { c, r throws(Reason) in try c.sync(r) }]
+
     func sync(_ r: Request) throws(Reason) {
         let answer = OSCMessage("/synced", r.arguments)
         guard engineLinked, let engine, engine.takenCount < engine.postedCount else {
