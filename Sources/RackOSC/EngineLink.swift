@@ -12,9 +12,9 @@ extension RackController {
     /// once per datagram and timetag, so all messages of a bundle land on the same sample.
     func sample(for tag: OSCTimeTag) throws(Reason) -> EventTime {
         if tag.isImmediate { return .now }
-        if let known = timeMappings[tag.raw] { return try known.get() }
+        if let known = datagram.timeMappings[tag.raw] { return try known.get() }
         let mapped = map(tag)
-        timeMappings[tag.raw] = mapped
+        datagram.timeMappings[tag.raw] = mapped
         return try mapped.get()
     }
 

@@ -42,11 +42,11 @@ extension RackController {
         // The room rule: a room brings its own values of the controls that follow it, except
         // those this packet (message or bundle) set before it; one it sets after it overrides.
         // The room the rack has already (told back by a linked rack) brings nothing.
-        packetSets.insert(spec.id)
+        datagram.parametersSet.insert(spec.id)
         var changes = [(id: spec.id, value: value, ramp: RampLength(frames: ramp))]
         let roomChanges = time != .now || !state.isTarget(.room, value)
         if spec.id == .room, roomChanges, let room = Room.at(index: Int(value)) {
-            changes += RoomRule.implied(by: room, setAlso: packetSets).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
+            changes += RoomRule.implied(by: room, setAlso: datagram.parametersSet).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
         }
         try submit(.parameters(changes), at: time)
     }

@@ -68,7 +68,7 @@ extension RackController {
     /// `/rack/player/media`: the files any sender may load, in one message (the listing kept
     /// while the directories do not change; within the cap on listings).
     func listMedia(_ r: Request) throws(Reason) {
-        guard mediaListings.take(now: clock()) else { throw .mediaListings }
+        guard datagram.mediaListings.take(now: clock()) else { throw .mediaListings }
         reply(OSCMessage(OSCCommandDeclaration.playerMedia.address, media.files(of: policy).map { .string($0) }), to: r.from)
     }
 

@@ -63,8 +63,8 @@ extension RackController {
     /// `ControllerTuning.presetWritesPerPacket` per datagram, so one packet (a bundle of saves)
     /// holds up the others' messages for one write at most.
     private func spendPresetWrite() throws(Reason) {
-        guard presetWritesInPacket < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
-        presetWritesInPacket += 1
+        guard datagram.presetWrites < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
+        datagram.presetWrites += 1
     }
 
     /// `/rack/preset/list`: every preset's name, in number order, in one message when that fits

@@ -55,19 +55,10 @@ public final class RackController {
     /// The engine must take up the controller's state (the driver rejoined; posted as soon
     /// as its queue has room).
     var restartPending = false
-    /// Timetags of the datagram being handled, mapped to engine samples once each (so every
-    /// message of a bundle lands on the same sample).
-    var timeMappings: [UInt64: Result<EventTime, Reason>] = [:]
-    /// Preset files written while handling the current datagram.
-    var presetWritesInPacket = 0
-    /// Media listings (each may walk the media directories), per datagram and per second.
-    var mediaListings = WorkCap(perDatagram: ControllerTuning.mediaListingsPerPacket, perSecond: ControllerTuning.mediaListingsPerSecond)
-    /// Session saves, per datagram and per second.
-    var sessionSaves = WorkCap(perDatagram: ControllerTuning.sessionSavesPerPacket, perSecond: ControllerTuning.sessionSavesPerSecond)
+    /// The datagram being handled: its timetags, the parameters it set, its costly work.
+    var datagram = DatagramState()
     /// The media listing kept between requests.
     let media = MediaCatalog()
-    /// Parameters set by the current datagram so far (the room rule leaves them alone).
-    var packetSets: Set<ParameterID> = []
     /// Lines for the user.
     public var log: (String) -> Void = { _ in }
     /// The session manager, when rack runs under NSM.
@@ -255,14 +246,8 @@ public final class RackController {
         beginPacket()
     }
 
-    /// Forgets the per-datagram state: timetag mappings, preset writes.
-    private func beginPacket() {
-        if !timeMappings.isEmpty { timeMappings.removeAll(keepingCapacity: true) }
-        presetWritesInPacket = 0
-        mediaListings.beginDatagram()
-        sessionSaves.beginDatagram()
-        if !packetSets.isEmpty { packetSets.removeAll(keepingCapacity: true) }
-    }
+    /// Forgets the per-datagram state (`DatagramState.begin`).
+    private func beginPacket() { datagram.begin() }
 
     private func handleMessage(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {
         // Echoes are taken before every message, so they never pile up in the notice queue
