@@ -1,7 +1,8 @@
-/// rack's OSC commands, declared once: each address with the arguments it takes (checked before
-/// its handler runs, with the reasons a refusal gives), what it does, whether an automation
-/// file may say it, whether it only answers, and how OSCQuery shows it. The control side binds
-/// a handler to each (`RackController.commandTable`), the HTTP side derives OSCQuery's
+/// rack's OSC commands, each declared once, by name (`OSCCommands.swift`): its address, the
+/// arguments it takes (checked before its handler runs, with the reasons a refusal gives), what
+/// it does, whether an automation file may say it, whether it only answers, and how OSCQuery
+/// shows it. The control side's modules each register a handler for theirs
+/// (`RackController.commandTable`), the HTTP side derives OSCQuery's
 /// namespace from it and `Automation.parse` the lines it accepts; a test fails when any of
 /// them disagree. The parameters are not here: `/rack/PARAMETER` and `/rack/PARAMETER/norm`
 /// come from the parameter table (`Parameters.all`, `ParameterAddress`).

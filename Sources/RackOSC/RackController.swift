@@ -10,9 +10,10 @@ import RackWire
 /// only ever sees validated `EngineEvent`s through the lock-free queue. All state lives on
 /// this one thread: no locks.
 ///
-/// The commands are declared once (`OSCAddressSpace`) and bound to their handlers here
-/// (`AddressSpace.swift`); the controller checks each message's arguments against the
-/// declared signature, routes it to its handler and relays what the render thread applied.
+/// The commands are declared once (`OSCCommands.swift`), and each module (presets, player,
+/// MIDI, …) registers its handlers once, in its own file (`AddressSpace.swift` gathers them);
+/// the controller checks each message's arguments against the declared signature, routes it
+/// to its handler and relays what the render thread applied.
 /// The rack's state has one writer, `ControlState`: every transport submits a typed change
 /// (`submit`), the engine's echoes come back to it, and what it yields is the one
 /// `ChangeStream` that feedback, MIDI out, the web page, `--record` and the session manager follow.
