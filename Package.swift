@@ -63,8 +63,9 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ], resources: [.embedInCode("Page/web")]),
-        // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator.
-        .target(name: "RackLV2", dependencies: ["RackEngine"]),
+        // The LV2 plugin's URI and port layout, shared by the plugin and the .ttl generator
+        // (the meters' ports from RackPlugin's PluginMeter).
+        .target(name: "RackLV2", dependencies: ["RackEngine", "RackPlugin"]),
         // The engine inside a plugin, whatever the standard: the engine, the host's parameter
         // values → engine events, unconnected audio. Shared by the LV2 and CLAP plugins.
         .target(name: "RackPlugin", dependencies: ["RackEngine", "RackDSP"], swiftSettings: realtimeFlags),

@@ -24,8 +24,6 @@ struct rack_avahi_browser {
     int retry_seconds;
     char *type;                     /* the service type browsed */
     char *txt_key;                  /* the TXT key whose value is reported */
-    int resolving;                  /* resolvers open now */
-    int max_resolving;              /* more at once are not started (a flood of announcements) */
     rack_avahi_browse_event event;
     void *context;
 };
@@ -40,7 +38,7 @@ static void forget_all(struct rack_avahi_browser *b) {
         avahi_service_browser_free(b->browser);
         b->browser = NULL;
     }
-    b->event(b->context, RACK_AVAHI_ALL_LOST, NULL);
+    b->event(b->context, b, RACK_AVAHI_ALL_LOST, NULL);
 }
 
 static void resolved(AvahiServiceResolver *resolver, AvahiIfIndex interface, AvahiProtocol protocol,
@@ -59,13 +57,21 @@ static void resolved(AvahiServiceResolver *resolver, AvahiIfIndex interface, Ava
             .interface = interface, .name = name, .host = host_name, .address = text, .port = port,
             .txt_value = value, .local = (flags & AVAHI_LOOKUP_RESULT_LOCAL) != 0,
         };
-        b->event(b->context, RACK_AVAHI_FOUND, &found);
+        b->event(b->context, b, RACK_AVAHI_FOUND, &found);
         avahi_free(key);
         avahi_free(value);
     }
-    /* One answer is all that is wanted: a later change is announced as a new service. */
+    /* One answer is all that is wanted: a later change is announced as a new service. The end
+     * is told while `name` still belongs to the resolver. */
+    rack_avahi_service ended = { .interface = interface, .name = name };
+    b->event(b->context, b, RACK_AVAHI_RESOLVE_ENDED, &ended);
     avahi_service_resolver_free(resolver);
-    b->resolving--;
+}
+
+int rack_avahi_browse_resolve(rack_avahi_browser *b, const rack_avahi_service *s) {
+    if (!b->client || !s || !s->name || !s->type) return -1;
+    return avahi_service_resolver_new(b->client, s->interface, s->protocol, s->name, s->type, s->domain,
+                                      AVAHI_PROTO_INET, 0, resolved, b) ? 0 : -1;
 }
 
 static void browsed(AvahiServiceBrowser *browser, AvahiIfIndex interface, AvahiProtocol protocol,
@@ -74,21 +80,22 @@ static void browsed(AvahiServiceBrowser *browser, AvahiIfIndex interface, AvahiP
     struct rack_avahi_browser *b = userdata;
     (void)browser; (void)flags;
     switch (event) {
-    case AVAHI_BROWSER_NEW:
-        if (b->resolving >= b->max_resolving) break;   /* dropped: a flood, or a busy network */
-        if (avahi_service_resolver_new(b->client, interface, protocol, name, type, domain, AVAHI_PROTO_INET, 0,
-                                       resolved, b))
-            b->resolving++;
+    case AVAHI_BROWSER_NEW: {
+        /* The caller decides whether and when to resolve it (a flood waits in its bounded queue). */
+        rack_avahi_service announced = { .interface = interface, .name = name, .protocol = protocol,
+                                         .type = type, .domain = domain };
+        b->event(b->context, b, RACK_AVAHI_ANNOUNCED, &announced);
         break;
+    }
     case AVAHI_BROWSER_REMOVE: {
         rack_avahi_service lost = { .interface = interface, .name = name };
-        b->event(b->context, RACK_AVAHI_LOST, &lost);
+        b->event(b->context, b, RACK_AVAHI_LOST, &lost);
         break;
     }
     case AVAHI_BROWSER_FAILURE:
         /* The daemon refused: start over with a new client, from the timer rather than
          * inside this browser's own callback. */
-        b->event(b->context, RACK_AVAHI_ALL_LOST, NULL);
+        b->event(b->context, b, RACK_AVAHI_ALL_LOST, NULL);
         browser_arm_reconnect(b);
         break;
     case AVAHI_BROWSER_ALL_FOR_NOW:
@@ -113,7 +120,6 @@ static void browser_reconnect(AvahiTimeout *timeout, void *userdata) {
         forget_all(b);
         avahi_client_free(b->client);   /* frees its resolvers too */
         b->client = NULL;
-        b->resolving = 0;
     }
     int error = 0;
     b->client = avahi_client_new(avahi_threaded_poll_get(b->poll), AVAHI_CLIENT_NO_FAIL, browser_client_changed, b, &error);
@@ -131,7 +137,7 @@ static void browser_client_changed(AvahiClient *client, AvahiClientState state, 
             b->browser = avahi_service_browser_new(client, AVAHI_IF_UNSPEC, AVAHI_PROTO_INET, b->type, NULL, 0,
                                                    browsed, b);
         }
-        b->event(b->context, RACK_AVAHI_DAEMON_RUNNING, NULL);
+        b->event(b->context, b, RACK_AVAHI_DAEMON_RUNNING, NULL);
         break;
     case AVAHI_CLIENT_S_COLLISION:
     case AVAHI_CLIENT_S_REGISTERING:
@@ -147,7 +153,7 @@ static void browser_client_changed(AvahiClient *client, AvahiClientState state, 
     }
 }
 
-rack_avahi_browser *rack_avahi_browse_start(const char *type, const char *txt_key, int max_resolving,
+rack_avahi_browser *rack_avahi_browse_start(const char *type, const char *txt_key,
                                             rack_avahi_browse_event event, void *context, int *error) {
     *error = 0;
     struct rack_avahi_browser *b = calloc(1, sizeof *b);
@@ -157,7 +163,6 @@ rack_avahi_browser *rack_avahi_browse_start(const char *type, const char *txt_ke
     }
     b->event = event;
     b->context = context;
-    b->max_resolving = max_resolving;
     b->retry_seconds = RETRY_FIRST_SECONDS;
     if (!(b->type = avahi_strdup(type)) || !(b->txt_key = avahi_strdup(txt_key)) || !(b->poll = avahi_threaded_poll_new())) {
         *error = AVAHI_ERR_NO_MEMORY;

@@ -18,6 +18,8 @@
 #define STATE_LIMIT 65536
 /// Room for the parameters' values of a state loaded while active (the table has 13 rows).
 #define MAX_PARAMS 64
+/// Room for the meters' levels (there are 3: PluginMeter).
+#define MAX_METERS 8
 
 typedef struct {
     clap_plugin_t plugin;
@@ -29,7 +31,13 @@ typedef struct {
     /// single-producer/single-consumer slot.
     double pending[MAX_PARAMS];
     atomic_bool pending_ready;
+    /// The meters' levels (dBFS) after the last `process`, by PluginMeter order: the audio
+    /// thread stores them, `get_value` on the main thread loads them (each on its own).
+    _Atomic float meters[MAX_METERS];
+    uint32_t meter_count;   // how many of them there are (read once, at creation)
 } Instance;
+
+static uint32_t meter_count(void) { return rack_clap_param_count() - rack_clap_table_count(); }
 
 static const char *features[] = {CLAP_PLUGIN_FEATURE_AUDIO_EFFECT, CLAP_PLUGIN_FEATURE_REVERB,
                                        CLAP_PLUGIN_FEATURE_FILTER, CLAP_PLUGIN_FEATURE_STEREO, NULL};
@@ -78,7 +86,11 @@ static void plugin_deactivate(const clap_plugin_t *p) {
 
 static bool plugin_start_processing(const clap_plugin_t *p) { return self(p)->active; }
 static void plugin_stop_processing(const clap_plugin_t *p) { (void)p; }
-static void plugin_reset(const clap_plugin_t *p) { (void)p; }
+/// `reset` [audio-thread, active]: the engine's history goes (tail, filter state), the values stay.
+static void plugin_reset(const clap_plugin_t *p) {
+    Instance *i = self(p);
+    if (i->active) rack_clap_reset(i->rack);
+}
 
 static void channels(const clap_audio_buffer_t *buffers, uint32_t count, float **left, float **right) {
     *left = *right = NULL;
@@ -112,6 +124,7 @@ static clap_process_status plugin_process(const clap_plugin_t *p, const clap_pro
         rack_clap_take(i->rack, i->pending);
         atomic_store_explicit(&i->pending_ready, false, memory_order_release);
     }
+    rack_clap_meters_start(i->rack);
     uint32_t frames = pr->frames_count, done = 0;
     uint32_t n = pr->in_events ? pr->in_events->size(pr->in_events) : 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -122,6 +135,9 @@ static clap_process_status plugin_process(const clap_plugin_t *p, const clap_pro
         rack_clap_set(i->rack, e->param_id, e->value);
     }
     render(i, pr, done, frames);
+    float levels[MAX_METERS];
+    rack_clap_meters(i->rack, levels);
+    for (uint32_t m = 0; m < i->meter_count; m++) atomic_store_explicit(&i->meters[m], levels[m], memory_order_relaxed);
     if (rack_probe_leave) rack_probe_leave();
     return CLAP_PROCESS_CONTINUE;
 }
@@ -162,10 +178,16 @@ static bool params_info(const clap_plugin_t *p, uint32_t index, clap_param_info_
     return true;
 }
 
-/// `get_value`: a state loaded while active and not yet taken by `process` already counts.
+/// `get_value`: a state loaded while active and not yet taken by `process` already counts; a
+/// meter reads its level after the last `process` (the floor before the first).
 static bool params_value(const clap_plugin_t *p, clap_id id, double *value) {
     Instance *i = self(p);
     if (!value) return false;
+    int32_t meter = rack_clap_meter_index(id);
+    if (meter >= 0) {
+        *value = atomic_load_explicit(&i->meters[meter], memory_order_relaxed);
+        return true;
+    }
     if (atomic_load_explicit(&i->pending_ready, memory_order_acquire)) {
         int32_t index = rack_clap_param_index(i->rack, id);
         if (index < 0) return false;
@@ -227,7 +249,7 @@ static bool state_load(const clap_plugin_t *p, const clap_istream_t *stream) {
     buffer[length] = 0;
     if (strlen(buffer) != length) return false;   // a NUL inside: not a state
     Instance *i = self(p);
-    uint32_t count = rack_clap_param_count();
+    uint32_t count = rack_clap_table_count();
     double values[MAX_PARAMS];
     if (count > MAX_PARAMS || !rack_clap_state_decode(buffer, values, count)) return false;
     if (!i->active) {   // no process() runs: the values are the plugin's at once
@@ -271,10 +293,12 @@ static const clap_plugin_descriptor_t *factory_descriptor(const clap_plugin_fact
 
 static const clap_plugin_t *factory_create(const clap_plugin_factory_t *f, const clap_host_t *host, const char *id) {
     (void)f;
-    if (!host || !id || strcmp(id, descriptor.id) != 0) return NULL;
+    if (!host || !id || strcmp(id, descriptor.id) != 0 || meter_count() > MAX_METERS) return NULL;
     Instance *i = calloc(1, sizeof *i);
     if (!i) return NULL;
     atomic_init(&i->pending_ready, false);
+    i->meter_count = meter_count();
+    for (uint32_t m = 0; m < MAX_METERS; m++) atomic_init(&i->meters[m], rack_clap_meter_floor());
     i->rack = rack_clap_create();
     i->plugin = (clap_plugin_t){
         .desc = &descriptor, .plugin_data = i,

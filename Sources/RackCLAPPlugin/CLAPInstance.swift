@@ -69,6 +69,34 @@ struct CLAPInstance: ~Copyable {
         values.base[index] = accepted
     }
 
+    /// `reset`: the engine forgets its history (the reverb's tail, the filter's state); the
+    /// values stay. Nothing while inactive.
+    /// - Realtime: safe
+    @_noLocks
+    func reset() {
+        engine?.pointee.clearHistory()
+    }
+
+    /// A new block for the meters (`PluginMeter`): they cover what `render` renders from here.
+    /// - Realtime: safe
+    @_noLocks
+    func startMeters() {
+        engine?.pointee.startMeters()
+    }
+
+    /// Each meter's level in dBFS over the block since `startMeters`, into `levels` (by
+    /// `PluginMeter.rawValue`); the floor while inactive.
+    /// - Realtime: safe
+    @_noLocks
+    func meters(into levels: UnsafeMutablePointer<Float>) {
+        // By raw value (`allCases` is an array: it allocates).
+        var index = 0
+        while let meter = PluginMeter(rawValue: index) {
+            levels[index] = engine?.pointee.levels.decibels(meter) ?? PluginMeter.floorDecibels
+            index += 1
+        }
+    }
+
     /// Renders `frames` frames with the current values; false (nothing written) while inactive.
     /// - Realtime: safe
     @_noLocks

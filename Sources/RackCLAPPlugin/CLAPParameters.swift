@@ -1,4 +1,5 @@
 import RackEngine
+import RackPlugin
 
 /// The parameter table as CLAP hosts see it: one CLAP parameter per row, its id derived from
 /// the row's name (the table's stable identity: OSC addresses, presets and `--set` use it), so
@@ -24,6 +25,29 @@ enum CLAPParameters {
         if spec.taper == .choice || spec.taper == .toggle { flags |= stepped }
         if spec.id == .bypass { flags |= bypass }
         return flags
+    }
+
+    /// CLAP's flags for a meter: CLAP_PARAM_IS_READONLY (ext/params.h), nothing else: the
+    /// plugin sets it after each block, a host only reads it (`get_value`).
+    static let meterFlags: UInt32 = 1 << 3
+
+    /// A meter's value as hosts show it: dBFS to 0.1 ("-6.0 dBFS").
+    static func meterText(_ value: Double) -> String {
+        formatNumber((value * 10).rounded() / 10) + " dBFS"
+    }
+
+    /// The level a host's text names for a meter: a number, with or without "dBFS" or "dB"
+    /// (case ignored); nil when it names none.
+    static func meterValue(text: String) -> Double? {
+        var trimmed = Substring(text.lowercased())
+        while trimmed.first == " " { trimmed = trimmed.dropFirst() }
+        for unit in ["dbfs", "db"] where trimmed.hasSuffix(unit) {
+            trimmed = trimmed.dropLast(unit.count)
+            break
+        }
+        while trimmed.last == " " { trimmed = trimmed.dropLast() }
+        guard let number = Double(String(trimmed)), number.isFinite else { return nil }
+        return max(number, Double(PluginMeter.floorDecibels))
     }
 
     /// A value as hosts show it: a room by name, a toggle as "on" or "off", a number as rack

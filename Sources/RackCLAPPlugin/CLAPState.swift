@@ -5,7 +5,8 @@ import RackPlugin
 /// written the shortest way that reads back to the same Double (`formatNumber`), so a save and
 /// a load give back exactly the values saved. Keyed by name (the table's stable identity): a
 /// state from a build with fewer parameters leaves the others at their defaults; a line naming
-/// no parameter is ignored. Values are taken as a parameter event takes them.
+/// no parameter is ignored. Values are taken as a parameter event takes them. A rack preset
+/// file loads as a state too (`CLAPPresetFile`).
 enum CLAPState {
     /// The state of `values` (by `ParameterID.rawValue`).
     static func encode(_ values: UnsafePointer<Double>) -> String {
@@ -17,8 +18,12 @@ enum CLAPState {
     }
 
     /// The values a state gives (the defaults where it names no parameter), nil when a line is
-    /// not `name=number` or a value is not a finite number (then nothing is loaded).
+    /// not `name=number` or a value is not a finite number (then nothing is loaded). Text whose
+    /// first character after white space is `{` is a rack preset file (`CLAPPresetFile`).
     static func decode(_ text: String) -> [Double]? {
+        if text.utf8.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+            return CLAPPresetFile.decode(text)
+        }
         var values = Parameters.defaults
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -43,6 +43,13 @@ func rackCLAPSet(_ handle: UnsafeMutableRawPointer?, _ id: UInt32, _ value: Doub
     instance(handle).pointee.setParameter(id, value)
 }
 
+/// CLAP's `reset` (audio thread, active): no tail or filter state carries over.
+/// - Realtime: safe
+@_cdecl("rack_clap_reset") @_noLocks
+func rackCLAPReset(_ handle: UnsafeMutableRawPointer?) {
+    instance(handle).pointee.reset()
+}
+
 /// - Realtime: safe
 @_cdecl("rack_clap_render") @_noLocks
 func rackCLAPRender(_ handle: UnsafeMutableRawPointer?, _ frames: UInt32,
@@ -51,15 +58,61 @@ func rackCLAPRender(_ handle: UnsafeMutableRawPointer?, _ frames: UInt32,
     instance(handle).pointee.render(frames: Int(frames), inputLeft: inL, inputRight: inR, outputLeft: outL, outputRight: outR)
 }
 
+/// How many CLAP parameters there are: the table's rows, then the meters (`PluginMeter`).
 @_cdecl("rack_clap_param_count")
-func rackCLAPParamCount() -> UInt32 { UInt32(Parameters.all.count) }
+func rackCLAPParamCount() -> UInt32 { UInt32(Parameters.all.count + PluginMeter.allCases.count) }
 
-/// Row `index`'s id, flags, range and default, its name and its section (CLAP's `module`).
+/// How many parameters a state holds: the table's rows.
+@_cdecl("rack_clap_table_count")
+func rackCLAPTableCount() -> UInt32 { UInt32(Parameters.all.count) }
+
+/// The meter whose CLAP id is `id` (the FNV-1a hash of its symbol, as a row's of its name).
+private func meter(withID id: UInt32) -> PluginMeter? {
+    PluginMeter.allCases.first { CLAPParameters.id(ofName: $0.symbol) == id }
+}
+
+/// The index (`PluginMeter.rawValue`) of the meter with CLAP id `id`; -1 for none.
+@_cdecl("rack_clap_meter_index")
+func rackCLAPMeterIndex(_ id: UInt32) -> Int32 {
+    meter(withID: id).map { Int32($0.rawValue) } ?? -1
+}
+
+/// The meters' floor in dBFS: what they read before the first block.
+@_cdecl("rack_clap_meter_floor")
+func rackCLAPMeterFloor() -> Float { PluginMeter.floorDecibels }
+
+/// A new block for the meters.
+/// - Realtime: safe
+@_cdecl("rack_clap_meters_start") @_noLocks
+func rackCLAPMetersStart(_ handle: UnsafeMutableRawPointer?) {
+    instance(handle).pointee.startMeters()
+}
+
+/// The meters' levels over the block since `rack_clap_meters_start`, in dBFS, into `levels`
+/// (by `PluginMeter.rawValue`).
+/// - Realtime: safe
+@_cdecl("rack_clap_meters") @_noLocks
+func rackCLAPMeters(_ handle: UnsafeMutableRawPointer?, _ levels: UnsafeMutablePointer<Float>) {
+    instance(handle).pointee.meters(into: levels)
+}
+
+/// Parameter `index`'s id, flags, range and default, its name and its section (CLAP's
+/// `module`): a row of the table, or past them a meter (read-only, module "meters").
 @_cdecl("rack_clap_param_info")
 func rackCLAPParamInfo(_ index: UInt32, _ id: UnsafeMutablePointer<UInt32>, _ flags: UnsafeMutablePointer<UInt32>,
                        _ range: UnsafeMutablePointer<Double>, _ name: UnsafeMutablePointer<CChar>, _ nameSize: Int,
                        _ module: UnsafeMutablePointer<CChar>, _ moduleSize: Int) -> Bool {
-    guard Int(index) < Parameters.all.count else { return false }
+    if Int(index) >= Parameters.all.count {
+        guard let meter = PluginMeter(rawValue: Int(index) - Parameters.all.count) else { return false }
+        id.pointee = CLAPParameters.id(ofName: meter.symbol)
+        flags.pointee = CLAPParameters.meterFlags
+        range[0] = Double(PluginMeter.floorDecibels)
+        range[1] = Double(PluginMeter.ceilingDecibels)
+        range[2] = Double(PluginMeter.floorDecibels)
+        copy(meter.symbol, to: name, capacity: nameSize)
+        copy("meters", to: module, capacity: moduleSize)
+        return true
+    }
     let spec = Parameters.all[Int(index)]
     id.pointee = CLAPParameters.id(ofName: spec.name)
     flags.pointee = CLAPParameters.flags(spec)
@@ -86,13 +139,23 @@ private func spec(withID id: UInt32) -> ParameterSpec? {
 
 @_cdecl("rack_clap_value_to_text")
 func rackCLAPValueToText(_ id: UInt32, _ value: Double, _ text: UnsafeMutablePointer<CChar>, _ size: Int) -> Bool {
-    guard let spec = spec(withID: id), value.isFinite else { return false }
+    guard value.isFinite else { return false }
+    if meter(withID: id) != nil {
+        copy(CLAPParameters.meterText(value), to: text, capacity: size)
+        return true
+    }
+    guard let spec = spec(withID: id) else { return false }
     copy(CLAPParameters.text(spec, value), to: text, capacity: size)
     return true
 }
 
 @_cdecl("rack_clap_text_to_value")
 func rackCLAPTextToValue(_ id: UInt32, _ text: UnsafePointer<CChar>, _ value: UnsafeMutablePointer<Double>) -> Bool {
+    if meter(withID: id) != nil {
+        guard let v = CLAPParameters.meterValue(text: String(cString: text)) else { return false }
+        value.pointee = v
+        return true
+    }
     guard let spec = spec(withID: id), let v = CLAPParameters.value(spec, text: String(cString: text)) else { return false }
     value.pointee = v
     return true

@@ -125,6 +125,22 @@ public struct EngineCore: ~Copyable {
     var roomShapes: UnsafeMutablePointer<ReverbShape> { @_noLocks @inline(__always) get { roomShapeStorage.base } }
     var sumLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.left.base } }
     var sumRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { sum.right.base } }
+    /// Clears the audio's history, so silence in gives silence out from the next sample: the
+    /// low-pass's state and the reverb's memories (its tail), a running room crossfade dropped
+    /// for the room last asked for. Parameters, ramps and pending events stay as they are.
+    /// - Realtime: safe (one pass over the reverb's memories)
+    @_noLocks
+    package mutating func clearHistory() {
+        filter.reset()
+        reverb.reset()
+    }
+
+    /// The reverb's input in the last render call, from its first frame: the dry sum after the
+    /// low-pass, faded by bypass (a plugin's meter reads it).
+    /// - Realtime: safe
+    package var reverbInput: (left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
+        @_noLocks @inline(__always) get { (UnsafePointer(sum.left.base), UnsafePointer(sum.right.base)) }
+    }
     var wetLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.left.base } }
     var wetRight: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { wet.right.base } }
     var scratchLeft: UnsafeMutablePointer<Float> { @_noLocks @inline(__always) get { scratch.left.base } }
@@ -284,6 +300,7 @@ public struct EngineCore: ~Copyable {
         case let .event(e): apply(e, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         case let .attachPlayer(ring): player.attach(ring)
         case let .restart(dropped): notify(.restarted(droppedEvents: dropped))
+        case let .clearScheduled(owner, dropped): notify(.clearedScheduled(owner, droppedEvents: dropped))
         }
     }
 
@@ -299,7 +316,7 @@ public struct EngineCore: ~Copyable {
         case let .set(id, value, ramp): change(id, to: value, ramp: ramp, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         case let .midiSet(id, value): change(id, to: value, ramp: .standard, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         }
-        notify(.applied(AppliedEvent(e.action, sampleTime: t, isScheduled: e.isScheduled)))
+        notify(.applied(AppliedEvent(e.action, sampleTime: t, isScheduled: e.isScheduled, owner: e.owner)))
     }
 
     /// Tells the control thread; a notice that finds its queue full is counted.

@@ -93,6 +93,28 @@ struct EventHeap: ~Copyable {
         return n
     }
 
+    /// Forgets the waiting events `owner` posted, keeping the others in their order; returns
+    /// how many were forgotten. O(n): the others are moved down and the heap rebuilt.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func removeAll(ownedBy owner: EventOwner) -> Int {
+        var kept = 0
+        for i in 0..<count where !owner.posted(events.base[i]) {
+            events.base[kept] = events.base[i]
+            samples.base[kept] = samples.base[i]
+            arrival.base[kept] = arrival.base[i]
+            kept += 1
+        }
+        let removed = count - kept
+        count = kept
+        var i = count / 2
+        while i > 0 {
+            i -= 1
+            siftDown(from: i)
+        }
+        return removed
+    }
+
     /// Takes the earliest event, nil when none waits.
     /// - Realtime: safe
     @_noLocks

@@ -3,16 +3,16 @@ import RackDSP
 /// The render thread's commands once drained from their queues, on two paths so that an
 /// immediate change never waits behind scheduled ones:
 ///
-/// - immediate commands (an event at `EventTime.now`, a player's ring, a restart) go
-///   to a first-in-first-out list and are all applied at the start of the block that drained
-///   them, in the order they were posted;
+/// - immediate commands (an event at `EventTime.now`, a player's ring, a restart, a sender's
+///   clear) go to a first-in-first-out list and are all applied at the start of the block that
+///   drained them, in the order they were posted;
 /// - scheduled events (a sample time) go to the time-ordered `EventHeap`, whose capacity the
 ///   control side never exceeds (it counts what it scheduled and has not yet seen applied).
 ///
 /// `next(dueAt:)` gives the immediate commands first, then the heap's events. A `restart`
 /// empties the heap when it is drained (the scheduled events before it were mapped through a
 /// clock that stopped) and takes the immediate path itself, so its notice says, in order, how
-/// many were dropped.
+/// many were dropped; a `clearScheduled` does the same for the events its owner posted.
 ///
 /// Storage is allocated in `init`; noncopyable: `EngineCore` holds the one instance, and its
 /// storage goes with it.
@@ -23,6 +23,8 @@ struct EventSchedule: ~Copyable {
         case attachPlayer(StereoRing?)
         /// A restart, and the scheduled events it dropped when it was drained.
         case restart(droppedEvents: Int)
+        /// A sender's clear, and how many of its scheduled events it dropped when drained.
+        case clearScheduled(EventOwner, droppedEvents: Int)
     }
 
     /// Scheduled events, by (sample time, arrival).
@@ -61,6 +63,8 @@ struct EventSchedule: ~Copyable {
         case let .event(e): insert(e)
         case let .attachPlayer(ring): pushImmediate(.attachPlayer(ring))
         case .restart: pushImmediate(.restart(droppedEvents: scheduled.removeAll()))
+        case let .clearScheduled(owner):
+            pushImmediate(.clearScheduled(owner, droppedEvents: scheduled.removeAll(ownedBy: owner)))
         }
     }
 

@@ -109,6 +109,32 @@ public enum EventTime: Sendable, Equatable {
     }
 }
 
+/// Who posted a scheduled event: a control-side sender (an OSC endpoint's address, port and
+/// transport), so that the control side counts each sender's share of the scheduled events and
+/// a sender can drop its own (`EngineCommand.clearScheduled`). Plain data.
+public struct EventOwner: Sendable, Hashable {
+    /// IPv4 address, network byte order (as `OSCEndpoint.address`): shares are per address.
+    public var address: UInt32
+    /// Port, host byte order.
+    public var port: UInt16
+    /// The sender is a WebSocket, not UDP (the same address and port are another sender).
+    public var isWebSocket: Bool
+
+    public init(address: UInt32, port: UInt16, isWebSocket: Bool) {
+        self.address = address
+        self.port = port
+        self.isWebSocket = isWebSocket
+    }
+
+    /// Whether `e` was posted by this owner (`==` without the generic witness of `Optional`).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    public func posted(_ e: EngineEvent) -> Bool {
+        guard let o = e.owner else { return false }
+        return o.address == address && o.port == port && o.isWebSocket == isWebSocket
+    }
+}
+
 /// A change for the render thread, now or at an absolute sample position. Plain data: it
 /// crosses threads by value through `CommandQueue`.
 public struct EngineEvent: Sendable, Equatable {
@@ -120,6 +146,8 @@ public struct EngineEvent: Sendable, Equatable {
     /// it as the current target only once its notice says it was applied. The engine keeps such
     /// events in its bounded pending list; immediate ones never wait there.
     public var isScheduled = false
+    /// Who posted it (the control side's scheduled events); nil for the rest.
+    public var owner: EventOwner?
 
     /// - Realtime: safe
     @_noLocks
@@ -136,20 +164,23 @@ public struct EngineEvent: Sendable, Equatable {
     }
 }
 
-/// An event as the engine applied it: what it did, the sample it took effect at, and whether
-/// the control side had scheduled it (`EngineEvent.isScheduled`).
+/// An event as the engine applied it: what it did, the sample it took effect at, whether the
+/// control side had scheduled it (`EngineEvent.isScheduled`) and who posted it.
 public struct AppliedEvent: Sendable, Equatable {
     public var action: EngineAction
     /// The absolute sample it took effect at.
     public var sampleTime: Int64
     public var isScheduled: Bool
+    /// Who posted it (`EngineEvent.owner`): the control side gives its share back.
+    public var owner: EventOwner?
 
     /// - Realtime: safe
     @_noLocks
-    public init(_ action: EngineAction, sampleTime: Int64, isScheduled: Bool = false) {
+    public init(_ action: EngineAction, sampleTime: Int64, isScheduled: Bool = false, owner: EventOwner? = nil) {
         self.action = action
         self.sampleTime = sampleTime
         self.isScheduled = isScheduled
+        self.owner = owner
     }
 }
 
@@ -169,6 +200,10 @@ public enum EngineCommand: Sendable, Equatable {
     /// at the start of the next render call, in the order posted; told back as
     /// `EngineNotice.restarted`.
     case restart
+    /// Drop the scheduled events waiting that `owner` posted (a sender's `/rack/schedule/clear`):
+    /// applied at the start of the next render call, in the order posted, so every event that
+    /// owner posted before it is waiting by then; told back as `EngineNotice.clearedScheduled`.
+    case clearScheduled(EventOwner)
 }
 
 /// What the render thread tells the control thread, in the order it happened.
@@ -177,6 +212,8 @@ public enum EngineNotice: Sendable, Equatable {
     case applied(AppliedEvent)
     /// A `restart` took effect, dropping this many scheduled events.
     case restarted(droppedEvents: Int)
+    /// A `clearScheduled` took effect, dropping this many of the owner's scheduled events.
+    case clearedScheduled(EventOwner, droppedEvents: Int)
     /// The player let go of the ring: the control thread may free it.
     case releasedRing(StereoRing)
 }

@@ -12,8 +12,8 @@ public enum OSCAddressSpace {
     public static let commands: [OSCCommandDeclaration] = [
         .presetRecall, .presetSave, .presetDelete, .presetList, .playerLoad, .playerPlay, .playerStop,
         .playerLoop, .playerSeek, .playerState, .playerMedia, .get, .dump, .subscribe, .unsubscribe, .meter,
-        .status, .params, .version, .stats, .ping, .sync, .midiLearn, .midiMap, .midiUnmap, .sessionSave,
-        .sessionOpen, .sessionIsLoaded, .sessionReply, .sessionError,
+        .status, .params, .version, .stats, .ping, .sync, .scheduleClear, .midiLearn, .midiMap, .midiUnmap,
+        .sessionSave, .sessionOpen, .sessionIsLoaded, .sessionReply, .sessionError,
     ]
 
     /// The optional port of a subscription.
@@ -37,6 +37,7 @@ public enum OSCAddressSpace {
     /// The containers of OSCQuery's tree that are no command, with their descriptions.
     public static let containers: [(path: String, description: String)] = [
         ("/", "rack"), ("/rack", "rack: a JACK effects rack"), ("/rack/player", "the file player"),
+        ("/rack/schedule", "timetagged changes waiting for their time"),
     ]
 }
 

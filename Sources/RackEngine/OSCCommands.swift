@@ -79,6 +79,10 @@ extension OSCCommandDeclaration {
     public static let sync = Self(
         "/sync", .arguments([.optional(.number)], else: "expects an optional number: an id the reply carries"),
         "replies /synced [id] once the render thread has taken every change sent before it")
+    public static let scheduleClear = Self(
+        "/rack/schedule/clear", .none,
+        "drop the timetagged changes the sender scheduled that wait for their time (only its own); "
+            + "replies /rack/schedule/cleared i:count", query: .init())
 
     public static let midiLearn = Self(
         "/rack/midi/learn", .arguments([.optional(.string)], else: "expects an optional string: a parameter name"),

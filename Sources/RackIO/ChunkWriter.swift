@@ -41,9 +41,7 @@ final class ChunkWriter: @unchecked Sendable {
         guard !started else { return }
         started = true
         free.wait()   // the render thread owns buffer 0 from now on
-        let t = Thread { [self] in run() }
-        t.name = "rack-render-writer"
-        t.start()
+        NamedThread.start("rack-writer") { [self] in run() }
     }
 
     private func run() {

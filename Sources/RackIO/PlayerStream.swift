@@ -56,10 +56,7 @@ public final class PlayerStream: @unchecked Sendable {
         // the ring and the file with it: no thread was started).
         try feeder.fill(upTo: Int(PlayerStreamTuning.prefillSeconds * sampleRate))
         // The thread holds the feeder (strongly), never the stream.
-        let t = Thread { [feeder] in feeder.run() }
-        t.name = "rack-player"
-        t.qualityOfService = .userInitiated
-        t.start()
+        NamedThread.start("rack-player", qualityOfService: .userInitiated) { [feeder] in feeder.run() }
     }
 
     deinit {

@@ -16,7 +16,7 @@ final class RingFeeder: @unchecked Sendable {
     /// once half the ring is free, so it refills in large batches.
     private let waiting = Atomic<Bool>(false)
     private var failure: Error?           // written by the feeder before it marks the end
-    private var thread: Thread?
+    private var started = false
 
     init(reader: ResamplingReader, ring: StereoRing) {
         self.reader = reader
@@ -24,10 +24,8 @@ final class RingFeeder: @unchecked Sendable {
     }
 
     func start() {
-        let t = Thread { [self] in run() }
-        t.name = "rack-render-reader"
-        thread = t
-        t.start()
+        started = true
+        NamedThread.start("rack-reader") { [self] in run() }
     }
 
     private func run() {
@@ -82,11 +80,11 @@ final class RingFeeder: @unchecked Sendable {
 
     /// Ends the thread (after the render or on failure) and waits for it.
     func stop() {
-        guard thread != nil else { return }
+        guard started else { return }
         stopping = true
         waiting.store(false, ordering: .sequentiallyConsistent)
         spaceReady.signal()
         finished.wait()
-        thread = nil
+        started = false
     }
 }

@@ -1,8 +1,10 @@
 import RackEngine
+import RackPlugin
 
 /// The LV2 plugin's identity and port layout: the one place both the plugin (`RackLV2Plugin`)
 /// and the `.ttl` generator (`rack lv2-bundle`) read them from. The control ports are the
-/// parameter table's rows, in table order; nothing here lists a parameter.
+/// parameter table's rows, in table order, then the meters (`PluginMeter`); nothing here lists
+/// a parameter.
 public enum PluginLayout {
     /// The plugin's URI (a URN: rack has no web home that could own an http URI).
     public static let uri: StaticString = "urn:rack:lv2"
@@ -53,8 +55,15 @@ public enum PluginLayout {
     /// The port index of parameter `id`'s control input.
     public static func controlPort(_ id: ParameterID) -> Int { firstControlPort + id.rawValue }
 
+    /// Index of the first meter port (an output control port per `PluginMeter`, in its order),
+    /// after the control inputs.
+    public static let firstMeterPort = firstControlPort + Parameters.all.count
+
+    /// The port index of meter `meter`'s output.
+    public static func meterPort(_ meter: PluginMeter) -> Int { firstMeterPort + meter.rawValue }
+
     /// How many ports the plugin has.
-    public static let portCount = firstControlPort + Parameters.all.count
+    public static let portCount = firstMeterPort + PluginMeter.allCases.count
 
     /// The plugin's URI as a `String`.
     public static var uriString: String { uri.description }

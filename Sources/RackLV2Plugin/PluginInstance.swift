@@ -17,6 +17,8 @@ struct PluginInstance: ~Copyable {
     private let values: UniqueBuffer<Double>
     /// The first control port's index (`PluginLayout`'s, copied here so `run()` reads no global).
     private let firstControlPort: Int
+    /// The first meter port's index (`PluginLayout`'s, copied for the same reason).
+    private let firstMeterPort: Int
     /// How many ports there are.
     let portCount: Int
 
@@ -28,6 +30,7 @@ struct PluginInstance: ~Copyable {
         portCount = PluginLayout.portCount
         ports = UniqueBuffer(repeating: nil, count: portCount)
         firstControlPort = PluginLayout.firstControlPort
+        firstMeterPort = PluginLayout.firstMeterPort
         values = UniqueBuffer(count: Parameters.all.count) { index in Parameters.all[index].defaultValue }
     }
 
@@ -39,15 +42,32 @@ struct PluginInstance: ~Copyable {
 
     /// `run()`: takes the control ports (a moved port ramps over its parameter's default ramp
     /// from the call's first sample; the first call after `activate` jumps), then renders
-    /// `frames` frames.
+    /// `frames` frames, then writes the meters (`PluginMeter`, over these frames) to the meter
+    /// ports the host connected.
     /// - Realtime: safe (no allocation, no locks, no I/O; checked by the compiler).
     @_noLocks
     mutating func run(frames: Int) {
         readControls()
+        engine.startMeters()
         engine.render(frames: frames, values: UnsafePointer(values.base),
                       inputLeft: audio(.inputLeft).map { UnsafePointer($0) },
                       inputRight: audio(.inputRight).map { UnsafePointer($0) },
                       outputLeft: audio(.outputLeft), outputRight: audio(.outputRight))
+        writeMeters()
+    }
+
+    /// Each connected meter port takes its meter's level in dBFS.
+    /// - Realtime: safe
+    @_noLocks
+    private func writeMeters() {
+        // By raw value (`allCases` is an array: it allocates).
+        var index = 0
+        while let meter = PluginMeter(rawValue: index) {
+            if let port = ports.base[firstMeterPort + index]?.assumingMemoryBound(to: Float.self) {
+                port.pointee = engine.levels.decibels(meter)
+            }
+            index += 1
+        }
     }
 
     /// The buffer the host connected to audio port `port`, nil when none.

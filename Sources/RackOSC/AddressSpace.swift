@@ -13,6 +13,17 @@ struct Reason: Error {
         Reason("busy: \(capacity) timetagged changes are already waiting for their time")
     }
 
+    /// A claim of scheduled slots beyond what `share` grants the sender.
+    static func scheduleShare(_ refusal: FairShare.Refusal, _ share: FairShare) -> Reason {
+        switch refusal {
+        case .full: return scheduleFull(share.capacity)
+        case .remoteShareFull:
+            return Reason("busy: remote addresses may have at most \(share.remoteShare) timetagged changes waiting together (of \(share.capacity))")
+        case .addressShareFull:
+            return Reason("busy: this address may have at most \(share.perRemoteAddress) timetagged changes waiting (its share of \(share.capacity))")
+        }
+    }
+
     /// A timetag too far ahead.
     static func beyondHorizon(_ seconds: Double) -> Reason {
         Reason("timetag \(formatNumber(seconds)) s ahead is beyond the scheduling horizon of \(formatNumber(ControllerTuning.scheduleHorizonSeconds)) s")

@@ -44,6 +44,16 @@ public struct ChangeRecord: Sendable, Equatable {
     public var change: Change
     public var source: ChangeSource
     public var echo: AppliedEvent?
+    /// The endpoint whose message made the change (nil for MIDI, the engine's rejoin and what
+    /// no endpoint asked for): a linked subscriber is never told its own change back.
+    public var origin: OSCEndpoint?
+
+    public init(change: Change, source: ChangeSource, echo: AppliedEvent? = nil, origin: OSCEndpoint? = nil) {
+        self.change = change
+        self.source = source
+        self.echo = echo
+        self.origin = origin
+    }
 
     /// What subscribers and the web page are told of it: a parameter's value (a number, or a
     /// room name) or the preset recalled. Nil for the engine taking up the state after a rejoin
@@ -71,8 +81,14 @@ struct ControlState {
     /// The preset recalled last (`/rack/dump`).
     private(set) var preset: String
     /// Preset recalls on their way through the render thread, by marker number.
-    private var markers: [Int: (name: String, rampFrames: Int64)] = [:]
+    private var markers: [Int: (name: String, rampFrames: Int64, origin: OSCEndpoint?)] = [:]
     private var nextMarker = 1
+    /// Each parameter's posted values not echoed yet, oldest first, with the endpoint each came
+    /// from: an echo's record carries the origin of the value it echoes (changes crossing on
+    /// the way are told apart by value). At most `originsHeld` a parameter (the oldest go: their
+    /// records then carry no origin).
+    private var origins: [ParameterID: [(value: Double, origin: OSCEndpoint?)]] = [:]
+    private static let originsHeld = 64
 
     init(targets: RackState, preset: String) {
         self.targets = targets
@@ -117,24 +133,44 @@ struct ControlState {
     /// immediate change is the target from now on; a scheduled one becomes the target when its
     /// echo comes back, so get/dump never run ahead of the sound. While no server runs, the
     /// change's records are returned at once (there will be no echo).
-    mutating func commit(_ change: StateChange, at t: EventTime, posted: Bool) -> [ChangeRecord] {
-        if posted, case let .preset(name, _, rampFrames) = change {
-            markers[nextMarker] = (name, rampFrames)
-            nextMarker += 1
-        }
+    mutating func commit(_ change: StateChange, at t: EventTime, posted: Bool, origin: OSCEndpoint?) -> [ChangeRecord] {
+        if posted { remember(change, origin: origin) }
         guard t == .now else { return [] }
         var records: [ChangeRecord] = []
         switch change {
         case let .parameters(changes):
             for c in changes { targets[c.id] = c.value }
-            records = changes.map { ChangeRecord(change: .parameter($0.id, $0.value), source: .whileAway) }
+            records = changes.map { ChangeRecord(change: .parameter($0.id, $0.value), source: .whileAway, origin: origin) }
         case let .preset(name, state, rampFrames):
             targets = state
             preset = name
-            records = [ChangeRecord(change: .preset(name: name, rampFrames: rampFrames), source: .whileAway)]
-                + Parameters.all.map { ChangeRecord(change: .parameter($0.id, state[$0.id]), source: .whileAway) }
+            records = [ChangeRecord(change: .preset(name: name, rampFrames: rampFrames), source: .whileAway, origin: origin)]
+                + Parameters.all.map { ChangeRecord(change: .parameter($0.id, state[$0.id]), source: .whileAway, origin: origin) }
         }
         return posted ? [] : records
+    }
+
+    /// A posted change's marker (a recall) and where each of its values came from, for its echoes.
+    private mutating func remember(_ change: StateChange, origin: OSCEndpoint?) {
+        func note(_ id: ParameterID, _ value: Double) {
+            origins[id, default: []].append((value, origin))
+            if origins[id]!.count > Self.originsHeld { origins[id]!.removeFirst() }
+        }
+        switch change {
+        case let .parameters(changes):
+            for c in changes { note(c.id, c.value) }
+        case let .preset(name, state, rampFrames):
+            markers[nextMarker] = (name, rampFrames, origin)
+            nextMarker += 1
+            for spec in Parameters.all { note(spec.id, state[spec.id]) }
+        }
+    }
+
+    /// Where the echo of `value` for `id` came from: the oldest posted change of that value
+    /// not echoed yet (taken).
+    private mutating func origin(of id: ParameterID, _ value: Double) -> OSCEndpoint? {
+        guard let i = origins[id]?.firstIndex(where: { $0.value == value }) else { return nil }
+        return origins[id]!.remove(at: i).origin
     }
 
     /// What the engine's echo `e` changed: a scheduled value or a MIDI controller's is the
@@ -144,11 +180,11 @@ struct ControlState {
         case let .marker(id):
             guard let m = markers.removeValue(forKey: id) else { return [] }
             if e.isScheduled { preset = m.name }
-            return [ChangeRecord(change: .preset(name: m.name, rampFrames: m.rampFrames), source: .control, echo: e)]
+            return [ChangeRecord(change: .preset(name: m.name, rampFrames: m.rampFrames), source: .control, echo: e, origin: m.origin)]
         case let .set(id, value, ramp):
             if ramp == .jump { return [ChangeRecord(change: .parameter(id, value), source: .rejoin, echo: e)] }
             if e.isScheduled { targets[id] = value }
-            return [ChangeRecord(change: .parameter(id, value), source: .control, echo: e)]
+            return [ChangeRecord(change: .parameter(id, value), source: .control, echo: e, origin: origin(of: id, value))]
         case let .midiSet(id, value):
             targets[id] = value
             return [ChangeRecord(change: .parameter(id, value), source: .midiController, echo: e)]
@@ -157,8 +193,18 @@ struct ControlState {
         }
     }
 
+    /// Preset recalls on their way through the render thread.
+    var recallsInFlight: Int { markers.count }
+
+    /// The recalls of markers `ids` were dropped before they took effect (their sender's
+    /// `/rack/schedule/clear`): they never will.
+    mutating func forgetRecalls(_ ids: [Int]) {
+        for id in ids { markers[id] = nil }
+    }
+
     /// A new engine: the preset recalls in flight to the old one are forgotten.
     mutating func forgetInFlight() {
         markers.removeAll()
+        origins.removeAll()
     }
 }

@@ -42,6 +42,17 @@ public enum ControllerTuning {
     /// at 48 kHz, 1.55 h at 384 kHz (the highest rate rack runs at). One hour stays clear of it
     /// at every rate; later timetags are refused with `/rack/error`, never applied at once.
     public static let scheduleHorizonSeconds = 3600.0
+    /// The engine's scheduled slots (`Engine.scheduledCapacity`: 4,096 live) kept for 127.0.0.1
+    /// and `--allow`ed peers, and those one remote address may hold, each this fraction of them:
+    /// a quarter (1,024 of 4,096), what `rack send` keeps in flight at most, so that a
+    /// `rack send` from anywhere fits its share; remote addresses together hold the other three
+    /// quarters (3,072), and no remote sender can starve a local one.
+    public static let scheduleShareDivisor = 4
+    /// How `capacity` scheduled slots are shared (`FairShare`, the rule subscriber places follow).
+    static func scheduleShare(capacity: Int) -> FairShare {
+        FairShare(capacity: capacity, trustedReserve: capacity / scheduleShareDivisor,
+                  perRemoteAddress: capacity / scheduleShareDivisor)
+    }
     /// Preset files written (saved or deleted) per datagram at most: each is a write and two
     /// fsyncs on the control thread, so a bundle of saves cannot stall OSC for the others.
     public static let presetWritesPerPacket = 1
@@ -73,6 +84,10 @@ public enum ControllerTuning {
     public static let subscriberTrustedReserve = 16
     /// Places one remote address may hold in the subscriber and meter tables together.
     public static let maximumSubscriptionsPerAddress = 4
+    /// How subscriber places are shared (each table alone; a remote address's places counted
+    /// over both tables).
+    static let subscriberPlaces = FairShare(capacity: maximumSubscribers, trustedReserve: subscriberTrustedReserve,
+                                            perRemoteAddress: maximumSubscriptionsPerAddress)
     /// `/rack/meter` messages per second.
     public static let meterHz = 15.0
     /// Longest time, in seconds, a `--record` file lags behind the changes applied.

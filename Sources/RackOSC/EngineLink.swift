@@ -31,7 +31,9 @@ extension RackController {
     func post(_ event: EngineEvent) throws(Reason) -> Bool { try post([event]) }
 
     /// Hands `events` to the render thread, all or none. An event with a sample time is
-    /// scheduled: refused when the engine already has `scheduledCapacity` of them waiting.
+    /// scheduled: refused when the engine already has `scheduledCapacity` of them waiting, or
+    /// the sender of the message being handled (`sender`) would hold more than its share of
+    /// them (`ControllerTuning.scheduleShare`); they are posted as that sender's.
     /// Refused when the queue has no room. While no server runs nothing is posted and false
     /// is returned: `submit` applies immediate changes to the state, which the engine takes
     /// up when the driver rejoins (`restartEngine`).
@@ -48,10 +50,24 @@ extension RackController {
             if scheduled > 0 { throw .cannotSchedule }
             return false
         }
-        if scheduled > 0 && ledger.scheduled + scheduled > engine.scheduledCapacity { throw .scheduleFull(engine.scheduledCapacity) }
+        let owner = sender.map(EventOwner.init)
+        let trusted = sender.map(trusts) ?? true
+        if scheduled > 0 {
+            let share = ControllerTuning.scheduleShare(capacity: engine.scheduledCapacity)
+            if let refusal = share.refusal(claiming: scheduled, held: ledger.scheduled, heldRemotely: ledger.shares.remote,
+                                           heldByAddress: owner.map { ledger.shares.held(byAddress: $0.address) } ?? 0, trusted: trusted) {
+                throw .scheduleShare(refusal, share)
+            }
+        }
         guard engine.queueSpace >= events.count else { throw .busy }
-        for e in events { _ = engine.post(e) }
-        ledger.posted(scheduled: scheduled)
+        for var e in events {
+            if e.isScheduled, let owner {
+                e.owner = owner
+                ledger.posted(e, by: owner)
+            }
+            _ = engine.post(e)
+        }
+        ledger.posted(scheduled: scheduled, by: owner, trusted: trusted)
         awaitEchoes()
         return true
     }

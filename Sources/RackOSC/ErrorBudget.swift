@@ -9,9 +9,8 @@
 ///
 /// Replies over the budget are dropped and counted.
 struct ErrorBudget {
-    let perSecond: Int
-    let trustedReserve: Int
-    let perRemoteAddress: Int
+    /// How a second's replies are shared (`FairShare`, the rule subscriber places follow too).
+    let share: FairShare
     private var spent = 0
     private var spentRemote = 0
     /// Replies to each remote address in this window (at most `perSecond` of them: cleared with it).
@@ -23,9 +22,7 @@ struct ErrorBudget {
     init(perSecond: Int = ControllerTuning.errorRepliesPerSecond,
          trustedReserve: Int = ControllerTuning.errorRepliesTrustedReserve,
          perRemoteAddress: Int = ControllerTuning.errorRepliesPerRemoteAddress) {
-        self.perSecond = perSecond
-        self.trustedReserve = trustedReserve
-        self.perRemoteAddress = perRemoteAddress
+        share = FairShare(capacity: perSecond, trustedReserve: trustedReserve, perRemoteAddress: perRemoteAddress)
     }
 
     /// Whether one more may go out at `now` when nobody is remote (the limit on MIDI's stderr
@@ -42,9 +39,8 @@ struct ErrorBudget {
             spentByAddress.removeAll(keepingCapacity: true)
         }
         let mine = spentByAddress[address, default: 0]
-        let refused = spent >= perSecond
-            || (!trusted && (spentRemote >= perSecond - trustedReserve || mine >= perRemoteAddress))
-        guard !refused else {
+        let refusal = share.refusal(claiming: 1, held: spent, heldRemotely: spentRemote, heldByAddress: mine, trusted: trusted)
+        guard refusal == nil else {
             dropped += 1
             return false
         }

@@ -12,6 +12,11 @@ public struct ExposurePolicy: Sendable {
     /// How long a subscription (`/rack/subscribe`, `/rack/meter`) from a remote sender lasts
     /// unless renewed by sending it again, in seconds.
     public static let defaultLeaseSeconds = 60.0
+    /// How long a `/rack/meter` subscription from a remote sender lasts unless renewed, in
+    /// seconds, at most: meters are pushed 15 times a second whatever happens, so under the
+    /// 60 s lease one 20-byte request brought 300 datagrams, 15,600 bytes, in 20 s (all within
+    /// the reply budget's allowance); under this, 74 datagrams, 3,848 bytes (`RemoteMeterTests`).
+    public static let defaultMeterLeaseSeconds = 5.0
     /// The one reply a remote sender gets for any file it may not or cannot load: whether the
     /// file exists, is readable or is audio is not told.
     public static let refusedLoad = "cannot load this file"
@@ -20,6 +25,9 @@ public struct ExposurePolicy: Sendable {
     public let mediaDirectories: [String]
     /// Subscription lease for remote senders, in seconds.
     public let leaseSeconds: Double
+    /// Meter subscription lease for remote senders, in seconds: `defaultMeterLeaseSeconds`, or
+    /// the subscription lease when that is shorter.
+    public var meterLeaseSeconds: Double { min(leaseSeconds, Self.defaultMeterLeaseSeconds) }
 
     public init(mediaDirectories: [String] = [], leaseSeconds: Double = defaultLeaseSeconds) {
         self.mediaDirectories = mediaDirectories.compactMap(Self.realPath)

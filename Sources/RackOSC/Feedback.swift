@@ -24,12 +24,6 @@ final class Feedback {
     private(set) var subscriptions: [Subscription] = []
     /// Receivers of `/rack/meter`, in the order they subscribed.
     private(set) var meterSubscriptions: [Subscription] = []
-    /// The last parameter or preset message each linked subscriber sent, by address, not told
-    /// since: the very same message is not pushed back to it, once (split horizon). A rack
-    /// linked to this one is not told its own change back, so changes crossing on the way (a
-    /// value, then a recall) cannot chase each other for ever. A controller that subscribed
-    /// itself still sees its own changes.
-    private var heardFrom: [OSCEndpoint: [String: OSCMessage]] = [:]
     /// The engine's running sums as of the last meter message (RMS is over the difference).
     private var lastMeterSums = (left: 0.0, right: 0.0, frames: 0)
     /// Sees what subscribers are told that is not a change of state (the player's failure) and
@@ -58,7 +52,6 @@ final class Feedback {
     /// `/rack/unsubscribe`: `target` gets neither changes nor meters any more.
     func unsubscribe(_ target: OSCEndpoint) {
         subscriptions.removeAll { $0.endpoint == target }
-        heardFrom[target] = nil
         meterSubscriptions.removeAll { $0.endpoint == target }
     }
 
@@ -72,20 +65,20 @@ final class Feedback {
         meterSubscriptions.append(Subscription(endpoint: target, expires: expires, trusted: trusted))
     }
 
-    /// Whether `table` has a place for `target`: `maximumSubscribers` in all, of which remote
-    /// subscribers together hold at most all but `subscriberTrustedReserve` (kept for 127.0.0.1
-    /// and `--allow`ed peers); and a remote address holds at most
-    /// `maximumSubscriptionsPerAddress` places in the two tables together, so no single source
-    /// can fill them.
+    /// Whether `table` has a place for `target`, by the rule of `ControllerTuning.subscriberPlaces`:
+    /// `maximumSubscribers` in all, of which remote subscribers together hold at most all but
+    /// `subscriberTrustedReserve` (kept for 127.0.0.1 and `--allow`ed peers); and a remote address
+    /// holds at most `maximumSubscriptionsPerAddress` places in the two tables together, so no
+    /// single source can fill them.
     private func checkPlaces(_ table: [Subscription], for target: OSCEndpoint, trusted: Bool, full: String) throws(Reason) {
-        guard table.count < ControllerTuning.maximumSubscribers else { throw Reason(full) }
-        guard !trusted else { return }
-        let remote = table.filter { !$0.trusted }.count
-        guard remote < ControllerTuning.maximumSubscribers - ControllerTuning.subscriberTrustedReserve else {
-            throw Reason(full + " from remote addresses")
-        }
         let held = (subscriptions + meterSubscriptions).filter { $0.endpoint.address == target.address }.count
-        guard held < ControllerTuning.maximumSubscriptionsPerAddress else { throw Reason("too many subscriptions from this address") }
+        switch ControllerTuning.subscriberPlaces.refusal(claiming: 1, held: table.count, heldRemotely: table.filter { !$0.trusted }.count,
+                                                          heldByAddress: held, trusted: trusted) {
+        case nil: return
+        case .full: throw Reason(full)
+        case .remoteShareFull: throw Reason(full + " from remote addresses")
+        case .addressShareFull: throw Reason("too many subscriptions from this address")
+        }
     }
 
     /// When the first lease runs out (seconds on the controller's clock); nil while every
@@ -97,20 +90,16 @@ final class Feedback {
     /// Ends the subscriptions whose lease ran out by `now`.
     func expire(now: Double) {
         subscriptions.removeAll { $0.expires <= now }
-        if !heardFrom.isEmpty { heardFrom = heardFrom.filter { e in subscriptions.contains { $0.endpoint == e.key } } }
         meterSubscriptions.removeAll { $0.expires <= now }
     }
 
-    /// `m`, a parameter or preset message, came from `sender`: if it is a linked subscriber, the same
-    /// message is not pushed back to it (the next push of that address to it is looked at).
-    func heard(_ m: OSCMessage, from sender: OSCEndpoint) {
-        guard subscriptions.contains(where: { $0.endpoint == sender && $0.linked }) else { return }
-        heardFrom[sender, default: [:]][m.address] = m
-    }
-
-    /// A record of the change stream, as subscribers are told it (`feedbackMessage`).
+    /// A record of the change stream, as subscribers are told it (`feedbackMessage`), to every
+    /// subscriber but a linked one whose own change it is (split horizon: a rack linked to this
+    /// one is never told its change back, so changes crossing on the way cannot chase each
+    /// other, in whatever order they cross). A controller that subscribed itself still sees its
+    /// own changes.
     func tell(_ record: ChangeRecord) {
-        if let m = record.feedbackMessage { send(m) }
+        if let m = record.feedbackMessage { send(m, except: record.origin) }
     }
 
     /// Sends `m`, which is not a change of state (the player's failure), to the observer and
@@ -120,20 +109,13 @@ final class Feedback {
         send(m)
     }
 
-    /// Sends `m` to every subscriber.
-    private func send(_ m: OSCMessage) {
+    /// Sends `m` to every subscriber but a linked `origin`.
+    private func send(_ m: OSCMessage, except origin: OSCEndpoint? = nil) {
         guard !subscriptions.isEmpty else { return }
         let bytes = m.encoded()
-        for s in subscriptions where !toldBy(s.endpoint, m) && admits(s.endpoint, bytes.count) {
+        for s in subscriptions where !(s.linked && s.endpoint == origin) && admits(s.endpoint, bytes.count) {
             replier.send(bytes, to: s.endpoint)
         }
-    }
-
-    /// Whether `m` is what `subscriber` itself sent last at that address (split horizon); the
-    /// memory of that address is spent either way.
-    private func toldBy(_ subscriber: OSCEndpoint, _ m: OSCMessage) -> Bool {
-        guard heardFrom[subscriber] != nil else { return false }
-        return heardFrom[subscriber]?.removeValue(forKey: m.address) == m
     }
 
     /// Sends `bytes` to each of `subscriptions` its budget admits.

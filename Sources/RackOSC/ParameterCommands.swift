@@ -48,7 +48,7 @@ extension RackController {
         if spec.id == .room, roomChanges, let room = Room.at(index: Int(value)) {
             changes += RoomRule.implied(by: room, setAlso: datagram.parametersSet).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
         }
-        try submit(.parameters(changes), at: time)
+        try submit(.parameters(changes), at: time, origin: r.from)
     }
 
     /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).

@@ -16,7 +16,6 @@ extension RackController {
     /// `/rack/preset NAME|INDEX [ramp]`: every parameter of the preset, all or nothing, behind
     /// a marker whose echo tells subscribers and the recording which preset it was.
     func recallPreset(_ r: Request) throws(Reason) {
-        feedback.heard(r.message, from: r.from)
         let args = r.arguments   // the signature took a name or index and an optional number
         let typed: String
         if let name = args[0].string {
@@ -27,15 +26,15 @@ extension RackController {
             throw Reason("expects a preset name or index")
         }
         guard let preset = presets.preset(namedOrNumbered: typed) else { throw Reason(presets.unknownNameReason(typed)) }
-        try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag))
+        try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag), origin: r.from)
     }
 
     /// Recalls `preset` at `t` (now or an engine sample), every parameter
     /// ramping over `rampFrames` (0: each one's default): the path of `/rack/preset` and of a
-    /// MIDI program change.
-    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: EventTime) throws(Reason) {
+    /// MIDI program change. `origin`: the endpoint that asked (nil for MIDI).
+    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: EventTime, origin: OSCEndpoint? = nil) throws(Reason) {
         // All or nothing: a recall is never half-applied because the queue filled up.
-        try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t)
+        try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t, origin: origin)
     }
 
     /// `/rack/preset/save NAME`: the targets as a user preset; answered, once the file is

@@ -24,7 +24,7 @@ import RackWire
 /// (reply bytes through `ReplyBudget`, subscription leases, `--media-dir`).
 public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
-    public static let namespaceVersion = "1.6.0"
+    public static let namespaceVersion = "1.7.0"
 
     /// Where replies, feedback and meters go: the socket (through the HTTP bridge), so they
     /// leave from the rack's port.
@@ -34,6 +34,8 @@ public final class RackController {
     private let allow: [AddressRange]
     /// What remote senders may have (leases, media directories).
     let policy: ExposurePolicy
+    /// Preset recalls on their way through the render thread.
+    var recallsInFlight: Int { state.recallsInFlight }
     /// The rack's state and its one writer (targets, the preset recalled last): every
     /// transport submits its changes to it (`submit`), and the engine's echoes come back to it
     /// (`drainApplied`). Written in this file only, through `ControlState`'s methods.
@@ -58,6 +60,9 @@ public final class RackController {
     var restartPending = false
     /// The datagram being handled: its timetags, the parameters it set, its costly work.
     var datagram = DatagramState()
+    /// The sender of the message being handled: the scheduled events it posts are its own
+    /// (their share, `/rack/schedule/clear`).
+    var sender: OSCEndpoint?
     /// The media listing kept between requests.
     let media = MediaCatalog()
     /// Lines for the user.
@@ -255,9 +260,10 @@ public final class RackController {
         // (see `Engine.init`), and a rejoined engine takes up the state first.
         syncWithEngine()
         let request = Request(message: m, timeTag: timeTag, from: from)
+        sender = from
+        defer { sender = nil }
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
-                feedback.heard(m, from: from)
                 try setParameter(target.spec, normalized: target.isNormalized, request)
             } else if let command = Self.commands[m.address], !command.sessionManagerOnly || nsm?.isServer(from) == true {
                 if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
@@ -279,11 +285,12 @@ public final class RackController {
     /// the target that was refused (queue full, too many scheduled, no server for a timetag).
     /// While no server runs, the change's records go to the change stream at once (the engine
     /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
-    /// An immediate change that changes nothing (`ControlState.news`) is left out.
-    func submit(_ change: StateChange, at t: EventTime) throws(Reason) {
+    /// An immediate change that changes nothing (`ControlState.news`) is left out. `origin`:
+    /// the endpoint that asked, which its records carry (`ChangeRecord.origin`).
+    func submit(_ change: StateChange, at t: EventTime, origin: OSCEndpoint?) throws(Reason) {
         guard let change = t == .now ? state.news(in: change) : change else { return }
         let posted = try post(state.events(for: change, at: t))
-        changes.publish(state.commit(change, at: t, posted: posted))
+        changes.publish(state.commit(change, at: t, posted: posted, origin: origin))
     }
 
     /// Takes the engine's notices, in order: each event applied goes back to the state, and
@@ -303,6 +310,9 @@ public final class RackController {
                 }
             case let .releasedRing(ring):
                 player.released(ring)
+            case let .clearedScheduled(owner, dropped):
+                state.forgetRecalls(ledger.cleared(dropped, by: owner))
+                scheduleCleared(dropped, for: owner)
             }
         }
     }

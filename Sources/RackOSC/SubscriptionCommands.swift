@@ -22,13 +22,13 @@ extension RackController {
     /// `/rack/meter [port]`: the meters go to the sender (on `port`, if given).
     func subscribeMeters(_ r: Request) throws(Reason) {
         let target = try pushTarget(r)
-        try feedback.subscribeMeters(target, trusted: trusts(target), expires: leaseEnd(for: target))
+        try feedback.subscribeMeters(target, trusted: trusts(target), expires: leaseEnd(for: target, seconds: policy.meterLeaseSeconds))
     }
 
-    /// When a subscription of `target` made now lapses: never for a local one, after the
-    /// policy's lease for a remote one (renewed by subscribing again).
-    func leaseEnd(for target: OSCEndpoint) -> Double {
-        target.isLocal ? .infinity : clock() + policy.leaseSeconds
+    /// When a subscription of `target` made now lapses: never for a local one, after `seconds`
+    /// (the policy's lease) for a remote one (renewed by subscribing again).
+    func leaseEnd(for target: OSCEndpoint, seconds: Double? = nil) -> Double {
+        target.isLocal ? .infinity : clock() + (seconds ?? policy.leaseSeconds)
     }
 
     /// Where a subscription sends to: the sender, or UDP on the sender's address at the port

@@ -53,10 +53,13 @@ public enum PathText {
     }
 
     /// Calls `body` with `path`'s bytes as a NUL-terminated C string: what open(2) and friends take.
-    public static func withCPath<R>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    /// Typed throws: `body`'s own error type passes through (Embedded Swift, which the plugins
+    /// are built with, has no untyped `rethrows`).
+    public static func withCPath<R, Failure: Error>(_ path: String,
+                                                    _ body: (UnsafePointer<CChar>) throws(Failure) -> R) throws(Failure) -> R {
         var raw = bytes(path).map { CChar(bitPattern: $0) }
         raw.append(0)
-        return try raw.withUnsafeBufferPointer { try body($0.baseAddress!) }
+        return try raw.withUnsafeBufferPointer { (buffer) throws(Failure) -> R in try body(buffer.baseAddress!) }
     }
 
     /// `path` for a message: escaped bytes as `\xFF`, the rest as it is.

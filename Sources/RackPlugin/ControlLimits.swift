@@ -8,12 +8,24 @@ public struct ControlLimits {
     public var minimum: Double, maximum: Double, defaultValue: Double
     /// True for a choice (`room`): the port's value is rounded to an index.
     public var isChoice: Bool
+    /// The default as rack writes it (`ParameterSpec.rounded`: the LV2 port's `lv2:default`).
+    public var writtenDefault: Double
 
     public init(_ spec: ParameterSpec) {
         minimum = spec.minimum
         maximum = spec.maximum
         defaultValue = spec.defaultValue
         isChoice = spec.taper == .choice
+        writtenDefault = spec.rounded(spec.defaultValue)
+    }
+
+    /// True when a host's value is the default: the table's or the one rack writes, at the
+    /// precision of an LV2 control port (32-bit float), so that a port a host left at its
+    /// `lv2:default` counts (damping's 3529.41… Hz is written 3529).
+    /// - Realtime: safe
+    @_noLocks
+    public func isDefault(_ v: Double) -> Bool {
+        Float(v) == Float(defaultValue) || Float(v) == Float(writtenDefault)
     }
 
     /// A host's value as the parameter takes it: clamped to the range (a choice rounded to an

@@ -32,6 +32,10 @@ public struct PluginEngine: ~Copyable {
     public let limits: UniqueBuffer<ControlLimits>
     /// The value the engine was last given, by `ParameterID.rawValue`.
     private let current: UniqueBuffer<Double>
+    /// The host's values as the engine takes them (the room rule applied), by `ParameterID.rawValue`.
+    private let taken: UniqueBuffer<Double>
+    /// The room rule for hosts (`PluginRoomRule`).
+    private let roomRule = PluginRoomRule()
     /// How many parameters there are (the table's rows).
     public let parameterCount: Int
     /// Zeros for an audio input the host left unconnected; a sink for an unconnected output.
@@ -39,6 +43,8 @@ public struct PluginEngine: ~Copyable {
     private let sink: UniqueStereo
     /// True until the first render after `init` or `restart`: it takes the values without a ramp.
     private var startsFresh = true
+    /// The meters' peaks over what `render` rendered since the last `startMeters()`.
+    public private(set) var levels = PluginLevels()
 
     /// Nil when the engine cannot run at `sampleRate`. `announcedMaxFrames` is the host's
     /// largest block, 0 when it gave none. Allocates everything `render` uses.
@@ -54,6 +60,7 @@ public struct PluginEngine: ~Copyable {
         // By `ParameterID.rawValue`: the table is in id order.
         limits = UniqueBuffer(count: parameterCount) { index in ControlLimits(Parameters.all[index]) }
         current = UniqueBuffer(count: parameterCount) { index in Parameters.all[index].defaultValue }
+        taken = UniqueBuffer(count: parameterCount) { index in Parameters.all[index].defaultValue }
         silence = UniqueBuffer(repeating: 0, count: maxFrames)
         sink = UniqueStereo(frames: maxFrames)
     }
@@ -85,7 +92,7 @@ public struct PluginEngine: ~Copyable {
     /// `values` (by `ParameterID.rawValue`, already accepted by `limits`) that moved since the
     /// last call: a moved value ramps over its parameter's default ramp from the call's first
     /// sample; the first call after `init` or `restart` jumps. A nil input reads as silence; a
-    /// nil output is rendered into a sink.
+    /// nil output is rendered into a sink. The samples rendered are added to `levels`.
     /// - Realtime: safe (no allocation, no locks, no I/O; checked by the compiler).
     @_noLocks
     public mutating func render(frames: Int, values: UnsafePointer<Double>,
@@ -102,21 +109,36 @@ public struct PluginEngine: ~Copyable {
             let inL = inputLeft.map { $0 + done } ?? silence
             let inR = inputRight.map { $0 + done } ?? silence
             _ = rackRender(core, frames: n, inputLeft: inL, inputRight: inR, outputLeft: outL, outputRight: outR)
+            let reverb = core.pointee.reverbInput
+            levels.take(frames: n, outputLeft: outL, outputRight: outR, reverbLeft: reverb.left, reverbRight: reverb.right)
             done += n
         }
         // The engine's notices of what it applied: nobody here reads them.
         while let notice = notices.pop() { _ = notice }
     }
 
+    /// The host's reset: no history from here on (no reverb tail, no filter state); the
+    /// parameters keep their values (`EngineCore.clearHistory`).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func clearHistory() { core.pointee.clearHistory() }
+
+    /// A new block for the meters: `levels` covers what `render` renders from here on.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func startMeters() { levels.start() }
+
     /// Posts an event for every value that moved since the last call (all of them, without a
-    /// ramp, on the first call after `init` or `restart`).
+    /// ramp, on the first call after `init` or `restart`), the room rule applied
+    /// (`PluginRoomRule`).
     /// - Realtime: safe
     @_noLocks
     private mutating func post(_ values: UnsafePointer<Double>) {
         let jump = startsFresh
         startsFresh = false
+        roomRule.apply(values, limits: UnsafePointer(limits.base), into: taken.base)
         for index in 0..<parameterCount {
-            let value = values[index]
+            let value = taken.base[index]
             if !jump && value == current.base[index] { continue }
             guard let parameter = ParameterID(rawValue: index) else { continue }
             let event = EngineEvent(.now, .set(parameter, value, ramp: jump ? .jump : .standard))

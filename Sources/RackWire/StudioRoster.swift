@@ -1,6 +1,8 @@
 /// The other racks DNS-SD shows, kept from the browser's events and bounded: a hostile network
-/// can announce thousands of services, and the list holds `capacity` at most (further ones are
-/// left out, and `leftOut` counts them until one of the listed goes away).
+/// can announce thousands of services, and the list holds `capacity` at most. Racks found while
+/// it is full wait (as many again, in the order they were found) and the first of them is
+/// listed when a listed rack goes away; further ones are left out, and `leftOut` counts them
+/// until one of the listed goes away.
 ///
 /// A service is seen once per interface it is announced on; the list shows each rack once
 /// (by name, address and port), sorted by name. The rack's own service (announced by this
@@ -30,11 +32,20 @@ public struct StudioRoster: Sendable, Equatable {
         let local: Bool
     }
 
+    private struct Waiting: Equatable {
+        let key: Key
+        var seen: Seen
+    }
+
     public let capacity: Int
     /// The name rack itself is advertised under (its services are not listed).
     public var ownName: String?
     private var seen: [Key: Seen] = [:]
-    /// Services found while the roster was full (not listed).
+    /// Racks found while the list was full, oldest first (at most `capacity`).
+    private var waiting: [Waiting] = []
+    /// Racks waiting for a place in the list.
+    public var waitingCount: Int { waiting.count }
+    /// Services found while the list and the waiting racks were full (neither listed nor waiting).
     public private(set) var leftOut = 0
 
     public init(capacity: Int = Self.defaultCapacity, ownName: String? = nil) {
@@ -46,17 +57,35 @@ public struct StudioRoster: Sendable, Equatable {
     public mutating func apply(_ event: Event) {
         switch event {
         case let .found(interface, rack, local):
-            let key = Key(interface: interface, name: rack.name)
-            guard seen[key] != nil || seen.count < capacity else {
-                leftOut += 1
-                return
-            }
-            seen[key] = Seen(rack: rack, local: local)
+            found(Key(interface: interface, name: rack.name), Seen(rack: rack, local: local))
         case let .lost(interface, name):
-            if seen.removeValue(forKey: Key(interface: interface, name: name)) != nil { leftOut = 0 }
+            let key = Key(interface: interface, name: name)
+            if seen.removeValue(forKey: key) != nil {
+                leftOut = 0
+                if !waiting.isEmpty {
+                    let next = waiting.removeFirst()
+                    seen[next.key] = next.seen
+                }
+            } else {
+                waiting.removeAll { $0.key == key }
+            }
         case .allLost:
             seen.removeAll()
+            waiting.removeAll()
             leftOut = 0
+        }
+    }
+
+    /// A rack was resolved: listed (or updated), else waiting, else left out.
+    private mutating func found(_ key: Key, _ rack: Seen) {
+        if seen[key] != nil || seen.count < capacity {
+            seen[key] = rack
+        } else if let i = waiting.firstIndex(where: { $0.key == key }) {
+            waiting[i].seen = rack
+        } else if waiting.count < capacity {
+            waiting.append(Waiting(key: key, seen: rack))
+        } else {
+            leftOut += 1
         }
     }
 

@@ -1,6 +1,7 @@
 import RackEngine
 import RackFiles
 import RackLV2
+import RackPlugin
 
 /// The LV2 bundle's Turtle, generated: every port from `PluginLayout` and the parameter table
 /// (ranges, defaults, units, the rooms as scale points), every factory preset as an LV2 preset.
@@ -30,6 +31,7 @@ struct LV2Description {
         let uri = "<\(PluginLayout.uriString)>"
         var ports: [String] = PluginLayout.AudioPort.allCases.map(Self.audioPort)
         for spec in Parameters.all { ports.append(try Self.controlPort(spec)) }
+        ports += PluginMeter.allCases.map(Self.meterPort)
         let plugin = Self.header(["doap", "foaf", "lv2", "bufsz", "opts", "pprops", "rdf", "rdfs", "units", "urid"]) + """
             \(uri)
                 a lv2:Plugin , lv2:ReverbPlugin , doap:Project ;
@@ -120,6 +122,22 @@ struct LV2Description {
             lines.append("units:unit \(unit)")
             if spec.taper == .logarithmic { lines.append("lv2:portProperty pprops:logarithmic") }
         }
+        return "[\n        " + lines.joined(separator: " ;\n        ") + "\n    ]"
+    }
+
+    /// A meter's control output, in dB (`PluginMeter`): its floor as the minimum, full scale as
+    /// the maximum.
+    private static func meterPort(_ meter: PluginMeter) -> String {
+        let lines = [
+            "a lv2:OutputPort , lv2:ControlPort",
+            "lv2:index \(PluginLayout.meterPort(meter))",
+            "lv2:symbol \"\(meter.symbol)\"",
+            "lv2:name \(literal(meter.name))",
+            "rdfs:comment \(literal(meter.summary))",
+            "lv2:minimum \(number(Double(PluginMeter.floorDecibels)))",
+            "lv2:maximum \(number(Double(PluginMeter.ceilingDecibels)))",
+            "units:unit units:db",
+        ]
         return "[\n        " + lines.joined(separator: " ;\n        ") + "\n    ]"
     }
 

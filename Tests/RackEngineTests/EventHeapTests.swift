@@ -37,4 +37,30 @@ final class EventHeapTests: XCTestCase {
         XCTAssertEqual([heap.pop(), heap.pop(), heap.pop()].map { $0?.action.parameterChange?.value }, [2, 1, 0])
         XCTAssertNil(heap.pop())
     }
+
+    func testRemovingOneOwnersEventsKeepsTheOthersInTimeOrder() {
+        let a = EventOwner(address: 0x7F00_0001, port: 9000, isWebSocket: false)
+        let b = EventOwner(address: 0x7F00_0001, port: 9001, isWebSocket: false)
+        var heap = EventHeap(capacity: 64)
+        var x: UInt64 = 11
+        var kept: [(Int64, Double)] = []
+        for i in 0..<40 {
+            x = x &* 6364136223846793005 &+ 1442695040888963407
+            let t = Int64(x >> 58)          // 0…63
+            var e = event(t, Double(i))
+            e.owner = i % 3 == 0 ? a : b
+            heap.insert(e, at: t)
+            if i % 3 != 0 { kept.append((t, Double(i))) }
+        }
+        XCTAssertEqual(heap.removeAll(ownedBy: a), 14)
+        XCTAssertEqual(heap.count, kept.count)
+        var popped: [(Int64, Double)] = []
+        while let s = heap.peekSample(), let e = heap.pop() {
+            XCTAssertEqual(s, e.time.sample, "each slot's sample moved with its event")
+            popped.append((e.time.sample!, e.action.parameterChange?.value ?? .nan))
+        }
+        let expected = kept.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+        XCTAssertEqual(popped.map(\.0), expected.map(\.0))
+        XCTAssertEqual(popped.map(\.1), expected.map(\.1))
+    }
 }

@@ -31,6 +31,7 @@ final class AddressSpaceTests: XCTestCase {
         "/rack/midi/map": ([.int(1)], "takes no arguments"),
         "/rack/midi/unmap": ([.string("x")], "expects one controller number 0…127"),
         "/sync": ([.string("x")], "expects an optional number: an id the reply carries"),
+        "/rack/schedule/clear": ([.int(1)], "takes no arguments"),
     ]
 
     func testEveryCommandThatTakesArgumentsRefusesWrongOnesAndChangesNothing() {

@@ -15,7 +15,7 @@ final class ControlStateTests: XCTestCase {
         let change = parameters(.mix, 30)
         let events = state.events(for: change, at: .now)
         XCTAssertEqual(events, [EngineEvent(.now, .set(.mix, 30, ramp: .standard))])
-        XCTAssertEqual(state.commit(change, at: .now, posted: true), [], "told by its echo, not now")
+        XCTAssertEqual(state.commit(change, at: .now, posted: true, origin: nil), [], "told by its echo, not now")
         XCTAssertEqual(state.targets[.mix], 30)
         let echo = AppliedEvent(.set(.mix, 30, ramp: .standard), sampleTime: 512)
         XCTAssertEqual(state.absorb(echo), [ChangeRecord(change: .parameter(.mix, 30), source: .control, echo: echo)])
@@ -24,7 +24,7 @@ final class ControlStateTests: XCTestCase {
     func testAScheduledChangeIsTheTargetOnlyWhenItsEchoComesBack() {
         var state = ControlState(targets: RackState(), preset: "")
         let change = parameters(.gain, -6)
-        XCTAssertEqual(state.commit(change, at: .at(48_000), posted: true), [])
+        XCTAssertEqual(state.commit(change, at: .at(48_000), posted: true, origin: nil), [])
         XCTAssertEqual(state.targets[.gain], 0, "get/dump never run ahead of the sound")
         let echo = AppliedEvent(.set(.gain, -6, ramp: .standard), sampleTime: 48_000, isScheduled: true)
         XCTAssertEqual(state.absorb(echo).map(\.change), [.parameter(.gain, -6)])
@@ -33,7 +33,7 @@ final class ControlStateTests: XCTestCase {
 
     func testAChangeWhileNoServerRunsIsToldAtOnce() {
         var state = ControlState(targets: RackState(), preset: "")
-        let records = state.commit(parameters(.cutoff, 800), at: .now, posted: false)
+        let records = state.commit(parameters(.cutoff, 800), at: .now, posted: false, origin: nil)
         XCTAssertEqual(records, [ChangeRecord(change: .parameter(.cutoff, 800), source: .whileAway)])
         XCTAssertEqual(state.targets[.cutoff], 800)
     }
@@ -54,7 +54,7 @@ final class ControlStateTests: XCTestCase {
         let recall = StateChange.preset(name: "Warm", state: warm, rampFrames: 0)
         let events = state.events(for: recall, at: .now)
         XCTAssertEqual(events.count, 1 + Parameters.all.count, "a marker, then every parameter")
-        XCTAssertEqual(state.commit(recall, at: .now, posted: true), [])
+        XCTAssertEqual(state.commit(recall, at: .now, posted: true, origin: nil), [])
         XCTAssertEqual(state.targets, warm)
         XCTAssertEqual(state.preset, "Warm")
         let echoes = events.flatMap { e in state.absorb(AppliedEvent(e.action, sampleTime: 256)) }

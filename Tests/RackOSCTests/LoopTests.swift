@@ -108,4 +108,65 @@ final class LoopTests: XCTestCase {
             XCTAssertEqual(a.controller.targets, b.controller.targets, change.address)
         }
     }
+
+    /// Two linked racks, the changes of one user crossing the other rack's feedback in every
+    /// order the network and the two render threads can give them: datagrams handed on one at a
+    /// time, each rack rendering (and so echoing what it applied) or not between any two, as
+    /// under load. Whatever the order, they settle (nothing is told back to the rack it came
+    /// from) and end on the same state.
+    func testTwoLinkedRacksSettleWhateverOrderTheirMessagesCrossIn() {
+        let atA = OSCEndpoint("127.0.0.1:8001")!, atB = OSCEndpoint("127.0.0.1:8002")!
+        for seed in 0..<40 {
+            var random = SplitMix64(seed: UInt64(seed))
+            let a = rig(bound: "127.0.0.1:8001"), b = rig(bound: "127.0.0.1:8002")
+            a.send("/rack/subscribe", [.int(8002)])
+            b.send("/rack/subscribe", [.int(8001)])
+            let user = [OSCMessage("/rack/mix", [.float(0.35)]), OSCMessage("/rack/preset", [.string("Warm")]),
+                        OSCMessage("/rack/cutoff", [.float(700)])]
+            var toA: [OSCMessage] = [], toB: [OSCMessage] = []
+            var pendingUser = user[...]
+            var steps = 0
+            func deliver(_ m: OSCMessage, to rig: Rig, from: OSCEndpoint) {
+                m.encoded().withUnsafeBytes { rig.controller.handle(datagram: $0, from: from) }   // no render: as under load
+            }
+            func collect() {
+                toB += a.outbox.take(for: atB)
+                toA += b.outbox.take(for: atA)
+            }
+            while steps < 2_000 {
+                collect()
+                if pendingUser.isEmpty && toA.isEmpty && toB.isEmpty {
+                    a.settle(); b.settle(); collect()
+                    if toA.isEmpty && toB.isEmpty { break }
+                }
+                steps += 1
+                switch random.next() % 5 {
+                case 0 where !pendingUser.isEmpty:
+                    deliver(pendingUser.removeFirst(), to: b, from: b.client)
+                case 1 where !toA.isEmpty:
+                    deliver(toA.removeFirst(), to: a, from: atB)
+                case 2 where !toB.isEmpty:
+                    deliver(toB.removeFirst(), to: b, from: atA)
+                case 3: a.settle(blocks: 1)
+                default: b.settle(blocks: 1)
+                }
+            }
+            XCTAssertLessThan(steps, 2_000, "seed \(seed): still bouncing after \(steps) steps")
+            XCTAssertEqual(a.controller.targets, b.controller.targets, "seed \(seed)")
+            if steps >= 2_000 { return }
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64, Steele, Lea and Flood 2014): the same orders every run.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -23,7 +23,9 @@ final class ReadmeVersionTests: XCTestCase {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let row = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("| `/rack/preset/save`") })
         XCTAssertTrue(row.contains("`\(RackController.savedAddress) s:name i:number`"), String(row))
-        XCTAssertTrue(readme.contains("\(RackController.namespaceVersion) added `\(RackController.savedAddress)`"),
-                      "the namespace version note names the address it added")
+        XCTAssertTrue(readme.contains("1.6.0 added `\(RackController.savedAddress)`"),
+                      "the namespace version note names the address 1.6.0 added")
+        XCTAssertTrue(readme.contains("\(RackController.namespaceVersion) added `/rack/schedule/clear` and its answer `\(RackController.scheduleClearedAddress)`"),
+                      "the namespace version note names the addresses the current version added")
     }
 }

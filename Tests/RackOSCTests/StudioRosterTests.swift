@@ -81,13 +81,14 @@ final class StudioRosterTests: XCTestCase {
             roster.apply(.found(interface: 2, rack: rack("r\(i)", port: 1000 + i), local: false))
         }
         XCTAssertEqual(roster.racks.count, 64)
-        XCTAssertEqual(roster.leftOut, 5000 - 64)
+        XCTAssertEqual(roster.waitingCount, 64, "as many again wait")
+        XCTAssertEqual(roster.leftOut, 5000 - 64 - 64)
         roster.apply(.found(interface: 2, rack: rack("r0", port: 999), local: false))
         XCTAssertEqual(roster.racks.first { $0.name == "r0" }?.httpPort, 999, "a listed rack is updated when full")
         roster.apply(.lost(interface: 2, name: "r1"))
         XCTAssertEqual(roster.leftOut, 0)
-        roster.apply(.found(interface: 2, rack: rack("late"), local: false))
         XCTAssertEqual(roster.racks.count, 64)
-        XCTAssertTrue(roster.racks.contains { $0.name == "late" })
+        XCTAssertTrue(roster.racks.contains { $0.name == "r64" }, "the first waiting rack is listed")
+        XCTAssertEqual(roster.waitingCount, 63)
     }
 }

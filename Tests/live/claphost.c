@@ -4,7 +4,7 @@
  *
  *   claphost -l LIB [-r RATE] [-m MAXBLOCK] [-b B1,B2,...] [-i IN.f32 -o OUT.f32]
  *            [-c ID=VALUE]... [-s FRAME:ID=VALUE]... [-L STATE] [-S STATE] [-a] [-P] [-x]
- *            [-t ID=TEXT]... [-M FRAME:STATE]
+ *            [-t ID=TEXT]... [-M FRAME:STATE] [-V] [-R FRAME]
  *
  * IN/OUT: interleaved stereo float32. -b: block lengths, cycled (0 is a process() of 0 frames).
  * -c: a parameter's value before activation (params.flush). -s: a CLAP_EVENT_PARAM_VALUE at
@@ -15,6 +15,8 @@
  * text_to_value of that text). -x: the hostile calls (process before activate, unknown ids,
  * a bad state, a wrong plugin id); prints "hostile: ok". -t: prints "text<TAB>TEXT<TAB>VALUE",
  * text_to_value's answer ("none" when it takes none). -M: load a state while active, before the
+ * first process() that starts at or after FRAME. -V: after the last process(), prints
+ * "meter<TAB>NAME<TAB>VALUE" for every read-only parameter (get_value). -R: reset() before the
  * first process() that starts at or after FRAME. Exit 1 on any failure. */
 #include <clap/entry.h>
 #include <clap/ext/audio-ports.h>
@@ -112,6 +114,17 @@ static void print_params(const clap_plugin_t *p, const clap_plugin_params_t *par
     }
 }
 
+static void print_meters(const clap_plugin_t *p, const clap_plugin_params_t *params) {
+    for (uint32_t i = 0; i < params->count(p); i++) {
+        clap_param_info_t info;
+        double value;
+        if (!params->get_info(p, i, &info)) fail("get_info failed");
+        if (!(info.flags & CLAP_PARAM_IS_READONLY)) continue;
+        if (!params->get_value(p, info.id, &value)) fail("get_value of a meter failed");
+        printf("meter\t%s\t%.17g\n", info.name, value);
+    }
+}
+
 static void hostile(const clap_plugin_factory_t *factory, const clap_plugin_t *p, const clap_plugin_params_t *params,
                     const clap_plugin_state_t *state) {
     if (factory->create_plugin(factory, &host, "org.example.other")) fail("a wrong plugin id made a plugin");
@@ -147,10 +160,10 @@ static void hostile(const clap_plugin_factory_t *factory, const clap_plugin_t *p
 
 int main(int argc, char **argv) {
     const char *lib = NULL, *in_path = NULL, *out_path = NULL, *load = NULL, *save = NULL, *mid_state = NULL;
-    long mid_frame = -1;
+    long mid_frame = -1, reset_frame = -1;
     double rate = 48000;
     uint32_t max_block = 4096;
-    long blocks[256]; int n_blocks = 0, twice = 0, print = 0, hostile_calls = 0;
+    long blocks[256]; int n_blocks = 0, twice = 0, print = 0, hostile_calls = 0, meters = 0;
     Set sets[MAX_EVENTS], initial[MAX_EVENTS]; int n_sets = 0, n_initial = 0, n_texts = 0;
     const char *texts[MAX_EVENTS];
     for (int i = 1; i < argc; i++) {
@@ -158,6 +171,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "-a")) { twice = 1; continue; }
         if (!strcmp(a, "-P")) { print = 1; continue; }
         if (!strcmp(a, "-x")) { hostile_calls = 1; continue; }
+        if (!strcmp(a, "-V")) { meters = 1; continue; }
         if (!v) fail("an option needs a value");
         i++;
         if (!strcmp(a, "-l")) lib = v;
@@ -166,6 +180,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-i")) in_path = v;
         else if (!strcmp(a, "-o")) out_path = v;
         else if (!strcmp(a, "-L")) load = v;
+        else if (!strcmp(a, "-R")) reset_frame = atol(v);
         else if (!strcmp(a, "-S")) save = v;
         else if (!strcmp(a, "-M")) { char *c = strchr(v, ':'); if (!c) fail("bad -M"); mid_frame = atol(v); mid_state = c + 1; }
         else if (!strcmp(a, "-t")) { if (n_texts == MAX_EVENTS) fail("too many -t"); texts[n_texts++] = v; }
@@ -246,6 +261,7 @@ int main(int argc, char **argv) {
                 if (!state->load(p, &is)) fail("state load while active failed");
                 mid_frame = -1;
             }
+            if (reset_frame >= 0 && pos >= reset_frame) { p->reset(p); reset_frame = -1; }
             for (long i = 0; i < n; i++) { chan[0][i] = input[2 * (pos + i)]; chan[1][i] = input[2 * (pos + i) + 1]; }
             clap_process_t pr = {pos, (uint32_t)n, NULL, &ain, &aout, 1, 1, &events, &oevents};
             if (p->process(p, &pr) != CLAP_PROCESS_CONTINUE) fail("process failed");
@@ -256,6 +272,7 @@ int main(int argc, char **argv) {
         p->stop_processing(p);
     }
     fclose(out);
+    if (meters) print_meters(p, params);
     if (save) {
         Buffer b = {0};
         clap_ostream_t os = {&b, buf_write};

@@ -165,6 +165,20 @@ def process_usage(pid: int) -> dict:
             "fds": len(os.listdir(f"/proc/{pid}/fd"))}
 
 
+def thread_names(pid: int) -> dict[str, int]:
+    """How many threads of a process carry each name (the kernel's `comm`, 15 bytes), from
+    /proc; a thread that ends while being read is left out."""
+    names: dict[str, int] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        names[name] = names.get(name, 0) + 1
+    return names
+
+
 def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
     """The suite's one wait on a condition: polls `predicate` every `step` seconds until it holds
     or `timeout` seconds pass; its last answer (truthy when it held)."""

@@ -3,14 +3,15 @@
  * bufsz:maxBlockLength, and runs stereo float input through it in blocks of a given pattern.
  *
  *   lv2host -l LIB [-r RATE] [-m MAXBLOCK] [-b B1,B2,...] -i IN.f32 -o OUT.f32 [-p PORTS]
- *           [-c PORT=VALUE]... [-s FRAME:PORT=VALUE]... [-u PORT]... [-n INSTANCES] [-a]
+ *           [-c PORT=VALUE]... [-s FRAME:PORT=VALUE]... [-u PORT]... [-n INSTANCES] [-a] [-z] [-V]
  *
  * IN/OUT: interleaved stereo float32. -m 0: no maxBlockLength option. -b: block lengths, cycled
  * (0 is a run() of 0 frames). -p: how many ports. -c: a control's value before the first run.
  * -s: a control's value from the first run() that starts at or after FRAME. -u: a port left
  * unconnected. -n: instances run side by side, outputs to OUT, OUT.1, ... -a: a second pass after
- * deactivate/activate, appended to the output. -t: print the CPU time spent inside run() (this
- * thread's clock) to stderr. Exit 1 on any failure. */
+ * deactivate/activate, appended to the output; -z: that second pass reads silence. -t: print the CPU time spent inside run() (this
+ * thread's clock) to stderr. -V: after the last run(), print "port<TAB>INDEX<TAB>VALUE" for every
+ * control port of the first instance (the meters' outputs among them). Exit 1 on any failure. */
 #include <dlfcn.h>
 #include <lv2/atom/atom.h>
 #include <lv2/buf-size/buf-size.h>
@@ -45,7 +46,7 @@ int main(int argc, char **argv) {
     double rate = 48000;
     int32_t max_block = 4096;
     long blocks[256]; int n_blocks = 0;
-    int n_ports = 9, instances = 1, twice = 0, timed = 0;
+    int n_ports = 9, instances = 1, twice = 0, timed = 0, values = 0, silent_again = 0;
     double run_seconds = 0;
     float initial[MAX_PORTS]; int has_initial[MAX_PORTS] = {0};
     int unconnected[MAX_PORTS] = {0};
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-a")) { twice = 1; continue; }
         if (!strcmp(a, "-t")) { timed = 1; continue; }
+        if (!strcmp(a, "-V")) { values = 1; continue; }
+        if (!strcmp(a, "-z")) { silent_again = 1; continue; }
         if (!v) fail("an option needs a value");
         i++;
         if (!strcmp(a, "-l")) lib = v;
@@ -150,8 +153,8 @@ int main(int argc, char **argv) {
             }
             for (int k = 0; k < instances; k++) {
                 for (long i = 0; i < n; i++) {
-                    audio[k][0][i] = in[2 * (pos + i)];
-                    audio[k][1][i] = in[2 * (pos + i) + 1];
+                    audio[k][0][i] = pass == 1 && silent_again ? 0 : in[2 * (pos + i)];
+                    audio[k][1][i] = pass == 1 && silent_again ? 0 : in[2 * (pos + i) + 1];
                 }
                 struct timespec t0, t1;
                 clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
@@ -167,6 +170,8 @@ int main(int argc, char **argv) {
             pos += n;
         }
     }
+    if (values)
+        for (int p = 4; p < n_ports; p++) if (!unconnected[p]) printf("port\t%d\t%.9g\n", p, control[0][p]);
     for (int k = 0; k < instances; k++) {
         d->deactivate(h[k]);
         d->cleanup(h[k]);

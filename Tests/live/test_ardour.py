@@ -1,7 +1,7 @@
 """rack.lv2 in Ardour 7 (Debian's `ardour` 7.3), headless: its Lua session tool `ardour7-lua` on
 the JACK backend against a private JACK server creates a session with a stereo track, inserts
 `urn:rack:lv2` into it (Ardour's plugin name is the plugin's doap:name, and it lists its ports
-as 17 parameters: 4 audio, 13 controls), sets a control and reads it back, saves the session,
+as 20 parameters: 4 audio, 13 controls, 3 meters), sets a control and reads it back, saves the session,
 and finds no plugin for a wrong URI.
 
 Not tested: an imported region rendered through the track and exported, against `rack render`.
@@ -19,7 +19,7 @@ import subprocess
 import pytest
 
 import livelib
-from test_lv2 import URI, bundle, host_env, plugin_name  # noqa: F401
+from test_lv2 import METERS, URI, bundle, host_env, plugin_name, table  # noqa: F401 (bundle, table: fixtures)
 
 pytestmark = pytest.mark.skipif(shutil.which("ardour7-lua") is None,
                                 reason="Ardour's Lua session tool missing (scripts/install-deps: ardour)")
@@ -47,7 +47,7 @@ print("save " .. Session:save_state("", false, false, false, false, false))
 """
 
 
-def test_ardour_loads_rack_into_a_stereo_track(bundle, tmp_path):
+def test_ardour_loads_rack_into_a_stereo_track(bundle, table, tmp_path):
     server = f"rack-ardour-{os.getpid()}"
     pid = livelib.start_jack(server, 48000, 256)
     try:
@@ -62,7 +62,7 @@ def test_ardour_loads_rack_into_a_stereo_track(bundle, tmp_path):
     print(lines)
     assert out.returncode == 0, out.stdout + out.stderr
     assert lines.get("name") == plugin_name(bundle), out.stdout
-    assert lines.get("parameters") == "17", out.stdout
+    assert lines.get("parameters") == str(4 + len(table) + len(METERS)), out.stdout   # audio, controls, meters
     assert float(lines.get("control0", "nan")) == 800, out.stdout
     assert lines.get("none") == "urn:rack:nothing", out.stdout
     assert lines.get("save") == "0", out.stdout

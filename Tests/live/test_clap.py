@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import livelib
-from test_lv2 import make_signal, read_float_wav, table, write_float_wav  # noqa: F401 (table: a fixture)
+from test_lv2 import METER_FLOOR, METERS, RATE, make_signal, read_float_wav, sine, table, write_float_wav  # noqa: F401 (table: a fixture)
 
 HERE = Path(__file__).resolve().parent
 CLAP_HEADERS = Path("/usr/share/dpf/distrho/src")   # dpf-source's CLAP 1.1 headers
@@ -98,6 +98,14 @@ def test_the_plugin_describes_itself_from_the_parameter_table(claphost, plugin, 
     assert d["ports"] == ["1:1", "2:2", "stereo", "1"]   # one main stereo pair
     assert d["latency"] == ["0"]
     params = d["params"]
+    readonly = 1 << 3
+    meters = {name: p for name, p in params.items() if p["flags"] & readonly}
+    # The meters (the README's three) come after the rows: read-only, in dB from the floor.
+    assert list(meters) == METERS and list(params)[-len(METERS):] == METERS, list(params)
+    for name, p in meters.items():
+        assert (p["min"], p["max"], p["default"], p["value"], p["flags"]) == (METER_FLOOR, 0, METER_FLOOR, METER_FLOOR, readonly), p
+        assert p["id"] == clap_id(name) and p["module"] == "meters" and p["text"] == "-90 dBFS" and p["back"] == METER_FLOOR, p
+    params = {name: p for name, p in params.items() if name not in meters}
     assert sorted(params) == sorted(table) and len(params) == len(table), "one parameter per row"
     ids = [p["id"] for p in params.values()]
     assert ids == [clap_id(n) for n in params] and len(set(ids)) == len(ids) and 0xFFFFFFFF not in ids
@@ -153,6 +161,21 @@ def test_the_output_equals_rack_render(claphost, plugin, rack_binary, table, tmp
     assert np.array_equal(expected, got), f"max difference {np.abs(expected - got).max()}"
 
 
+def test_a_room_alone_brings_its_own_shaping_values(claphost, plugin, rack_binary, table, tmp_path):
+    """The room rule as the LV2 plugin applies it: the cathedral at mix 100 with the seven
+    controls that follow the room at their defaults sounds as `rack render --set room=cathedral
+    --set mix=100`, bit for bit (its T30, not the decay's default)."""
+    impulse = np.zeros((3 * RATE, 2), np.float32)
+    impulse[0] = 1
+    inp, ref = tmp_path / "impulse.wav", tmp_path / "ref.wav"
+    write_float_wav(inp, impulse)
+    r = subprocess.run([str(rack_binary), "render", str(inp), str(ref), "--set=room=cathedral", "--set=mix=100"],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    got = run(claphost, plugin, tmp_path, impulse, *settings_args({"room": table["room"].index("cathedral"), "mix": 100}))
+    assert np.array_equal(read_float_wav(ref), got), np.abs(read_float_wav(ref) - got).max()
+
+
 def test_a_parameter_event_applies_at_its_frame(claphost, plugin, tmp_path):
     """An event in the middle of a block gives the samples of a block split at that frame, and
     not those of the event one frame later; any blocks give the same samples."""
@@ -169,6 +192,51 @@ def test_a_parameter_event_applies_at_its_frame(claphost, plugin, tmp_path):
     for blocks in ["1", "63,0,700", "24000"]:
         got = run(claphost, plugin, tmp_path, signal, "-m", "512", "-b", blocks, *base, *events, name="blocks")
         assert np.array_equal(got, inside), blocks
+
+
+def render_preset(rack_binary, tmp_path: Path, signal: np.ndarray, preset: str) -> np.ndarray:
+    """`rack render --preset` of `signal` (user presets from tmp_path/rack/presets)."""
+    inp, ref = tmp_path / "preset.in.wav", tmp_path / "preset.ref.wav"
+    write_float_wav(inp, signal)
+    r = subprocess.run([str(rack_binary), "render", str(inp), str(ref), "--preset", preset], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    return read_float_wav(ref)
+
+
+def test_a_preset_file_loaded_as_the_state_gives_rack_renders_samples(claphost, plugin, rack_binary, tmp_path):
+    """Every factory preset's file (Presets/*.json, what the LV2 bundle carries as presets)
+    loaded through clap.state gives `rack render --preset NAME`'s samples bit for bit; so does
+    a user's preset written before the shaping controls and bypass existed (they take the
+    room's values, freeze and bypass off)."""
+    signal = make_signal(silence_frames=0)
+    files = sorted((livelib.REPO / "Presets").glob("*.json"))
+    assert len(files) >= 9, files
+    for path in files:
+        name = json.loads(path.read_text())["name"]
+        got = run(claphost, plugin, tmp_path, signal, "-b", "257,3,1000,0,31", "-L", str(path), name="preset")
+        expected = render_preset(rack_binary, tmp_path, signal, name)
+        assert expected.shape == got.shape and np.abs(expected).max() > 0.05, name
+        assert np.array_equal(expected, got), (name, np.abs(expected - got).max())
+    old = {"name": "Old Cathedral", "cutoff": 5000, "resonance": 0, "mix": 100, "gain": -3, "room": "Cathedral"}
+    user = tmp_path / "rack/presets"
+    user.mkdir(parents=True)
+    (user / "Old Cathedral.json").write_text(json.dumps(old))
+    got = run(claphost, plugin, tmp_path, signal, "-L", str(user / "Old Cathedral.json"), name="old")
+    assert np.array_equal(render_preset(rack_binary, tmp_path, signal, "Old Cathedral"), got)
+
+
+@pytest.mark.parametrize("text", ['{"name": "x", "cutoff": true}', '{"name": "x", "loud": 1}', '{"name": "x", "room": 3}',
+                                  '{"name": "x", "cutoff": 99999}', '{"name": "x", "mix": 1, "mix": 2}', '{"cutoff": 1}',
+                                  '{"name": "x", "room": "nowhere"}', '{"name": "x", "room": "cathedral"} x', '{"name": "x"'])
+def test_text_that_is_no_preset_loads_nothing(claphost, plugin, tmp_path, text):
+    """As `rack` refuses such a preset file: a wrong type, an unknown or repeated field, a value
+    out of range, no name or no room, an unknown room, trailing text, a cut-off object."""
+    state = tmp_path / "bad.json"
+    state.write_text(text)
+    res = subprocess.run([str(claphost), "-l", str(plugin), "-i", str(state), "-o", str(tmp_path / "o.f32"), "-L", str(state)],
+                         capture_output=True, text=True, env=clean_env(), timeout=60)
+    assert res.returncode == 1 and "state load failed" in res.stderr, (res.stdout, res.stderr)
 
 
 def test_a_saved_state_gives_a_second_instance_the_same_samples(claphost, plugin, tmp_path):
@@ -199,6 +267,41 @@ def test_a_state_loaded_while_active_applies_from_the_next_block(claphost, plugi
     given = run(claphost, plugin, tmp_path, signal, "-b", "4800", *base, *events, name="given")
     assert np.array_equal(loaded, given) and not np.array_equal(loaded[9600:], run(
         claphost, plugin, tmp_path, signal, "-b", "4800", *base, name="plain")[9600:])
+
+
+def test_the_meters_read_the_last_blocks_peaks(claphost, plugin, tmp_path):
+    """As for LV2: a 1 kHz sine at −6 dBFS left, −12 dBFS right, mix 0 and gain 0 dB: the
+    read-only meters read −6.0, −12.0 and −6.0 dBFS (±0.1 dB) after the last process(), whose
+    block a parameter event splits; silence reads the floor."""
+    settings = settings_args({"mix": 0, "gain": 0})
+    last = len(sine(-6, -12)) - 100   # an event inside the last 256-frame block
+    for signal, want in [(sine(-6, -12), [-6, -12, -6]), (np.zeros((RATE // 2, 2), np.float32), [METER_FLOOR] * 3)]:
+        inp = tmp_path / "in.f32"
+        signal.tofile(inp)
+        out = host(claphost, plugin, "-i", str(inp), "-o", str(tmp_path / "out.f32"), "-b", "256", "-V", *settings,
+                   "-s", f"{last}:{clap_id('cutoff')}=20000")
+        values = {l.split("\t")[1]: float(l.split("\t")[2]) for l in out.splitlines() if l.startswith("meter\t")}
+        got = [values[name] for name in METERS]
+        print(f"meters {values}")
+        assert got == (want if want[0] == METER_FLOOR else pytest.approx(want, abs=0.1)), got
+
+
+def test_reset_leaves_no_tail(claphost, plugin, table, tmp_path):
+    """An impulse into the cathedral at mix 100, then reset() 0.1 s later: from there the output
+    of silence is a fresh instance's output of silence bit for bit (the reverb's anti-denormal
+    floor), below −140 dBFS; without the reset the tail still rings there."""
+    impulse = np.zeros((RATE, 2), np.float32)
+    impulse[0] = 1
+    base = ["-b", "240", *settings_args({"mix": 100, "room": table["room"].index("cathedral")})]
+    at = RATE // 10   # a block boundary: claphost resets before the block that starts there
+    reset = run(claphost, plugin, tmp_path, impulse, *base, "-R", str(at), name="reset")
+    ringing = run(claphost, plugin, tmp_path, impulse, *base, name="ringing")
+    fresh = run(claphost, plugin, tmp_path, np.zeros_like(impulse), *base, name="fresh")
+    after = np.abs(reset[at:]).max()
+    print(f"after reset: {20 * np.log10(after):.1f} dBFS; without: {20 * np.log10(np.abs(ringing[at:]).max()):.1f} dBFS")
+    assert np.array_equal(reset[:at], ringing[:at])
+    assert np.array_equal(reset[at:], fresh[:len(fresh) - at]) and after < 10 ** (-140 / 20)
+    assert np.abs(ringing[at:]).max() > 10 ** (-100 / 20)
 
 
 def test_hostile_calls(claphost, plugin, tmp_path):
@@ -238,7 +341,7 @@ def test_qtractors_scanner_loads_the_plugin(plugin, table):
     print(line)
     assert fields[1] == "rack effects"
     assert fields[2] == "2:2" and fields[3] == "0:0", line   # audio, MIDI
-    assert fields[4] == f"{len(table)}:0", line             # parameters in, out
+    assert fields[4] == f"{len(table)}:{len(METERS)}", line  # parameters in, out (the read-only meters)
     assert "RT" in fields[5], line                          # realtime-capable
 
 

@@ -79,6 +79,34 @@ def test_small_requests_are_answered_but_bounded_per_source(remote):
     assert got <= 2 * sent + 2 * 4096 + 4096, (got, sent)
 
 
+def test_one_remote_meter_request_is_not_amplified_beyond_its_lease(rack):
+    """One 20-byte `/rack/meter i PORT` from 127.0.0.2: meters at their rate for the README's
+    remote meter lease, then nothing, within the 20 s the README's figures are for."""
+    from httplib import readme_number
+    lease = readme_number(r"and `/rack/meter` one of \*\*(\d+) s\*\*")
+    hz = readme_number(r"\| `/rack/meter` \| optional `i` port \| (\d+) times a second")
+    far = RemoteOsc(rack.osc_port)
+    try:
+        request = build_message("/rack/meter", far.port).dgram
+        assert len(request) == 20
+        far.send_raw(request)
+        start = time.monotonic()
+        datagrams, size, last = 0, 0, None
+        far.sock.settimeout(0.2)
+        while time.monotonic() - start < 20:
+            try:
+                data = far.sock.recv(65536)
+            except socket.timeout:
+                continue
+            datagrams, size, last = datagrams + 1, size + len(data), time.monotonic() - start
+        print(f"\none remote meter request: {datagrams} datagrams, {size} bytes in 20 s, the last after {last} s")
+        assert datagrams > 0, "no meters at all"
+        assert datagrams <= lease * hz + 1, f"{datagrams} datagrams: more than {lease} s of meters at {hz} a second"
+        assert last < lease + 1, f"meters still came {last:.2f} s after a lease of {lease} s"
+    finally:
+        far.close()
+
+
 def test_remote_subscriptions_are_leases(rack_factory, osc_factory):
     rack = rack_factory("--subscription-lease", "1")
     local = osc_factory(rack.osc_port)

@@ -268,3 +268,28 @@ def test_without_a_daemon_rack_says_nothing_and_carries_on(rack_factory, osc_fac
         assert not any(re.search(r"avahi|dns-sd|d-bus|dbus|advertis", line, re.I) for line in said), said
     finally:
         _stop(proc)
+
+
+def test_every_announced_rack_is_listed_beyond_the_resolve_places(rack_factory, avahi):
+    """More racks announced at once than the browser resolves at a time (the README's 16): those
+    announced while every place was busy wait and are resolved as places free, so /studio
+    lists every one of them."""
+    import json
+    from httplib import body, get, readme_number
+    places = readme_number(r"at most (\d+) services resolved at once")
+    count = 3 * places
+    rack = _network_rack(rack_factory, avahi)
+    names = [f"announced-{i:02d}" for i in range(count)]
+    publishers = [subprocess.Popen(["avahi-publish", "-s", name, "_oscjson._tcp", str(9000 + i), "rack-page=/ui/"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=avahi.env)
+                  for i, name in enumerate(names)]
+    try:
+        def listed() -> set[str]:
+            status, response = get(rack.http_port, "/studio")
+            return {r["name"] for r in json.loads(body(response))["racks"]} if status == 200 else set()
+        complete = _soon(lambda: set(names) <= listed(), 20)
+        print(f"\n{len(set(names) & listed())} of {count} announced racks listed")
+        assert complete, f"listed {len(set(names) & listed())} of {count}: {sorted(set(names) - listed())[:5]} …"
+    finally:
+        for p in publishers:
+            _stop(p)

@@ -208,3 +208,31 @@ def test_changes_while_the_server_is_gone_are_the_state_it_starts_from(tmp_path,
         code = rack.stop()
         livelib.stop_jack(pid)
     assert code == 0
+
+
+def test_a_remote_sender_gets_its_share_of_the_schedule_and_clears_its_own(rack, osc_factory):
+    """127.0.0.2 (remote) sends 5,000 far-future changes: it holds its share of the scheduler's
+    slots (the README's figure), is told so, and the local user still schedules the reserve; each
+    `/rack/schedule/clear` drops its sender's own, and says how many."""
+    from httplib import readme_number
+    from test_osc_loops import FromOsc
+    share = readme_number(r"one remote address holds at most \*\*([\d,]+)\*\* \(what `rack send`")
+    reserve = readme_number(r"a quarter of them \(\*\*([\d,]+)\*\*\) is kept")
+    far = time.time() + 600
+    remote = FromOsc(rack.osc_port, "127.0.0.2")
+    for k in range(2):
+        remote.send_raw(build_bundle(far + k, *[build_message("/rack/mix", 10.0) for _ in range(2500)]))
+    refused = [m for m in remote.collect(0.5) if m.address == "/rack/error"]
+    assert refused and all(f"at most {share} timetagged changes waiting (its share" in m.args[1] for m in refused), refused[:3]
+    local = osc_factory(rack.osc_port)
+    for k in range(reserve // 256):
+        local.send_raw(build_bundle(far + 2, *[build_message("/rack/mix", 20.0) for _ in range(256)]))
+    assert local.ping()
+    assert [m for m in local.drain(0.2) if m.address == "/rack/error"] == [], "the local user's changes were refused"
+    remote.send("/rack/schedule/clear")
+    cleared = remote.wait_for("/rack/schedule/cleared", 1.0)
+    assert cleared is not None and cleared.args == [share], cleared
+    local.send("/rack/schedule/clear")
+    cleared = local.wait_for("/rack/schedule/cleared", 1.0)
+    assert cleared is not None and cleared.args == [reserve], cleared
+    assert close_to(local.get("mix"), 50), "nothing scheduled was applied"

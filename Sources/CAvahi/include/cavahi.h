@@ -46,10 +46,17 @@ enum {
     RACK_AVAHI_ALL_LOST = 2,
     /* The daemon answers: browsing runs. */
     RACK_AVAHI_DAEMON_RUNNING = 3,
+    /* A service was announced (not resolved yet): the caller may resolve it now, from this
+     * call, with rack_avahi_browse_resolve, or later from another event's call. */
+    RACK_AVAHI_ANNOUNCED = 4,
+    /* A resolve the caller started ended (after its RACK_AVAHI_FOUND, if it found one): a
+     * place for another is free. `interface` and `name` are set. */
+    RACK_AVAHI_RESOLVE_ENDED = 5,
 };
 
-/* One service; the strings are valid during the call only. For RACK_AVAHI_LOST only
- * `interface` and `name` are set. */
+/* One service; the strings are valid during the call only. For RACK_AVAHI_LOST and
+ * RACK_AVAHI_RESOLVE_ENDED only `interface` and `name` are set; for RACK_AVAHI_ANNOUNCED
+ * `interface`, `name`, `protocol`, `type` and `domain` (what rack_avahi_browse_resolve needs). */
 typedef struct {
     int interface;           /* the interface index it was seen on */
     const char *name;        /* the service name */
@@ -58,20 +65,29 @@ typedef struct {
     int port;
     const char *txt_value;   /* the value of the TXT key asked for; NULL when it has none */
     int local;               /* announced by this machine */
+    int protocol;            /* the protocol it was announced over (an AvahiProtocol) */
+    const char *type;        /* the service type ("_oscjson._tcp") */
+    const char *domain;      /* the domain ("local") */
 } rack_avahi_service;
-
-/* Called on Avahi's thread; `service` is NULL for RACK_AVAHI_ALL_LOST and RACK_AVAHI_DAEMON_RUNNING. */
-typedef void (*rack_avahi_browse_event)(void *context, int event, const rack_avahi_service *service);
 
 typedef struct rack_avahi_browser rack_avahi_browser;
 
-/* Starts browsing `type` ("_oscjson._tcp") over IPv4 on every interface, resolving each new
- * service once, at most `max_resolving` at a time (more announcements meanwhile are not
- * resolved: a flood cannot make the browser hold unbounded state). Returns at once, as
- * rack_avahi_start does, and like it waits for a daemon and reconnects after a restart. NULL
- * (and *error) only when the thread cannot be started. */
-rack_avahi_browser *rack_avahi_browse_start(const char *type, const char *txt_key, int max_resolving,
+/* Called on Avahi's thread; `service` is NULL for RACK_AVAHI_ALL_LOST and RACK_AVAHI_DAEMON_RUNNING. */
+typedef void (*rack_avahi_browse_event)(void *context, rack_avahi_browser *browser, int event,
+                                        const rack_avahi_service *service);
+
+/* Starts browsing `type` ("_oscjson._tcp") over IPv4 on every interface, reporting each
+ * announcement; the caller resolves those it wants (rack_avahi_browse_resolve), as many at a
+ * time as it decides. Returns at once, as rack_avahi_start does, and like it waits for a
+ * daemon and reconnects after a restart. NULL (and *error) only when the thread cannot be
+ * started. */
+rack_avahi_browser *rack_avahi_browse_start(const char *type, const char *txt_key,
                                             rack_avahi_browse_event event, void *context, int *error);
+
+/* Resolves the announced `service` once (RACK_AVAHI_FOUND if it resolves to IPv4, then
+ * RACK_AVAHI_RESOLVE_ENDED either way). Only from within an event call, on Avahi's thread.
+ * 0 when the resolve started, -1 when it could not (no RACK_AVAHI_RESOLVE_ENDED follows). */
+int rack_avahi_browse_resolve(rack_avahi_browser *browser, const rack_avahi_service *service);
 
 /* Stops Avahi's thread (no event comes after it returns) and frees everything (NULL: nothing). */
 void rack_avahi_browse_stop(rack_avahi_browser *browser);

@@ -12,8 +12,14 @@ void rack_clap_destroy(void *instance);
 bool rack_clap_activate(void *instance, double sample_rate, uint32_t max_frames);
 void rack_clap_deactivate(void *instance);
 void rack_clap_set(void *instance, uint32_t id, double value);
+void rack_clap_reset(void *instance);
 bool rack_clap_render(void *instance, uint32_t frames, const float *in_l, const float *in_r, float *out_l, float *out_r);
 uint32_t rack_clap_param_count(void);
+uint32_t rack_clap_table_count(void);
+int32_t rack_clap_meter_index(uint32_t id);
+float rack_clap_meter_floor(void);
+void rack_clap_meters_start(void *instance);
+void rack_clap_meters(void *instance, float *levels);
 bool rack_clap_param_info(uint32_t index, uint32_t *id, uint32_t *flags, double *range, char *name, ptrdiff_t name_size,
                           char *module, ptrdiff_t module_size);
 bool rack_clap_get(void *instance, uint32_t id, double *value);

@@ -8,4 +8,7 @@
 int rack_tempfile_arm(const char *path);
 /// Restores the signal dispositions rack_tempfile_arm() replaced.
 void rack_tempfile_disarm(void);
+
+/// Names the calling thread (15 bytes at most, as Linux keeps); 0 or an errno value.
+int rack_name_this_thread(const char *name);
 #endif
