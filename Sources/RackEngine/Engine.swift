@@ -13,8 +13,8 @@ public final class Engine: @unchecked Sendable {
     public let maxFrames: Int
     /// The render state. Only the render thread touches it while rendering.
     public let core: UnsafeMutablePointer<EngineCore>
-    private let queue: EventQueue
-    private let applied: EventQueue
+    private let queue: CommandQueue
+    private let notices: NoticeQueue
     /// Counters published by the render thread.
     public let monitor: EngineMonitor
 
@@ -27,22 +27,22 @@ public final class Engine: @unchecked Sendable {
     /// starting from `state` (no ramp: this is setup, not a change). Allocates everything the
     /// render path will use.
     ///
-    /// The applied-events queue (render → control) holds `queueCapacity + pendingCapacity`
-    /// plus a margin: at most that many echoes can be outstanding while the control thread
-    /// drains them before each message it handles, so no echo is ever lost (scheduled
-    /// values become targets through their echoes).
+    /// The notice queue (render → control) holds `queueCapacity + pendingCapacity` plus a
+    /// margin: at most that many notices can be outstanding while the control thread drains
+    /// them before each message it handles, so no notice is ever lost (scheduled values become
+    /// targets through their notices).
     public init(sampleRate: Double, maxFrames: Int, state: RackState = RackState(),
                 queueCapacity: Int = 4096, pendingCapacity: Int = 4096) {
         precondition(sampleRate > 0 && maxFrames > 0)
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
         scheduledCapacity = pendingCapacity
-        queue = EventQueue(minimumCapacity: queueCapacity)
-        applied = EventQueue(minimumCapacity: queue.capacity + pendingCapacity + EngineTuning.echoMargin)
+        queue = CommandQueue(minimumCapacity: queueCapacity)
+        notices = NoticeQueue(minimumCapacity: queue.cursor.capacity + pendingCapacity + EngineTuning.echoMargin)
         monitor = EngineMonitor()
         core = .allocate(capacity: 1)
         core.initialize(to: EngineCore(sampleRate: sampleRate, maxFrames: maxFrames, state: state,
-                                       queue: queue, applied: applied, monitor: monitor,
+                                       queue: queue, notices: notices, monitor: monitor,
                                        pendingCapacity: pendingCapacity))
     }
 
@@ -50,33 +50,36 @@ public final class Engine: @unchecked Sendable {
         core.deinitialize(count: 1)
         core.deallocate()
         queue.deallocate()
-        applied.deallocate()
+        notices.deallocate()
         monitor.deallocate()
     }
 
-    /// Control thread: hands an event to the render thread. Lock-free; false when the queue is
+    /// Control thread: hands a command to the render thread. Lock-free; false when the queue is
     /// full (the caller reports the drop).
-    public func post(_ event: EngineEvent) -> Bool { queue.push(event) }
+    public func post(_ command: EngineCommand) -> Bool { queue.push(command) }
+
+    /// Control thread: hands an event to the render thread (`post(.event(event))`).
+    public func post(_ event: EngineEvent) -> Bool { post(.event(event)) }
 
     /// Control thread: events posted since the engine was made, and how many of them the
     /// render thread has taken from its queue (`/sync` waits for the second to reach the first).
-    public var postedCount: Int { queue.pushedCount }
-    public var takenCount: Int { queue.poppedCount }
+    public var postedCount: Int { queue.cursor.pushedCount }
+    public var takenCount: Int { queue.cursor.poppedCount }
 
     /// Control thread: how many events `post` can take now.
-    public var queueSpace: Int { queue.capacity - queue.count }
+    public var queueSpace: Int { queue.cursor.capacity - queue.cursor.count }
 
-    /// Control thread: the next event the render thread applied (its `sampleTime` is the
-    /// sample it took effect at) or a ring it released (free it). Lock-free.
-    public func nextApplied() -> EngineEvent? { applied.pop() }
+    /// Control thread: the render thread's next notice (an event applied, a restart, a ring
+    /// released). Lock-free.
+    public func nextNotice() -> EngineNotice? { notices.pop() }
 
     /// Owner's thread, between render calls: adds an event straight to the pending lists
     /// (the offline driver's path; no queue hop). The scheduled list grows rather than drop.
-    public func schedule(_ event: EngineEvent) { core.pointee.pending.insertGrowing(event) }
+    public func schedule(_ event: EngineEvent) { core.pointee.scheduleGrowing(event) }
 
     /// Scheduled events waiting in the engine (owner's thread, while not rendering). For this
     /// package's tests: `package`, not public API.
-    package var scheduledWaiting: Int { core.pointee.pending.scheduledCount }
+    package var scheduledWaiting: Int { core.pointee.scheduledCount }
 
     /// Events the render thread dropped because a pending list was full (0 unless the
     /// control side broke its bound).
@@ -116,11 +119,11 @@ public final class Engine: @unchecked Sendable {
 }
 
 extension Engine {
-    /// The queue `post` pushes to and the one `nextApplied` pops from, for a driver whose render
+    /// The queue `post` pushes to and the one `nextNotice` pops from, for a driver whose render
     /// thread is also its control thread (the LV2 plugin's `run()`): their `push` and `pop`
     /// are realtime-safe where these class methods are not checked.
-    public var controlQueue: EventQueue { queue }
-    public var appliedQueue: EventQueue { applied }
+    public var controlQueue: CommandQueue { queue }
+    public var noticeQueue: NoticeQueue { notices }
 }
 
 /// DSP time per render cycle as a driver measured it, over the cycles since the last look.

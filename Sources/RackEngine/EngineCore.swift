@@ -5,7 +5,7 @@ public enum EngineTuning {
     /// Control period: coefficients are computed at control ticks on absolute sample positions
     /// every this many seconds (32 frames at 48 kHz) and interpolated linearly between them.
     public static let controlPeriodSeconds = 32.0 / 48_000
-    /// Slots of the applied-events queue beyond the events that can be in flight: the rings the
+    /// Slots of the notice queue beyond the events that can be in flight: the rings the
     /// player lets go of and the few events one message posts (a preset recall: one per
     /// parameter and its marker; a room change: the room and the controls that follow it).
     static let echoMargin = 64
@@ -56,20 +56,36 @@ public struct EngineCore: ~Copyable {
     var segmentStart: Int64 = 0
     var segmentEnd: Int64 = 0
 
-    let queue: EventQueue
-    /// Render → control: every event as applied (with the sample it took effect at) and the
-    /// rings the player let go of.
-    let applied: EventQueue
+    /// Control → render: the control thread's commands.
+    let queue: CommandQueue
+    /// Render → render: the events the render thread's own stages submit (the MIDI stage's,
+    /// `submit`), taken after `queue` at the next drain.
+    let inbox: CommandQueue
+    /// Render → control: every event as applied (with the sample it took effect at), restarts
+    /// and the rings the player let go of.
+    let notices: NoticeQueue
     /// Counters the control thread reads while the render thread runs.
     let monitor: EngineMonitor
-    /// Events drained from `queue`: immediate ones first, in arrival order, then scheduled
-    /// ones in (sample time, arrival) order (`EventSchedule`).
-    var pending: EventSchedule
+    /// Commands drained from `queue` and `inbox`: immediate ones first, in arrival order, then
+    /// scheduled events in (sample time, arrival) order (`EventSchedule`). Only `drain` adds to
+    /// it (and, between render calls, the offline driver's `scheduleGrowing`).
+    private var pending: EventSchedule
+    /// Submitted events that found the scheduled list full when drained, not yet taken by
+    /// their stage (`takeDroppedSubmissions`).
+    private var droppedSubmissions = 0
 
     /// Events dropped because a pending list was full (0 unless the control side broke its
     /// bound; published as `EngineMonitor.Counter.droppedEvents`).
     /// - Realtime: safe
     public var droppedEvents: Int { @_noLocks get { pending.droppedEvents } }
+
+    /// Scheduled events waiting.
+    /// - Realtime: safe
+    var scheduledCount: Int { @_noLocks get { pending.scheduledCount } }
+
+    /// The sample time of the earliest scheduled event waiting, if any.
+    /// - Realtime: safe
+    var nextScheduledTime: Int64? { @_noLocks get { pending.scheduled.peekSample() } }
 
     /// The block's dry sum (input + player, filtered in place), the reverb's output, and the
     /// player's scratch space: `maxFrames` frames each (`sumLeft` … `scratchRight` below).
@@ -90,7 +106,8 @@ public struct EngineCore: ~Copyable {
     /// crossfade is its crossfade, and the old room's tail keeps its own values).
     let followingRoomRampStorage: UniqueBuffer<Int>
     let followingRoomCount: Int
-    var roomChangedAt = Int64.min
+    /// The sample of the last room change (nil until the first).
+    var roomChangedAt: Int64?
     /// Each room's own values (`Room.shape`), by `Room.index`.
     let roomShapeStorage: UniqueBuffer<ReverbShape>
     /// The block's unprocessed input (the dry sum before the filter), kept where `bypass` is
@@ -133,15 +150,16 @@ public struct EngineCore: ~Copyable {
 
     /// Sets everything up for `sampleRate` and at most `maxFrames` per render call, starting
     /// at `state` (values in parameter units, room as an index). Allocates; not realtime.
-    init(sampleRate: Double, maxFrames: Int, state: RackState, queue: EventQueue, applied: EventQueue,
-         monitor: EngineMonitor, pendingCapacity: Int) {
+    init(sampleRate: Double, maxFrames: Int, state: RackState, queue: CommandQueue,
+         notices: NoticeQueue, monitor: EngineMonitor, pendingCapacity: Int) {
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
         controlPeriod = max(1, Int64((EngineTuning.controlPeriodSeconds * sampleRate).rounded()))
         self.queue = queue
-        self.applied = applied
+        inbox = CommandQueue(minimumCapacity: pendingCapacity)
+        self.notices = notices
         self.monitor = monitor
-        pending = EventSchedule(scheduledCapacity: pendingCapacity, immediateCapacity: 2 * queue.capacity)
+        pending = EventSchedule(scheduledCapacity: pendingCapacity, immediateCapacity: 2 * queue.cursor.capacity)
         let continuous = Parameters.continuous
         rampCount = continuous.count
         rampStorage = UniqueBuffer(count: rampCount) { r in
@@ -177,6 +195,12 @@ public struct EngineCore: ~Copyable {
         }
         player.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         mixer.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
+    }
+
+    deinit {
+        // The MIDI stage's inbox is a buffer freed by hand; everything else here (the reverb
+        // included) frees itself.
+        inbox.deallocate()
     }
 
     /// The target of every parameter (what `get` and `dump` report).
@@ -216,23 +240,88 @@ public struct EngineCore: ~Copyable {
         return false
     }
 
-    /// Applies one event at absolute sample `t` (`offset` into the block) and echoes it to the
-    /// control thread.
+    /// The one way a render-thread stage (the MIDI stage) hands the engine an event: it joins
+    /// the pending lists at the next drain, after the control thread's commands, so it only
+    /// takes scheduled-list room the control side has not counted on. False when the inbox is
+    /// full (the event is dropped; the caller counts it).
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func submit(_ e: EngineEvent) -> Bool { inbox.push(.event(e)) }
+
+    /// The submitted events dropped since the last call because the scheduled list was full.
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func takeDroppedSubmissions() -> Int {
+        let n = droppedSubmissions
+        droppedSubmissions = 0
+        return n
+    }
+
+    /// Once per render call: the control thread's commands join the pending lists, then the
+    /// events the render thread's stages submitted (each only where the scheduled list has
+    /// room: the control side's scheduled events are counted on, these are not).
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func drain() {
+        while let c = queue.pop() { pending.insert(c) }
+        while let c = inbox.pop() {
+            if pending.scheduledCount >= pending.scheduled.capacity {
+                droppedSubmissions &+= 1
+            } else {
+                pending.insert(c)
+            }
+        }
+    }
+
+    /// Between render calls, on the owner's thread: an event joins the pending lists, the
+    /// scheduled list growing rather than drop (the offline driver's path). Allocates.
+    mutating func scheduleGrowing(_ e: EngineEvent) { pending.insertGrowing(e) }
+
+    /// Applies every command that is due at `t` (late events apply now); returns how many.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    mutating func applyDueEvents(at t: Int64, offset: Int, roomChangeCount: inout Int) -> Int {
+        var due = 0
+        while let d = pending.next(dueAt: t) {
+            apply(d, at: t, offset: offset, roomChangeCount: &roomChangeCount)
+            due += 1
+        }
+        return due
+    }
+
+    /// Applies one due command at absolute sample `t` (`offset` into the block) and tells the
+    /// control thread (a ring attached has nothing to tell).
+    /// - Realtime: safe
+    @_noLocks
+    mutating func apply(_ d: EventSchedule.Due, at t: Int64, offset: Int, roomChangeCount: inout Int) {
+        switch d {
+        case let .event(e): apply(e, at: t, offset: offset, roomChangeCount: &roomChangeCount)
+        case let .attachPlayer(ring): player.attach(ring)
+        case let .restart(dropped): notify(.restarted(droppedEvents: dropped))
+        case let .clearScheduled(owner, dropped): notify(.clearedScheduled(owner, droppedEvents: dropped))
+        }
+    }
+
+    /// Applies one event at absolute sample `t` (`offset` into the block) and tells the control
+    /// thread of it.
     /// - Realtime: safe
     @_noLocks
     mutating func apply(_ e: EngineEvent, at t: Int64, offset: Int, roomChangeCount: inout Int) {
-        var echo = e
-        echo.sampleTime = t
         switch e.action {
         case .play: player.setPlaying(true)
         case .stop: player.setPlaying(false)
-        case let .attachPlayer(ring): player.attach(ring)
-        case .releasedRing, .programChange: return
-        case .marker, .restart, .clearScheduled: break
+        case .marker: break
         case let .set(id, value, ramp): change(id, to: value, ramp: ramp, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         case let .midiSet(id, value): change(id, to: value, ramp: .standard, at: t, offset: offset, roomChangeCount: &roomChangeCount)
         }
-        if !applied.push(echo) { monitor.add(.droppedFeedback, 1) }
+        notify(.applied(AppliedEvent(e.action, sampleTime: t, isScheduled: e.isScheduled, owner: e.owner)))
+    }
+
+    /// Tells the control thread; a notice that finds its queue full is counted.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func notify(_ n: EngineNotice) {
+        if !notices.push(n) { monitor.add(.droppedFeedback, 1) }
     }
 
     /// A parameter change at absolute sample `t`: a continuous parameter's ramp is retargeted;

@@ -18,6 +18,8 @@ struct EventHeap: ~Copyable {
     var capacity: Int { @_noLocks get { events.count } }
     /// Events waiting: heap order over slots 0..<count.
     private var events: UniqueBuffer<EngineEvent>
+    /// The sample time of the event in the same slot.
+    private var samples: UniqueBuffer<Int64>
     /// Arrival number of the event in the same slot (the tie-break for equal sample times).
     private var arrival: UniqueBuffer<UInt64>
     private var nextArrival: UInt64 = 0
@@ -29,6 +31,7 @@ struct EventHeap: ~Copyable {
     /// Allocates room for `capacity` events. Not realtime.
     init(capacity: Int) {
         events = UniqueBuffer(repeating: Self.emptySlot, count: capacity)
+        samples = UniqueBuffer(repeating: 0, count: capacity)
         arrival = UniqueBuffer(repeating: 0, count: capacity)
     }
 
@@ -40,14 +43,20 @@ struct EventHeap: ~Copyable {
     @_noLocks
     func peek() -> EngineEvent? { count > 0 ? events.base[0] : nil }
 
-    /// Adds an event (after every event already waiting for the same sample); drops it and
-    /// counts it in `droppedEvents` when the heap is full.
+    /// The sample time of the earliest event, nil when none waits.
     /// - Realtime: safe
     @_noLocks
-    mutating func insert(_ event: EngineEvent) {
+    func peekSample() -> Int64? { count > 0 ? samples.base[0] : nil }
+
+    /// Adds an event at sample `sample` (after every event already waiting for the same
+    /// sample); drops it and counts it in `droppedEvents` when the heap is full.
+    /// - Realtime: safe
+    @_noLocks
+    mutating func insert(_ event: EngineEvent, at sample: Int64) {
         if count == capacity { droppedEvents &+= 1; return }
         var i = count
         events.base[i] = event
+        samples.base[i] = sample
         arrival.base[i] = nextArrival
         nextArrival &+= 1
         count += 1
@@ -61,16 +70,18 @@ struct EventHeap: ~Copyable {
 
     /// Adds an event, doubling the storage first when it is full. Allocates: not realtime
     /// (the offline driver's path, between render calls).
-    mutating func insertGrowing(_ event: EngineEvent) {
+    mutating func insertGrowing(_ event: EngineEvent, at sample: Int64) {
         if count == capacity {
             let bigger = max(1, capacity * 2), waiting = count
             let grownEvents = UniqueBuffer(count: bigger) { i in i < waiting ? events.base[i] : Self.emptySlot }
+            let grownSamples = UniqueBuffer(count: bigger) { i in i < waiting ? samples.base[i] : 0 }
             let grownArrival = UniqueBuffer(count: bigger) { i in i < waiting ? arrival.base[i] : 0 }
             // The old buffers are freed as the new ones take their place.
             events = grownEvents
+            samples = grownSamples
             arrival = grownArrival
         }
-        insert(event)
+        insert(event, at: sample)
     }
 
     /// Forgets every waiting event; returns how many there were.
@@ -90,6 +101,7 @@ struct EventHeap: ~Copyable {
         var kept = 0
         for i in 0..<count where !owner.posted(events.base[i]) {
             events.base[kept] = events.base[i]
+            samples.base[kept] = samples.base[i]
             arrival.base[kept] = arrival.base[i]
             kept += 1
         }
@@ -112,6 +124,7 @@ struct EventHeap: ~Copyable {
         count -= 1
         if count > 0 {
             events.base[0] = events.base[count]
+            samples.base[0] = samples.base[count]
             arrival.base[0] = arrival.base[count]
             siftDown(from: 0)
         }
@@ -136,13 +149,14 @@ struct EventHeap: ~Copyable {
     /// True when the event in slot `a` comes before the one in slot `b`.
     @_noLocks @inline(__always)
     private func comesBefore(_ a: Int, _ b: Int) -> Bool {
-        let ta = events.base[a].sampleTime, tb = events.base[b].sampleTime
+        let ta = samples.base[a], tb = samples.base[b]
         return ta < tb || (ta == tb && arrival.base[a] < arrival.base[b])
     }
 
     @_noLocks @inline(__always)
     private mutating func swapAt(_ a: Int, _ b: Int) {
         let e = events.base[a]; events.base[a] = events.base[b]; events.base[b] = e
+        let s = samples.base[a]; samples.base[a] = samples.base[b]; samples.base[b] = s
         let o = arrival.base[a]; arrival.base[a] = arrival.base[b]; arrival.base[b] = o
     }
 }

@@ -114,9 +114,7 @@ public final class MIDILink: @unchecked Sendable {
     /// Program changes received since the last call (program numbers 0…127, oldest first).
     public func takeProgramChanges() -> [Int] {
         var out: [Int] = []
-        while let e = router.pointee.programs.pop() {
-            if case let .programChange(program) = e.action { out.append(program) }
-        }
+        while let program = router.pointee.programs.pop() { out.append(program) }
         return out
     }
 

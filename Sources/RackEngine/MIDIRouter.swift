@@ -9,11 +9,11 @@ import Synchronization
 ///    this cycle, at most the output's capacity a cycle: the rest wait for the next, in order.
 ///    Nothing is computed here.
 /// 3. **Input**: the cycle's MIDI bytes go through `MIDIParser`; each CC of a bound controller
-///    becomes a parameter event at its own frame (engine sample time + frame offset), inserted
-///    in the engine's pending list, the path a timetagged OSC bundle takes, so the output does
-///    not depend on the block size. The control thread's queue is drained first, so MIDI only
-///    takes scheduled-list room the control side has not counted on (a full list drops the
-///    MIDI event and counts it). Each step ramps over the parameter's default ramp (20 ms),
+///    becomes a parameter event at its own frame (engine sample time + frame offset), submitted
+///    to the engine (`EngineCore.submit`), which schedules it as it schedules a timetagged OSC
+///    bundle, so the output does not depend on the block size. The engine takes the control
+///    thread's commands first, so MIDI only takes scheduled-list room the control side has not
+///    counted on (a full list drops the MIDI event; it is counted here at the next cycle). Each step ramps over the parameter's default ramp (20 ms),
 ///    which smooths 7-bit steps. A program change goes to the control thread (a preset recall
 ///    needs it), applied at its next pass.
 ///
@@ -44,8 +44,8 @@ public struct MIDIRouter {
     let msbs: UnsafeMutablePointer<Int16>
     /// Control → render: the feedback CCs to send.
     public let feedback: MIDIFeedbackQueue
-    /// Render → control: program changes (`programChange` events).
-    public let programs: EventQueue
+    /// Render → control: program changes (program numbers 0…127).
+    public let programs: ProgramQueue
     var movedCount = 0
 
     init() {
@@ -56,7 +56,7 @@ public struct MIDIRouter {
         msbs = .allocate(capacity: 16 * 128)
         msbs.initialize(repeating: -1, count: 16 * 128)
         feedback = MIDIFeedbackQueue()
-        programs = EventQueue(minimumCapacity: 64)
+        programs = ProgramQueue(minimumCapacity: 64)
     }
 
     func deallocate() {
@@ -83,15 +83,15 @@ public struct MIDIRouter {
     @_noLocks @inline(__always)
     func countDroppedEvent() { shared[Shared.droppedEvents.rawValue].wrappingAdd(1, ordering: .relaxed) }
 
-    /// Stages 1 and 2: a new table, and the queued feedback CCs into `out` (3 bytes each, at
+    /// Stages 1 and 2: a new table (and the count of the last cycle's events the engine
+    /// dropped), and the queued feedback CCs into `out` (3 bytes each, at
     /// most `capacity` messages). Returns how many messages were written.
     /// - Realtime: safe
     @_noLocks
     public mutating func beginCycle(_ core: UnsafeMutablePointer<EngineCore>, out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
         takeTable()
-        // The control thread's events join the lists first: MIDI then only takes room in the
-        // scheduled list that is left over, never room the control side counted on.
-        core.pointee.drainQueue()
+        let dropped = core.pointee.takeDroppedSubmissions()
+        if dropped > 0 { shared[Shared.droppedEvents.rawValue].wrappingAdd(dropped, ordering: .relaxed) }
         return feedback.drain(into: out, capacity: capacity)
     }
 
@@ -125,7 +125,7 @@ public struct MIDIRouter {
                 controlChange(channel: channel, controller: controller, value: value, at: t, core: core)
             case let .programChange(channel, program):
                 guard let table, table.channelFilter == 0 || table.channelFilter == channel + 1 else { continue }
-                if !programs.push(EngineEvent(sampleTime: t, .programChange(Int(program)))) {
+                if !programs.push(Int(program)) {
                     countDroppedEvent()
                 }
             }
@@ -155,12 +155,8 @@ public struct MIDIRouter {
             position = Double(value) / 127
         }
         let v = MIDITable.value(slot, position: position)
-        // Not counted as scheduled by the control side; its echo (a `midiSet`) makes it the
+        // Not counted as scheduled by the control side; its notice (a `midiSet`) makes it the
         // target there.
-        if core.pointee.pending.scheduledCount >= core.pointee.pending.scheduled.capacity {
-            countDroppedEvent()
-            return
-        }
-        core.pointee.pending.insert(EngineEvent(sampleTime: t, .midiSet(parameter, v)))
+        if !core.pointee.submit(EngineEvent(sampleTime: t, .midiSet(parameter, v))) { countDroppedEvent() }
     }
 }

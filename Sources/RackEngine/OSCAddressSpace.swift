@@ -1,7 +1,8 @@
-/// rack's OSC commands, declared once: each address with the arguments it takes (checked before
-/// its handler runs, with the reasons a refusal gives), what it does, whether an automation
-/// file may say it, whether it only answers, and how OSCQuery shows it. The control side binds
-/// a handler to each (`RackController.commandTable`), the HTTP side derives OSCQuery's
+/// rack's OSC commands, each declared once, by name (`OSCCommands.swift`): its address, the
+/// arguments it takes (checked before its handler runs, with the reasons a refusal gives), what
+/// it does, whether an automation file may say it, whether it only answers, and how OSCQuery
+/// shows it. The control side's modules each register a handler for theirs
+/// (`RackController.commandTable`), the HTTP side derives OSCQuery's
 /// namespace from it and `Automation.parse` the lines it accepts; a test fails when any of
 /// them disagree. The parameters are not here: `/rack/PARAMETER` and `/rack/PARAMETER/norm`
 /// come from the parameter table (`Parameters.all`, `ParameterAddress`).
@@ -9,77 +10,10 @@ public enum OSCAddressSpace {
     /// Every command. The order is OSCQuery's: a published command appears under its parent
     /// in this order (the parameters first under `/rack`).
     public static let commands: [OSCCommandDeclaration] = [
-        .init("/rack/preset", .arguments([.required(.stringOrNumber, else: "expects a preset name or index"), .optional(.number, else: rampRefusal)],
-                                         else: "expects a preset name or index and an optional ramp time"),
-              "recall a preset by name (every parameter ramps); LISTEN here for each recall", automation: .presetRecall,
-              query: .init(type: "s", range: .presetNames)),
-        .init("/rack/preset/save", .arguments([.required(.string)], else: "expects one string: the preset name"),
-              "save the current targets as a user preset; answers /rack/preset/saved s:name i:number", query: .init(type: "s")),
-        .init("/rack/preset/delete", .arguments([.required(.string)], else: "expects one string: the preset name"),
-              "delete a user preset", query: .init(type: "s")),
-        .init("/rack/preset/list", .arguments([.optional(.number)], else: "expects an optional page number"),
-              "replies /rack/preset/list s… (every preset, factory first, user presets in number order); a list "
-                + "over 16 KiB comes as pages /rack/preset/list/page i:page i:pages s… of at most 2 KiB; "
-                + "with i PAGE: that page", isQuery: true, query: .init(type: "i", range: .minimum(0))),
-
-        .init("/rack/player/load", .arguments([.required(.string)], else: "expects one string: a file path"),
-              "stream a file (crossfades from the previous one)", query: .init(type: "s")),
-        .init("/rack/player/play", .none, "start (5 ms fade)", automation: .play, query: .init()),
-        .init("/rack/player/stop", .none, "stop (5 ms fade)", automation: .stop, query: .init()),
-        .init("/rack/player/loop", .arguments([.required(.number)], else: "expects 0 or 1"),
-              "loop the file: 1 on (default), 0 off", automation: .loop,
-              query: .init(type: "i", range: .minimumMaximum(0, 1), clipMode: ["none"])),
-        .init("/rack/player/seek", .arguments([.required(.number)], else: "expects seconds"),
-              "jump to a position in the file, crossfading", automation: .seek,
-              query: .init(type: "f", range: .minimum(0), unit: ["time.second"], clipMode: ["both"])),
-        .init("/rack/player/state", .none,
-              "replies /rack/player/state s:file i:playing i:loop (the file loaded, empty if none; 1 while the "
-                + "transport plays; 1 while it loops); LISTEN for each change", isQuery: true,
-              query: .init(type: "sii", access: 1)),
-        .init("/rack/player/media", .none,
-              "replies /rack/player/media s… (the audio files under --media-dir, which any sender may load; "
-                + "none without it)", isQuery: true, query: .init()),
-
-        .init("/rack/get", .arguments([.required(.string)], else: "expects one string: a parameter name"),
-              "replies /rack/<param> with the target value", isQuery: true, query: .init(type: "s", range: .parameterNames)),
-        .init("/rack/dump", .any, "replies every parameter's target and the last preset", isQuery: true, query: .init()),
-        .init("/rack/subscribe", portSignature, "every applied change, from any source, to the sender (optional port)",
-              query: .init(type: "i", range: .minimumMaximum(1, 65535))),
-        .init("/rack/unsubscribe", portSignature, "ends changes and meters to the sender (optional port)",
-              query: .init(type: "i", range: .minimumMaximum(1, 65535))),
-        .init("/rack/meter", portSignature,
-              "peak L, peak R, RMS L, RMS R (dBFS, -120 for silence), DSP load, xruns, ramping parameters; "
-                + "LISTEN for 15 updates a second (over UDP: send /rack/meter [i port])",
-              query: .init(type: "fffffii", access: 1, unit: ["gain.db", "gain.db", "gain.db", "gain.db", "%", "", ""])),
-        .init("/rack/status", .none,
-              "sample rate, buffer frames, xruns, DSP load, player position, JACK state (running or "
-                + "disconnected), input samples replaced by silence (not audio), why the player stopped by "
-                + "itself (a truncated or corrupt file; empty otherwise)", isQuery: true,
-              query: .init(type: "iiiffsis", access: 1, unit: ["time.hz", "", "", "%", "time.second", "", "", ""])),
-        .init("/rack/params", .any, "replies /rack/params s:id s:unit f:min f:max f:default s:taper per parameter",
-              isQuery: true, query: .init()),
-        .init("/rack/version", .any, "the OSC namespace version", isQuery: true, query: .init(type: "s", access: 1)),
-        .init("/rack/stats", .any, "replies DSP time per JACK cycle since the last /rack/stats", isQuery: true, query: .init()),
-        .init("/ping", .any, "replies /pong", isQuery: true, query: .init()),
-        .init("/sync", .arguments([.optional(.number)], else: "expects an optional number: an id the reply carries"),
-              "replies /synced [id] once the render thread has taken every change sent before it"),
-
-        .init("/rack/schedule/clear", .none,
-              "drop the timetagged changes the sender scheduled that wait for their time (only its own); "
-                + "replies /rack/schedule/cleared i:count", query: .init()),
-
-        .init("/rack/midi/learn", .arguments([.optional(.string)], else: "expects an optional string: a parameter name"),
-              "bind the next CC that moves to the parameter; no argument: cancel"),
-        .init("/rack/midi/map", .none, "replies /rack/midi/map i:channel i:cc s:param per binding", isQuery: true),
-        .init("/rack/midi/unmap", .arguments([.required(.number)], else: "expects one controller number 0…127"),
-              "remove the binding of a controller"),
-
-        .init("/nsm/client/save", .any, "the session manager asks for a save", sessionManagerOnly: true),
-        // Acknowledgements; a second open (a switch) is not a declared capability.
-        .init("/nsm/client/open", .any, "the session manager opens a session", sessionManagerOnly: true),
-        .init("/nsm/client/session_is_loaded", .any, "the session manager finished loading", sessionManagerOnly: true),
-        .init("/reply", .any, "the session manager's acknowledgement", sessionManagerOnly: true),
-        .init("/error", .any, "the session manager's refusal", sessionManagerOnly: true),
+        .presetRecall, .presetSave, .presetDelete, .presetList, .playerLoad, .playerPlay, .playerStop,
+        .playerLoop, .playerSeek, .playerState, .playerMedia, .get, .dump, .subscribe, .unsubscribe, .meter,
+        .status, .params, .version, .stats, .ping, .sync, .scheduleClear, .midiLearn, .midiMap, .midiUnmap,
+        .sessionSave, .sessionOpen, .sessionIsLoaded, .sessionReply, .sessionError,
     ]
 
     /// The optional port of a subscription.

@@ -27,9 +27,9 @@ public struct RackState: Sendable, Equatable {
         return copy
     }
 
-    /// The events that move a rack from anywhere to this state at `sampleTime`, every parameter
+    /// The events that move a rack from anywhere to this state at `time`, every parameter
     /// ramping over `ramp`.
-    public func events(at sampleTime: Int64, ramp: RampLength) -> [EngineEvent] {
-        ParameterID.allCases.map { EngineEvent(sampleTime: sampleTime, .set($0, self[$0], ramp: ramp)) }
+    public func events(at time: EventTime, ramp: RampLength) -> [EngineEvent] {
+        ParameterID.allCases.map { EngineEvent(time, .set($0, self[$0], ramp: ramp)) }
     }
 }

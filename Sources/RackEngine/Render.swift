@@ -15,7 +15,8 @@ public enum RenderStatus: Sendable, Equatable {
 /// (player + input → low-pass → reverb wet/dry → gain, crossfaded with the input by bypass) into `outputLeft/Right`, applying every
 /// event at its sample. Inputs may be nil (silence; reported as insufficient input).
 ///
-/// The pipeline: drain the control thread's events → split the block into control segments
+/// The pipeline: drain the control thread's commands and the events the render thread's
+/// stages submitted → split the block into control segments
 /// (at ticks, ramp ends and events) → per segment: due events, player, the sanitiser (input
 /// that is not audio becomes 0 before any state sees it), the input kept for bypass, low-pass,
 /// the dry path faded by bypass, the segment's reverb shape, mix, gain and bypass → reverb over
@@ -34,7 +35,7 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
     guard frames >= 0 && frames <= core.pointee.maxFrames else { return .error }
     if frames == 0 { return .success }
 
-    core.pointee.drainQueue()
+    core.pointee.drain()
     let status = core.pointee.loadInput(left: inputLeft, right: inputRight, frames: frames)
 
     let start = core.pointee.sampleTime
@@ -87,13 +88,6 @@ struct SegmentStretch {
 
 /// The stages of `rackRender`, in pipeline order.
 extension EngineCore {
-    /// Events posted by the control thread join the time-ordered pending list.
-    /// - Realtime: safe
-    @_noLocks @inline(__always)
-    mutating func drainQueue() {
-        while let e = queue.pop() { pending.insert(e) }
-    }
-
     /// Copies the input into the dry sum (silence when there is none).
     /// - Realtime: safe
     @_noLocks @inline(__always)
@@ -111,19 +105,6 @@ extension EngineCore {
             sumR[i] = 0
         }
         return .insufficientDataFromInputNode
-    }
-
-    /// Applies every event that is due at `t` (late events apply now); returns how many.
-    /// - Realtime: safe
-    @_noLocks @inline(__always)
-    mutating func applyDueEvents(at t: Int64, offset: Int, roomChangeCount: inout Int) -> Int {
-        var due = 0
-        while let e = pending.peek(), e.sampleTime <= t {
-            _ = pending.pop()
-            apply(e, at: t, offset: offset, roomChangeCount: &roomChangeCount)
-            due += 1
-        }
-        return due
     }
 
     /// The control segment holding `t`: a new one starts at a boundary or after an event.
@@ -144,7 +125,7 @@ extension EngineCore {
             segmentStart = t
             segmentEnd = e
         }
-        if let next = pending.peek()?.sampleTime, next > t && next < segmentEnd { segmentEnd = next }
+        if let next = nextScheduledTime, next > t && next < segmentEnd { segmentEnd = next }
         return SegmentStretch(start: segmentStart, end: segmentEnd, from: t, stop: min(segmentEnd, blockEnd))
     }
 
@@ -156,8 +137,8 @@ extension EngineCore {
         player.process(Player.Block(
             output: StereoBuffers(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames),
             scratch: StereoBuffers(left: scratchLeft, right: scratchRight, frames: stretch.frames)))
-        if !applied.isFull, let r = player.takeReleased() {
-            _ = applied.push(EngineEvent(sampleTime: stretch.from, .releasedRing(r)))
+        if !notices.cursor.isFull, let r = player.takeReleased() {
+            _ = notices.push(.releasedRing(r))
         }
     }
 

@@ -212,7 +212,7 @@ public struct Automation: Sendable {
                 }
             case let .preset(name, seconds):
                 guard let p = presets.preset(named: name) else { continue }
-                out += p.state.events(at: t, ramp: ramp(seconds))
+                out += p.state.events(at: .at(t), ramp: ramp(seconds))
             case .play: out.append(EngineEvent(sampleTime: t, .play))
             case .stop: out.append(EngineEvent(sampleTime: t, .stop))
             case .loop, .seek: continue
@@ -236,23 +236,23 @@ public enum AutomationWriter {
 
     /// The line for an applied parameter event (nil for other kinds), its time counted from
     /// sample `origin`.
-    public static func line(for e: EngineEvent, sampleRate: Double, origin: Int64) -> String? {
-        line(for: e, atSeconds: Double(e.sampleTime - origin) / sampleRate, sampleRate: sampleRate)
+    public static func line(for e: AppliedEvent, sampleRate: Double, origin: Int64) -> String? {
+        line(for: e.action, atSeconds: Double(e.sampleTime - origin) / sampleRate, sampleRate: sampleRate)
     }
 
     /// The line for an applied event at `seconds` in the file (nil for kinds a file cannot
     /// say); its ramp, in frames at `sampleRate`, is written in seconds.
-    public static func line(for e: EngineEvent, atSeconds seconds: Double, sampleRate: Double) -> String? {
+    public static func line(for action: EngineAction, atSeconds seconds: Double, sampleRate: Double) -> String? {
         let t = time(seconds: seconds)
-        if let change = e.action.parameterChange {
+        if let change = action.parameterChange {
             let spec = Parameters[change.parameter]
             let ramp = change.ramp.givenFrames.map { " " + String(format: "%.6f", Double($0) / sampleRate) } ?? ""
             return "\(t) \(spec.address) \(value(change.value, of: spec))\(ramp)"
         }
-        switch e.action {
+        switch action {
         case .play: return "\(t) /rack/player/play"
         case .stop: return "\(t) /rack/player/stop"
-        default: return nil
+        case .set, .midiSet, .marker: return nil
         }
     }
 

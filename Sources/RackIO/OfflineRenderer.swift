@@ -87,7 +87,7 @@ public enum OfflineRenderer {
             try feeder.waitFor(frames: n)
             // Every event that can touch this block's control segments is scheduled.
             let horizon = rendered + Int64(n) + Int64(engine.lookaheadFrames)
-            while nextEvent < events.count && events[nextEvent].sampleTime < horizon {
+            while nextEvent < events.count && events[nextEvent].time.isDue(at: horizon - 1) {
                 engine.schedule(events[nextEvent])
                 nextEvent += 1
             }

@@ -49,67 +49,39 @@ struct Request {
     var arguments: [OSCValue] { message.arguments }
 }
 
-/// One command of the address space: its declaration (`OSCAddressSpace`: address, signature,
-/// description…) and the function that applies it. The signature is checked before the
-/// function runs; it throws the reason it refuses a message on other grounds (a value out of
-/// range, an unknown name); the controller replies with `/rack/error ADDRESS REASON`.
+/// One command of the address space: its declaration (`OSCCommandDeclaration`: address,
+/// signature, description…) and the function that applies it, registered once, in the file of
+/// the module it belongs to (as scsynth's `SC_MiscCmds.cpp` registers each command once). The
+/// signature is checked before the function runs; it throws the reason it refuses a message on
+/// other grounds (a value out of range, an unknown name); the controller replies with
+/// `/rack/error ADDRESS REASON`.
 struct OSCCommand: Sendable {
     typealias Handler = @Sendable (RackController, Request) throws(Reason) -> Void
 
     let declaration: OSCCommandDeclaration
     let handle: Handler
 
+    init(_ declaration: OSCCommandDeclaration, _ handle: @escaping Handler) {
+        self.declaration = declaration
+        self.handle = handle
+    }
+
     var address: String { declaration.address }
     var sessionManagerOnly: Bool { declaration.sessionManagerOnly }
 }
 
 extension RackController {
-    /// The function of each declared command, one per command (as scsynth's `SC_MiscCmds.cpp`
-    /// registers them). Besides these, `/rack/PARAMETER n|s [n]` and `/rack/PARAMETER/norm n [n]`
-    /// set a parameter of the table (`ParameterAddress`, `setParameter`).
-    static let handlers: [String: OSCCommand.Handler] = [
-        "/ping": { c, r in c.ping(r) },
-        "/sync": { c, r throws(Reason) in try c.sync(r) },
-        "/rack/schedule/clear": { c, r throws(Reason) in try c.clearSchedule(r) },
-        "/rack/version": { c, r in c.version(r) },
-        "/rack/status": { c, r in c.status(r) },
-        "/rack/stats": { c, r in c.stats(r) },
-        "/rack/params": { c, r in c.params(r) },
-        "/rack/get": { c, r throws(Reason) in try c.get(r) },
-        "/rack/dump": { c, r in c.dump(r) },
+    /// Every module's commands. Besides these, `/rack/PARAMETER n|s [n]` and
+    /// `/rack/PARAMETER/norm n [n]` set a parameter of the table (`ParameterAddress`,
+    /// `setParameter`).
+    static let registrations: [OSCCommand] = infoCommands + parameterCommands + syncCommands + presetCommands
+        + subscriptionCommands + playerCommands + midiCommands + sessionCommands
 
-        "/rack/preset": { c, r throws(Reason) in try c.recallPreset(r) },
-        "/rack/preset/save": { c, r throws(Reason) in try c.savePreset(r) },
-        "/rack/preset/delete": { c, r throws(Reason) in try c.deletePreset(r) },
-        "/rack/preset/list": { c, r throws(Reason) in try c.listPresets(r) },
-
-        "/rack/subscribe": { c, r throws(Reason) in try c.subscribe(r) },
-        "/rack/unsubscribe": { c, r throws(Reason) in try c.unsubscribe(r) },
-        "/rack/meter": { c, r throws(Reason) in try c.subscribeMeters(r) },
-
-        "/rack/player/load": { c, r throws(Reason) in try c.playerLoad(r) },
-        "/rack/player/play": { c, r throws(Reason) in try c.playerTransport(r, playing: true) },
-        "/rack/player/stop": { c, r throws(Reason) in try c.playerTransport(r, playing: false) },
-        "/rack/player/loop": { c, r throws(Reason) in try c.playerLoop(r) },
-        "/rack/player/seek": { c, r throws(Reason) in try c.playerSeek(r) },
-        "/rack/player/state": { c, r in c.playerState(r) },
-        "/rack/player/media": { c, r throws(Reason) in try c.listMedia(r) },
-
-        "/rack/midi/learn": { c, r throws(Reason) in try c.midiLearn(r) },
-        "/rack/midi/map": { c, r throws(Reason) in try c.midiMap(r) },
-        "/rack/midi/unmap": { c, r throws(Reason) in try c.midiUnmap(r) },
-
-        "/nsm/client/save": { c, r in c.sessionSave(r) },
-        "/nsm/client/open": { _, _ in },
-        "/nsm/client/session_is_loaded": { _, _ in },
-        "/reply": { _, _ in },
-        "/error": { _, _ in },
-    ]
-
-    /// The address space: every declared command with its function (a declared command without
-    /// one, or a function for no declared command, fails `AddressSpaceTests`).
+    /// The address space: every declared command with its function, in the declarations' order
+    /// (a declared command without one, or one registered twice or for no declaration, fails
+    /// `AddressSpaceTests`).
     static let commandTable: [OSCCommand] = OSCAddressSpace.commands.compactMap { declaration in
-        handlers[declaration.address].map { OSCCommand(declaration: declaration, handle: $0) }
+        registrations.first { $0.address == declaration.address }
     }
 
     /// `commandTable` by address.

@@ -43,12 +43,12 @@ public struct ChangeRecord: Sendable, Equatable {
 
     public var change: Change
     public var source: ChangeSource
-    public var echo: EngineEvent?
+    public var echo: AppliedEvent?
     /// The endpoint whose message made the change (nil for MIDI, the engine's rejoin and what
     /// no endpoint asked for): a linked subscriber is never told its own change back.
     public var origin: OSCEndpoint?
 
-    public init(change: Change, source: ChangeSource, echo: EngineEvent? = nil, origin: OSCEndpoint? = nil) {
+    public init(change: Change, source: ChangeSource, echo: AppliedEvent? = nil, origin: OSCEndpoint? = nil) {
         self.change = change
         self.source = source
         self.echo = echo
@@ -63,7 +63,7 @@ public struct ChangeRecord: Sendable, Equatable {
         guard source != .rejoin else { return nil }
         switch change {
         case let .parameter(id, value): return RackController.valueMessage(Parameters[id], value)
-        case let .preset(name, _): return OSCMessage("/rack/preset", [.string(name)])
+        case let .preset(name, _): return OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(name)])
         case .transport: return nil
         }
     }
@@ -118,14 +118,14 @@ struct ControlState {
         return RackController.valueMessage(spec, value) == RackController.valueMessage(spec, targets[id])
     }
 
-    /// The engine events that carry `change` to the render thread at engine sample `t`
-    /// (`EngineEvent.immediately`: now). Changes nothing until `commit`.
-    func events(for change: StateChange, at t: Int64) -> [EngineEvent] {
+    /// The engine events that carry `change` to the render thread at `t` (now or an engine
+    /// sample). Changes nothing until `commit`.
+    func events(for change: StateChange, at t: EventTime) -> [EngineEvent] {
         switch change {
         case let .parameters(changes):
-            return changes.map { EngineEvent(sampleTime: t, .set($0.id, $0.value, ramp: $0.ramp)) }
+            return changes.map { EngineEvent(t, .set($0.id, $0.value, ramp: $0.ramp)) }
         case let .preset(_, state, rampFrames):
-            return [EngineEvent(sampleTime: t, .marker(nextMarker))] + state.events(at: t, ramp: RampLength(frames: rampFrames))
+            return [EngineEvent(t, .marker(nextMarker))] + state.events(at: t, ramp: RampLength(frames: rampFrames))
         }
     }
 
@@ -133,9 +133,9 @@ struct ControlState {
     /// immediate change is the target from now on; a scheduled one becomes the target when its
     /// echo comes back, so get/dump never run ahead of the sound. While no server runs, the
     /// change's records are returned at once (there will be no echo).
-    mutating func commit(_ change: StateChange, at t: Int64, posted: Bool, origin: OSCEndpoint?) -> [ChangeRecord] {
+    mutating func commit(_ change: StateChange, at t: EventTime, posted: Bool, origin: OSCEndpoint?) -> [ChangeRecord] {
         if posted { remember(change, origin: origin) }
-        guard t == EngineEvent.immediately else { return [] }
+        guard t == .now else { return [] }
         var records: [ChangeRecord] = []
         switch change {
         case let .parameters(changes):
@@ -175,7 +175,7 @@ struct ControlState {
 
     /// What the engine's echo `e` changed: a scheduled value or a MIDI controller's is the
     /// target now; a preset marker names the recall its parameters belong to.
-    mutating func absorb(_ e: EngineEvent) -> [ChangeRecord] {
+    mutating func absorb(_ e: AppliedEvent) -> [ChangeRecord] {
         switch e.action {
         case let .marker(id):
             guard let m = markers.removeValue(forKey: id) else { return [] }
@@ -190,8 +190,6 @@ struct ControlState {
             return [ChangeRecord(change: .parameter(id, value), source: .midiController, echo: e)]
         case .play, .stop:
             return [ChangeRecord(change: .transport(playing: e.action == .play), source: .control, echo: e)]
-        case .attachPlayer, .releasedRing, .programChange, .restart, .clearScheduled:
-            return []
         }
     }
 

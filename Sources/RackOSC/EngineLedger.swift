@@ -3,10 +3,10 @@ import RackEngine
 /// What the control side has in flight to the render thread that the engine bounds or that
 /// changes how echoes read: scheduled (timetagged) events posted and not yet echoed, never more
 /// than the engine's `scheduledCapacity`, counted in all and by who posted them (their shares,
-/// `ScheduleShares`), and `restart`s posted and not yet echoed. Every count goes up where the
-/// event is posted and down where its echo comes back (or the echo of the `clearScheduled` that
-/// dropped it), in the order of the queues (both are first-in-first-out), so none ever goes
-/// below zero.
+/// `ScheduleShares`), and `restart`s posted and not yet told back. Every count goes up where
+/// the command is posted and down where its notice comes back (an event's, or that of the
+/// `clearScheduled` that dropped it), in the order of the queues (both are first-in-first-out),
+/// so none ever goes below zero.
 struct EngineLedger {
     /// Scheduled events posted and not yet echoed.
     private(set) var scheduled = 0
@@ -39,9 +39,16 @@ struct EngineLedger {
     /// A `clearScheduled` was posted.
     mutating func postedClear() { clears.append(lastMarker) }
 
-    /// The echo of the oldest clear, of `owner`, came back: the markers it dropped (those of
-    /// `owner` posted before it and not echoed).
-    mutating func markersDropped(by owner: EventOwner) -> [Int] {
+    /// The oldest clear, of `owner`, took effect, dropping `dropped` of its scheduled events:
+    /// returns the markers it dropped (those of `owner` posted before it and not applied).
+    mutating func cleared(_ dropped: Int, by owner: EventOwner) -> [Int] {
+        if restarts == 0 { take(dropped, by: owner) }
+        return markersDropped(by: owner)
+    }
+
+    /// The markers the oldest clear, of `owner`, dropped (those of `owner` posted before it and
+    /// not applied).
+    private mutating func markersDropped(by owner: EventOwner) -> [Int] {
         guard !clears.isEmpty else { return [] }
         let mark = clears.removeFirst()
         let mine = markers[owner] ?? []
@@ -59,20 +66,22 @@ struct EngineLedger {
         markers.removeAll()
     }
 
-    /// Takes `e`'s echo into account. False for a scheduled echo of the time before an outage,
-    /// whose value is not the target (the caller ignores it).
-    mutating func echoed(_ e: EngineEvent) -> Bool {
-        if e.action.isRestart {
-            restarts -= 1
-        } else if case let .clearScheduled(owner, dropped) = e.action {
-            if restarts == 0 { take(dropped, by: owner) }
-        } else if e.isScheduled {
+    /// Takes `e`'s notice into account. False for a scheduled event of the time before an
+    /// outage, whose value is not the target (the caller leaves it out).
+    mutating func echoed(_ e: AppliedEvent) -> Bool {
+        if e.isScheduled {
             if restarts > 0 { return false }
             take(1, by: e.owner)
             if case let .marker(id) = e.action, let owner = e.owner { markers[owner]?.removeAll { $0 == id } }
         }
-        assert(scheduled >= 0 && restarts >= 0, "an echo without its post")
+        assert(scheduled >= 0, "an echo without its post")
         return true
+    }
+
+    /// A `restart` took effect.
+    mutating func restarted() {
+        restarts -= 1
+        assert(restarts >= 0, "a restart without its post")
     }
 
     /// `count` scheduled events of `owner` left the engine (applied or dropped).

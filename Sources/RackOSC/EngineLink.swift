@@ -6,23 +6,24 @@ import RackWire
 /// server that may go away (changes update the state meanwhile; the engine takes it up on
 /// rejoin).
 extension RackController {
-    /// The engine sample for a timetag: immediately when it says so or its time has passed;
+    /// When a timetag's message applies: now when it says so or its time has passed, else at an
+    /// engine sample;
     /// refused beyond `ControllerTuning.scheduleHorizonSeconds` or while no server runs. Mapped
     /// once per datagram and timetag, so all messages of a bundle land on the same sample.
-    func sample(for tag: OSCTimeTag) throws(Reason) -> Int64 {
-        if tag.isImmediate { return EngineEvent.immediately }
-        if let known = timeMappings[tag.raw] { return try known.get() }
+    func sample(for tag: OSCTimeTag) throws(Reason) -> EventTime {
+        if tag.isImmediate { return .now }
+        if let known = datagram.timeMappings[tag.raw] { return try known.get() }
         let mapped = map(tag)
-        timeMappings[tag.raw] = mapped
+        datagram.timeMappings[tag.raw] = mapped
         return try mapped.get()
     }
 
-    private func map(_ tag: OSCTimeTag) -> Result<Int64, Reason> {
+    private func map(_ tag: OSCTimeTag) -> Result<EventTime, Reason> {
         let ahead = tag.seconds(since: timeTagNow())
-        guard ahead > 0 else { return .success(EngineEvent.immediately) }
+        guard ahead > 0 else { return .success(.now) }
         guard ahead <= ControllerTuning.scheduleHorizonSeconds else { return .failure(.beyondHorizon(ahead)) }
         guard engineLinked, let s = host.engineSample(secondsFromNow: ahead) else { return .failure(.cannotSchedule) }
-        return .success(s)
+        return .success(.at(s))
     }
 
     /// Hands `event` to the render thread (see `post(_:)` for the rules).
@@ -42,7 +43,7 @@ extension RackController {
         var events = events
         var scheduled = 0
         for i in events.indices {
-            events[i].isScheduled = events[i].sampleTime != EngineEvent.immediately
+            events[i].isScheduled = events[i].time != .now
             if events[i].isScheduled { scheduled += 1 }
         }
         guard engineLinked else {
@@ -94,10 +95,10 @@ extension RackController {
     /// the latest state, whatever was queued before the server went.
     private func restartEngine() {
         guard let engine else { return }
-        var events = [EngineEvent(sampleTime: EngineEvent.immediately, .restart(droppedEvents: 0))]
-        events += targets.events(at: EngineEvent.immediately, ramp: .jump)
-        events.append(EngineEvent(sampleTime: EngineEvent.immediately, player.playing ? .play : .stop))
-        guard engine.queueSpace >= events.count else { return }   // tried again on the next pass
+        var events = targets.events(at: .now, ramp: .jump)
+        events.append(EngineEvent(.now, player.playing ? .play : .stop))
+        guard engine.queueSpace >= 1 + events.count else { return }   // tried again on the next pass
+        _ = engine.post(.restart)
         for e in events { _ = engine.post(e) }
         restartPending = false
         ledger.postedRestart()

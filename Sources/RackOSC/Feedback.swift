@@ -135,7 +135,7 @@ final class Feedback {
         lastMeterSums = (m.sumSquaresLeft, m.sumSquaresRight, m.frames)
         guard !meterSubscriptions.isEmpty || observer != nil else { return }
         func db(_ x: Double) -> Float { x > 1e-6 ? Float(20 * log10(x)) : -120 }
-        let msg = OSCMessage("/rack/meter", [
+        let msg = OSCMessage(OSCCommandDeclaration.meter.address, [
             .float(db(Double(m.peakLeft))), .float(db(Double(m.peakRight))), .float(db(rmsL)), .float(db(rmsR)),
             .float(Float(host.dspLoadPercent)), .int(Int32(clamping: host.xruns)),
             .int(Int32(engine.monitor.get(.ramping))),

@@ -4,9 +4,18 @@ import RackWire
 /// What a controller can ask about the rack: `/ping`, `/rack/version`, `/rack/status`,
 /// `/rack/stats`, `/rack/params`.
 extension RackController {
+    /// The queries about the rack.
+    static let infoCommands = [
+        OSCCommand(.ping) { c, r in c.ping(r) },
+        OSCCommand(.version) { c, r in c.version(r) },
+        OSCCommand(.status) { c, r in c.status(r) },
+        OSCCommand(.stats) { c, r in c.stats(r) },
+        OSCCommand(.params) { c, r in c.params(r) },
+    ]
+
     func ping(_ r: Request) { reply(OSCMessage("/pong"), to: r.from) }
 
-    func version(_ r: Request) { reply(OSCMessage("/rack/version", [.string(Self.namespaceVersion)]), to: r.from) }
+    func version(_ r: Request) { reply(OSCMessage(OSCCommandDeclaration.version.address, [.string(Self.namespaceVersion)]), to: r.from) }
 
     /// `/rack/status i:rate i:period i:xruns f:dsp_load f:player_seconds s:state
     /// i:replaced_samples s:player_error`. The last field (appended at the end, so clients that read the first
@@ -16,7 +25,7 @@ extension RackController {
     /// moving means an upstream client or file is misbehaving. `s:player_error` (appended after
     /// it): why the player stopped by itself (a truncated or corrupt file), empty otherwise.
     func status(_ r: Request) {
-        reply(OSCMessage("/rack/status", [
+        reply(OSCMessage(OSCCommandDeclaration.status.address, [
             .int(Int32(sampleRate)), .int(Int32(host.bufferSize)), .int(Int32(clamping: host.xruns)),
             .float(Float(host.dspLoadPercent)), .float(Float(playerSeconds)), .string(host.stateName),
             .int(Int32(clamping: engine?.monitor.get(.replacedInputSamples) ?? 0)), .string(playerFailure),
@@ -27,7 +36,7 @@ extension RackController {
     func stats(_ r: Request) {
         let s = host.takeCycleStats()
         let period = Double(host.bufferSize) / sampleRate * 1e6
-        reply(OSCMessage("/rack/stats", [
+        reply(OSCMessage(OSCCommandDeclaration.stats.address, [
             .int(Int32(clamping: s.cycles)), .float(Float(s.medianMicroseconds)), .float(Float(s.p99Microseconds)),
             .float(Float(s.maxMicroseconds)), .float(Float(period)), .int(Int32(clamping: host.xruns)),
         ]), to: r.from)
@@ -36,7 +45,7 @@ extension RackController {
     /// One `/rack/params s:name s:unit f:min f:max f:default s:taper` per parameter.
     func params(_ r: Request) {
         for spec in Parameters.all {
-            reply(OSCMessage("/rack/params", [
+            reply(OSCMessage(OSCCommandDeclaration.params.address, [
                 .string(spec.name), .string(spec.unit), .float(Float(spec.minimum)), .float(Float(spec.maximum)),
                 .float(Float(spec.defaultValue)), .string(spec.taper.rawValue),
             ]), to: r.from)

@@ -25,6 +25,12 @@ public final class MIDIControl {
 /// `/rack/midi/learn [s:param]`, `/rack/midi/map`, `/rack/midi/unmap i:cc`, and the MIDI pass of
 /// the control loop (`pollMIDI`).
 extension RackController {
+    static let midiCommands = [
+        OSCCommand(.midiLearn) { c, r throws(Reason) in try c.midiLearn(r) },
+        OSCCommand(.midiMap) { c, r throws(Reason) in try c.midiMap(r) },
+        OSCCommand(.midiUnmap) { c, r throws(Reason) in try c.midiUnmap(r) },
+    ]
+
     /// `/rack/midi/learn PARAM` binds the next CC that moves to PARAM (on the channel it came
     /// on); with no argument, cancels. When it binds, the requester gets `/rack/midi/map` for it.
     func midiLearn(_ r: Request) throws(Reason) {
@@ -67,7 +73,7 @@ extension RackController {
                 logMIDI("MIDI program change \(program): unknown preset \(program)")
                 continue
             }
-            do throws(Reason) { try recall(preset, rampFrames: 0, at: EngineEvent.immediately) } catch {
+            do throws(Reason) { try recall(preset, rampFrames: 0, at: .now) } catch {
                 logMIDI("MIDI program change \(program): \(error.text)")
             }
         }
@@ -80,7 +86,7 @@ extension RackController {
                 try storeMIDIMap(map)
                 reply(Self.bindingMessage(b), to: learning.requester)
             } catch {
-                replyError(to: learning.requester, address: "/rack/midi/learn", reason: error.text)
+                replyError(to: learning.requester, address: OSCCommandDeclaration.midiLearn.address, reason: error.text)
             }
         }
     }
@@ -108,6 +114,6 @@ extension RackController {
     static let midiOff = Reason("MIDI is off (--no-midi)")
 
     static func bindingMessage(_ b: MIDIMap.Binding) -> OSCMessage {
-        OSCMessage("/rack/midi/map", [.int(Int32(b.channel)), .int(Int32(b.controller)), .string(Parameters[b.parameter].name)])
+        OSCMessage(OSCCommandDeclaration.midiMap.address, [.int(Int32(b.channel)), .int(Int32(b.controller)), .string(Parameters[b.parameter].name)])
     }
 }

@@ -5,6 +5,11 @@ import RackWire
 /// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
 /// `/rack/get`, `/rack/dump`.
 extension RackController {
+    static let parameterCommands = [
+        OSCCommand(.get) { c, r throws(Reason) in try c.get(r) },
+        OSCCommand(.dump) { c, r in c.dump(r) },
+    ]
+
     /// The one place that looks up a choice (a room) by name, with the error text users see.
     static func roomValue(_ name: String) throws(Reason) -> Double {
         guard let room = Room(name: name) else { throw Reason(Room.unknownNameReason(name)) }
@@ -33,17 +38,17 @@ extension RackController {
                 report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        let sampleTime = try sample(for: r.timeTag)
+        let time = try sample(for: r.timeTag)
         // The room rule: a room brings its own values of the controls that follow it, except
         // those this packet (message or bundle) set before it; one it sets after it overrides.
         // The room the rack has already (told back by a linked rack) brings nothing.
-        packetSets.insert(spec.id)
+        datagram.parametersSet.insert(spec.id)
         var changes = [(id: spec.id, value: value, ramp: RampLength(frames: ramp))]
-        let roomChanges = sampleTime != EngineEvent.immediately || !state.isTarget(.room, value)
+        let roomChanges = time != .now || !state.isTarget(.room, value)
         if spec.id == .room, roomChanges, let room = Room.at(index: Int(value)) {
-            changes += RoomRule.implied(by: room, setAlso: packetSets).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
+            changes += RoomRule.implied(by: room, setAlso: datagram.parametersSet).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
         }
-        try submit(.parameters(changes), at: sampleTime, origin: r.from)
+        try submit(.parameters(changes), at: time, origin: r.from)
     }
 
     /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).
@@ -70,7 +75,7 @@ extension RackController {
     /// `/rack/dump`: every target in table order, then `/rack/preset` with the last preset.
     func dump(_ r: Request) {
         for spec in Parameters.all { reply(Self.valueMessage(spec, targets[spec.id]), to: r.from) }
-        reply(OSCMessage("/rack/preset", [.string(lastPreset)]), to: r.from)
+        reply(OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(lastPreset)]), to: r.from)
     }
 
     /// A parameter's value as rack reports it (get, dump, feedback): a number, or a room name.

@@ -5,6 +5,16 @@ import RackWire
 
 /// The player over OSC (`/rack/player/...`) and for the driver (adopt, engine replaced).
 extension RackController {
+    static let playerCommands = [
+        OSCCommand(.playerLoad) { c, r throws(Reason) in try c.playerLoad(r) },
+        OSCCommand(.playerPlay) { c, r throws(Reason) in try c.playerTransport(r, playing: true) },
+        OSCCommand(.playerStop) { c, r throws(Reason) in try c.playerTransport(r, playing: false) },
+        OSCCommand(.playerLoop) { c, r throws(Reason) in try c.playerLoop(r) },
+        OSCCommand(.playerSeek) { c, r throws(Reason) in try c.playerSeek(r) },
+        OSCCommand(.playerState) { c, r in c.playerState(r) },
+        OSCCommand(.playerMedia) { c, r throws(Reason) in try c.listMedia(r) },
+    ]
+
     /// `/rack/player/load PATH`: plays the file from its start.
     func playerLoad(_ r: Request) throws(Reason) {
         let path = r.arguments[0].string ?? ""   // the signature took one string
@@ -20,7 +30,7 @@ extension RackController {
     /// `/rack/player/play`, `/rack/player/stop`: at the message's time.
     func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
         player.playing = playing
-        try post(EngineEvent(sampleTime: sample(for: r.timeTag), playing ? .play : .stop))
+        try post(EngineEvent(sample(for: r.timeTag), playing ? .play : .stop))
     }
 
     /// `/rack/player/loop 0|1`.
@@ -52,14 +62,14 @@ extension RackController {
     /// whether the transport plays and whether it loops (the reply, and what the web page is
     /// pushed when it changes).
     public var playerStateMessage: OSCMessage {
-        OSCMessage("/rack/player/state", [.string(player.newestPath ?? ""), .int(player.playing ? 1 : 0), .int(player.loop ? 1 : 0)])
+        OSCMessage(OSCCommandDeclaration.playerState.address, [.string(player.newestPath ?? ""), .int(player.playing ? 1 : 0), .int(player.loop ? 1 : 0)])
     }
 
     /// `/rack/player/media`: the files any sender may load, in one message (the listing kept
     /// while the directories do not change; within the cap on listings).
     func listMedia(_ r: Request) throws(Reason) {
-        guard mediaListings.take(now: clock()) else { throw .mediaListings }
-        reply(OSCMessage("/rack/player/media", media.files(of: policy).map { .string($0) }), to: r.from)
+        guard datagram.mediaListings.take(now: clock()) else { throw .mediaListings }
+        reply(OSCMessage(OSCCommandDeclaration.playerMedia.address, media.files(of: policy).map { .string($0) }), to: r.from)
     }
 
     /// Opens `path` (the previous file keeps playing if this fails) and hands its ring to the
@@ -96,7 +106,7 @@ extension RackController {
         feedback.notify(OSCMessage("/rack/error", [.string("/rack/player"), .string(reason)]))
         player.failure = reason
         player.playing = false
-        _ = try? post(EngineEvent(sampleTime: EngineEvent.immediately, .stop))
+        _ = try? post(EngineEvent(.now, .stop))
     }
 
     /// Why the player stopped by itself, empty when it did not (`/rack/status`).

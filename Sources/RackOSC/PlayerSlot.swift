@@ -74,11 +74,11 @@ final class PlayerSlot {
         } catch {
             return .failed(error)
         }
-        guard engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .attachPlayer(s.ring))) else { return .busy }
+        guard engine.post(.attachPlayer(s.ring)) else { return .busy }
         if let old = stream { retired.append(old) }
         stream = s
         failure = ""
-        if playing { _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .play)) }
+        if playing { _ = engine.post(EngineEvent(.now, .play)) }
         return .loaded
     }
 

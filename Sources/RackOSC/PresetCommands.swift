@@ -6,6 +6,13 @@ import RackWire
 /// Presets over OSC: `/rack/preset` (recall), `/rack/preset/save`, `/rack/preset/delete`,
 /// `/rack/preset/list`.
 extension RackController {
+    static let presetCommands = [
+        OSCCommand(.presetRecall) { c, r throws(Reason) in try c.recallPreset(r) },
+        OSCCommand(.presetSave) { c, r throws(Reason) in try c.savePreset(r) },
+        OSCCommand(.presetDelete) { c, r throws(Reason) in try c.deletePreset(r) },
+        OSCCommand(.presetList) { c, r throws(Reason) in try c.listPresets(r) },
+    ]
+
     /// `/rack/preset NAME|INDEX [ramp]`: every parameter of the preset, all or nothing, behind
     /// a marker whose echo tells subscribers and the recording which preset it was.
     func recallPreset(_ r: Request) throws(Reason) {
@@ -22,10 +29,10 @@ extension RackController {
         try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag), origin: r.from)
     }
 
-    /// Recalls `preset` at engine sample `t` (`EngineEvent.immediately`: now), every parameter
+    /// Recalls `preset` at `t` (now or an engine sample), every parameter
     /// ramping over `rampFrames` (0: each one's default): the path of `/rack/preset` and of a
     /// MIDI program change. `origin`: the endpoint that asked (nil for MIDI).
-    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: Int64, origin: OSCEndpoint? = nil) throws(Reason) {
+    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: EventTime, origin: OSCEndpoint? = nil) throws(Reason) {
         // All or nothing: a recall is never half-applied because the queue filled up.
         try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t, origin: origin)
     }
@@ -55,8 +62,8 @@ extension RackController {
     /// `ControllerTuning.presetWritesPerPacket` per datagram, so one packet (a bundle of saves)
     /// holds up the others' messages for one write at most.
     private func spendPresetWrite() throws(Reason) {
-        guard presetWritesInPacket < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
-        presetWritesInPacket += 1
+        guard datagram.presetWrites < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
+        datagram.presetWrites += 1
     }
 
     /// `/rack/preset/list`: every preset's name, in number order, in one message when that fits
@@ -73,7 +80,7 @@ extension RackController {
             reply(pages.message(Int(asked)), to: r.from)
             return
         }
-        let whole = OSCMessage("/rack/preset/list", names.map { .string($0) })
+        let whole = OSCMessage(OSCCommandDeclaration.presetList.address, names.map { .string($0) })
         guard whole.encoded().count > PresetListPages.wholeReplyBytes else { return reply(whole, to: r.from) }
         let pages = PresetListPages(names: names)
         for index in pages.pages.indices { reply(pages.message(index), to: r.from) }

@@ -10,9 +10,10 @@ import RackWire
 /// only ever sees validated `EngineEvent`s through the lock-free queue. All state lives on
 /// this one thread: no locks.
 ///
-/// The commands are declared once (`OSCAddressSpace`) and bound to their handlers here
-/// (`AddressSpace.swift`); the controller checks each message's arguments against the
-/// declared signature, routes it to its handler and relays what the render thread applied.
+/// The commands are declared once (`OSCCommands.swift`), and each module (presets, player,
+/// MIDI, …) registers its handlers once, in its own file (`AddressSpace.swift` gathers them);
+/// the controller checks each message's arguments against the declared signature, routes it
+/// to its handler and relays what the render thread applied.
 /// The rack's state has one writer, `ControlState`: every transport submits a typed change
 /// (`submit`), the engine's echoes come back to it, and what it yields is the one
 /// `ChangeStream` that feedback, MIDI out, the web page, `--record` and the session manager follow.
@@ -57,22 +58,13 @@ public final class RackController {
     /// The engine must take up the controller's state (the driver rejoined; posted as soon
     /// as its queue has room).
     var restartPending = false
-    /// Timetags of the datagram being handled, mapped to engine samples once each (so every
-    /// message of a bundle lands on the same sample).
-    var timeMappings: [UInt64: Result<Int64, Reason>] = [:]
+    /// The datagram being handled: its timetags, the parameters it set, its costly work.
+    var datagram = DatagramState()
     /// The sender of the message being handled: the scheduled events it posts are its own
     /// (their share, `/rack/schedule/clear`).
     var sender: OSCEndpoint?
-    /// Preset files written while handling the current datagram.
-    var presetWritesInPacket = 0
-    /// Media listings (each may walk the media directories), per datagram and per second.
-    var mediaListings = WorkCap(perDatagram: ControllerTuning.mediaListingsPerPacket, perSecond: ControllerTuning.mediaListingsPerSecond)
-    /// Session saves, per datagram and per second.
-    var sessionSaves = WorkCap(perDatagram: ControllerTuning.sessionSavesPerPacket, perSecond: ControllerTuning.sessionSavesPerSecond)
     /// The media listing kept between requests.
     let media = MediaCatalog()
-    /// Parameters set by the current datagram so far (the room rule leaves them alone).
-    var packetSets: Set<ParameterID> = []
     /// Lines for the user.
     public var log: (String) -> Void = { _ in }
     /// The session manager, when rack runs under NSM.
@@ -116,7 +108,7 @@ public final class RackController {
     public var droppedPushes: Int { replyBudget.droppedPushes }
     public private(set) var packetsReceived = 0
     /// The last events the render thread reported as applied (newest last, at most 64).
-    public internal(set) var lastApplied: [EngineEvent] = []
+    public internal(set) var lastApplied: [AppliedEvent] = []
 
     /// A controller whose replies go through `replier` (the socket, or elsewhere for senders
     /// that are not on UDP: the WebSocket; an outbox in tests). Messages come from the source
@@ -260,17 +252,11 @@ public final class RackController {
         beginPacket()
     }
 
-    /// Forgets the per-datagram state: timetag mappings, preset writes.
-    private func beginPacket() {
-        if !timeMappings.isEmpty { timeMappings.removeAll(keepingCapacity: true) }
-        presetWritesInPacket = 0
-        mediaListings.beginDatagram()
-        sessionSaves.beginDatagram()
-        if !packetSets.isEmpty { packetSets.removeAll(keepingCapacity: true) }
-    }
+    /// Forgets the per-datagram state (`DatagramState.begin`).
+    private func beginPacket() { datagram.begin() }
 
     private func handleMessage(_ m: OSCMessage, timeTag: OSCTimeTag, from: OSCEndpoint) {
-        // Echoes are taken before every message, so they never pile up in the applied queue
+        // Echoes are taken before every message, so they never pile up in the notice queue
         // (see `Engine.init`), and a rejoined engine takes up the state first.
         syncWithEngine()
         let request = Request(message: m, timeTag: timeTag, from: from)
@@ -294,37 +280,39 @@ public final class RackController {
 
     // MARK: - The state's one writer
 
-    /// The one way a transport changes the rack's state: `change`'s events at engine sample
-    /// `t` are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
+    /// The one way a transport changes the rack's state: `change`'s events at `t` (now or an
+    /// engine sample) are posted, all or nothing (see `post(_:)`), then the state commits it. Nothing is
     /// the target that was refused (queue full, too many scheduled, no server for a timetag).
     /// While no server runs, the change's records go to the change stream at once (the engine
     /// takes the state up on rejoin); otherwise they follow from the engine's echoes.
     /// An immediate change that changes nothing (`ControlState.news`) is left out. `origin`:
     /// the endpoint that asked, which its records carry (`ChangeRecord.origin`).
-    func submit(_ change: StateChange, at t: Int64, origin: OSCEndpoint?) throws(Reason) {
-        guard let change = t == EngineEvent.immediately ? state.news(in: change) : change else { return }
+    func submit(_ change: StateChange, at t: EventTime, origin: OSCEndpoint?) throws(Reason) {
+        guard let change = t == .now ? state.news(in: change) : change else { return }
         let posted = try post(state.events(for: change, at: t))
         changes.publish(state.commit(change, at: t, posted: posted, origin: origin))
     }
 
-    /// Takes the engine's echoes, in order: each goes back to the state, and what it changed
-    /// goes to the change stream (rings the player let go of are freed; a restart's drops are
-    /// logged).
+    /// Takes the engine's notices, in order: each event applied goes back to the state, and
+    /// what it changed goes to the change stream; rings the player let go of are freed; a
+    /// restart's drops are logged.
     func drainApplied() {
         guard let engine else { return }
-        while let e = engine.nextApplied() {
+        while let notice = engine.nextNotice() {
             awaitEchoes()
-            guard ledger.echoed(e) else { continue }
-            switch e.action {
+            switch notice {
+            case let .applied(e):
+                if ledger.echoed(e) { changes.publish(state.absorb(e)) }
+            case let .restarted(dropped):
+                ledger.restarted()
+                if dropped > 0 {
+                    log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
+                }
             case let .releasedRing(ring):
                 player.released(ring)
-            case let .clearScheduled(owner, dropped):
-                state.forgetRecalls(ledger.markersDropped(by: owner))
+            case let .clearedScheduled(owner, dropped):
+                state.forgetRecalls(ledger.cleared(dropped, by: owner))
                 scheduleCleared(dropped, for: owner)
-            case let .restart(dropped) where dropped > 0:
-                log("\(dropped) timetagged changes waiting when the JACK server went were dropped (never applied, never reported)")
-            default:
-                changes.publish(state.absorb(e))
             }
         }
     }

@@ -91,17 +91,17 @@ public final class SessionRecorder {
         case let .preset(name, rampFrames):
             recordPreset(name: name, rampFrames: rampFrames, at: echo, engine: engine)
         case let .parameter(id, value) where r.source == .rejoin:
-            record(EngineEvent(sampleTime: echo.sampleTime, .set(id, value, ramp: .standard)), engine: engine)
+            record(AppliedEvent(.set(id, value, ramp: .standard), sampleTime: echo.sampleTime), engine: engine)
         case .parameter, .transport:
             record(echo, engine: engine)
         }
     }
 
     /// Appends the line for an applied event of `engine` (parameter, play, stop).
-    func record(_ e: EngineEvent, engine: Engine) {
+    func record(_ e: AppliedEvent, engine: Engine) {
         guard path != nil else { return }
         let seconds = fileSeconds(e.sampleTime, engine: engine)
-        guard let line = AutomationWriter.line(for: e, atSeconds: seconds, sampleRate: engine.sampleRate) else { return }
+        guard let line = AutomationWriter.line(for: e.action, atSeconds: seconds, sampleRate: engine.sampleRate) else { return }
         append(line + "\n")
     }
 
@@ -139,7 +139,7 @@ public final class SessionRecorder {
 
     /// Appends the comment for a preset recall that took effect at `e.sampleTime` in `engine`
     /// (its values follow as their own records).
-    func recordPreset(name: String, rampFrames: Int64, at e: EngineEvent, engine: Engine) {
+    func recordPreset(name: String, rampFrames: Int64, at e: AppliedEvent, engine: Engine) {
         guard path != nil else { return }
         let seconds = fileSeconds(e.sampleTime, engine: engine)
         append(AutomationWriter.presetComment(name: name, rampFrames: rampFrames, atSeconds: seconds, sampleRate: engine.sampleRate) + "\n")

@@ -2,6 +2,12 @@ import RackWire
 
 /// `/rack/subscribe`, `/rack/unsubscribe`, `/rack/meter`: who gets `Feedback`.
 extension RackController {
+    static let subscriptionCommands = [
+        OSCCommand(.subscribe) { c, r throws(Reason) in try c.subscribe(r) },
+        OSCCommand(.unsubscribe) { c, r throws(Reason) in try c.unsubscribe(r) },
+        OSCCommand(.meter) { c, r throws(Reason) in try c.subscribeMeters(r) },
+    ]
+
     /// `/rack/subscribe [port]`: applied changes go to the sender (on `port`, if given).
     func subscribe(_ r: Request) throws(Reason) {
         let target = try pushTarget(r)

@@ -15,6 +15,12 @@ struct PendingSync {
 /// that the control thread read what came before; a sender that paces itself by `/synced`
 /// never overfills the render thread's queue, however late the server runs the rack's cycles.
 extension RackController {
+    /// `/sync` and `/rack/schedule/clear`.
+    static let syncCommands = [
+        OSCCommand(.sync) { c, r throws(Reason) in try c.sync(r) },
+        OSCCommand(.scheduleClear) { c, r throws(Reason) in try c.clearSchedule(r) },
+    ]
+
     func sync(_ r: Request) throws(Reason) {
         let answer = OSCMessage("/synced", r.arguments)
         guard engineLinked, let engine, engine.takenCount < engine.postedCount else {
@@ -38,5 +44,44 @@ extension RackController {
         let ready = pendingSyncs.prefix { $0.engine != current || $0.posted <= taken }
         for s in ready { reply(s.answer, to: s.to) }
         pendingSyncs.removeFirst(ready.count)
+    }
+}
+
+extension EventOwner {
+    /// The sender `endpoint` as the owner of what it schedules.
+    init(_ endpoint: OSCEndpoint) {
+        self.init(address: endpoint.address, port: endpoint.port, isWebSocket: endpoint.transport == .webSocket)
+    }
+}
+
+extension OSCEndpoint {
+    /// The sender that posted events as `owner`.
+    init(_ owner: EventOwner) {
+        self.init(address: owner.address, port: owner.port, transport: owner.isWebSocket ? .webSocket : .udp)
+    }
+}
+
+/// `/rack/schedule/clear` → `/rack/schedule/cleared i:count`: the sender's timetagged changes
+/// still waiting for their time are dropped, and no one else's. The render thread drops them
+/// (`EngineCommand.clearScheduled`) and says how many (`EngineNotice.clearedScheduled`); the
+/// answer follows that notice.
+extension RackController {
+    /// The answer to `/rack/schedule/clear`.
+    static let scheduleClearedAddress = "/rack/schedule/cleared"
+
+    func clearSchedule(_ r: Request) throws(Reason) {
+        let owner = EventOwner(r.from)
+        // Nothing of the sender waits, or no server runs (its rejoin drops every scheduled event).
+        guard engineLinked, let engine, ledger.shares.held(by: owner) > 0 else {
+            return scheduleCleared(0, for: owner)
+        }
+        guard engine.post(.clearScheduled(owner)) else { throw .busy }
+        ledger.postedClear()
+        awaitEchoes()
+    }
+
+    /// The render thread dropped `count` scheduled events of `owner`.
+    func scheduleCleared(_ count: Int, for owner: EventOwner) {
+        reply(OSCMessage(Self.scheduleClearedAddress, [.int(Int32(clamping: count))]), to: OSCEndpoint(owner))
     }
 }

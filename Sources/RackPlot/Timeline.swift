@@ -182,10 +182,10 @@ public struct Timeline: Sendable {
             self.ramp = ramp
         }
 
-        /// The change of `event` (a `set`), from line `line`; nil for any other event.
+        /// The change of `event` (a `set` at a sample), from line `line`; nil for any other event.
         init?(line: Int, event: EngineEvent) {
-            guard let change = event.action.parameterChange else { return nil }
-            self.init(line: line, sampleTime: event.sampleTime, parameter: change.parameter, value: change.value,
+            guard let change = event.action.parameterChange, case let .at(sampleTime) = event.time else { return nil }
+            self.init(line: line, sampleTime: sampleTime, parameter: change.parameter, value: change.value,
                       ramp: change.ramp)
         }
     }
@@ -211,7 +211,7 @@ public struct Timeline: Sendable {
                 }
             case let .preset(name, seconds):
                 guard let state = presetState(name) else { continue }
-                out += state.events(at: t, ramp: ramp(seconds)).compactMap { Scheduled(line: e.line, event: $0) }
+                out += state.events(at: .at(t), ramp: ramp(seconds)).compactMap { Scheduled(line: e.line, event: $0) }
             case .play, .stop, .loop, .seek:
                 continue
             }

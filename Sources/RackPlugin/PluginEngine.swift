@@ -26,8 +26,8 @@ public struct PluginEngine: ~Copyable {
     /// The engine, retained by hand (`Unmanaged` is plain data: `render` never retains it).
     private var engine: Unmanaged<Engine>
     private var core: UnsafeMutablePointer<EngineCore>
-    private var controls: EventQueue
-    private var echoes: EventQueue
+    private var controls: CommandQueue
+    private var notices: NoticeQueue
     /// Each parameter's limits, by `ParameterID.rawValue`.
     public let limits: UniqueBuffer<ControlLimits>
     /// The value the engine was last given, by `ParameterID.rawValue`.
@@ -55,7 +55,7 @@ public struct PluginEngine: ~Copyable {
         engine = Self.makeEngine(sampleRate: sampleRate, maxFrames: maxFrames)
         core = engine.takeUnretainedValue().core
         controls = engine.takeUnretainedValue().controlQueue
-        echoes = engine.takeUnretainedValue().appliedQueue
+        notices = engine.takeUnretainedValue().noticeQueue
         parameterCount = Parameters.all.count
         // By `ParameterID.rawValue`: the table is in id order.
         limits = UniqueBuffer(count: parameterCount) { index in ControlLimits(Parameters.all[index]) }
@@ -78,7 +78,7 @@ public struct PluginEngine: ~Copyable {
             engine = Self.makeEngine(sampleRate: sampleRate, maxFrames: maxFrames)
             core = engine.takeUnretainedValue().core
             controls = engine.takeUnretainedValue().controlQueue
-            echoes = engine.takeUnretainedValue().appliedQueue
+            notices = engine.takeUnretainedValue().noticeQueue
         }
         startsFresh = true
     }
@@ -113,8 +113,8 @@ public struct PluginEngine: ~Copyable {
             levels.take(frames: n, outputLeft: outL, outputRight: outR, reverbLeft: reverb.left, reverbRight: reverb.right)
             done += n
         }
-        // The engine's echoes of what it applied: nobody here reads them.
-        while let echo = echoes.pop() { _ = echo }
+        // The engine's notices of what it applied: nobody here reads them.
+        while let notice = notices.pop() { _ = notice }
     }
 
     /// The host's reset: no history from here on (no reverb tail, no filter state); the
@@ -141,10 +141,10 @@ public struct PluginEngine: ~Copyable {
             let value = taken.base[index]
             if !jump && value == current.base[index] { continue }
             guard let parameter = ParameterID(rawValue: index) else { continue }
-            let event = EngineEvent(sampleTime: EngineEvent.immediately, .set(parameter, value, ramp: jump ? .jump : .standard))
+            let event = EngineEvent(.now, .set(parameter, value, ramp: jump ? .jump : .standard))
             // A full queue (a host rendering 0 frames again and again: the engine drains it
             // only when it renders) keeps the old value, so the change is posted again next call.
-            if controls.push(event) { current.base[index] = value }
+            if controls.push(.event(event)) { current.base[index] = value }
         }
     }
 }

@@ -11,12 +11,12 @@ func renderEngine(input: [Float], block: Int, state: RackState = RackState(), ev
     var outL = [Float](repeating: 0, count: input.count), outR = outL
     var next = 0
     var done = 0
-    let sorted = events.sorted { $0.sampleTime < $1.sampleTime }
+    let sorted = events.sorted { $0.time.sample! < $1.time.sample! }
     input.withUnsafeBufferPointer { inp in
         outL.withUnsafeMutableBufferPointer { l in outR.withUnsafeMutableBufferPointer { r in
             while done < input.count {
                 let n = min(block, input.count - done)
-                while next < sorted.count && sorted[next].sampleTime < Int64(done + n + engine.lookaheadFrames) {
+                while next < sorted.count && sorted[next].time.isDue(at: Int64(done + n + engine.lookaheadFrames) - 1) {
                     engine.schedule(sorted[next]); next += 1
                 }
                 let status = engine.render(frames: n, inputLeft: inp.baseAddress! + done, inputRight: inp.baseAddress! + done,
@@ -56,7 +56,7 @@ final class EngineTests: XCTestCase {
             event(0.3, .room, Double(Room.plate.rawValue)),
             event(0.5, .gain, -12, ramp: 0.3),
             event(0.61234, .cutoff, 9000),
-        ] + warm.events(at: Int64(0.9 * rate), ramp: .frames(Int64(0.2 * rate)))
+        ] + warm.events(at: .at(Int64(0.9 * rate)), ramp: .frames(Int64(0.2 * rate)))
             + [event(1.2, .room, Double(Room.cathedral.rawValue), ramp: 0.15)]
         let reference = renderEngine(input: input, block: 64, events: events)
         for block in [333, 4096, 1] where block != 1 || input.count <= 80_000 {
@@ -133,7 +133,7 @@ final class EngineTests: XCTestCase {
 
     func testPostedEventsReachTheRenderThroughTheQueue() {
         let engine = Engine(sampleRate: rate, maxFrames: 256)
-        XCTAssertTrue(engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .set(.mix, 80, ramp: .standard))))
+        XCTAssertTrue(engine.post(EngineEvent(.now, .set(.mix, 80, ramp: .standard))))
         var l = [Float](repeating: 0, count: 256), r = l
         _ = engine.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r)
         XCTAssertEqual(engine.targets[.mix], 80)
@@ -151,14 +151,16 @@ final class EngineTests: XCTestCase {
             engine.schedule(e)
         }
         var l = [Float](repeating: 0, count: 512), r = l
-        var applied: [EngineEvent] = []
+        var applied: [AppliedEvent] = []
         for _ in 0..<40 {
             _ = engine.render(frames: 512, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r)
-            while let e = engine.nextApplied() { applied.append(e) }
+            while let n = engine.nextNotice() {
+                if case let .applied(e) = n { applied.append(e) }
+            }
         }
-        let expected = scheduled.enumerated().sorted { ($0.element.sampleTime, $0.offset) < ($1.element.sampleTime, $1.offset) }
+        let expected = scheduled.enumerated().sorted { ($0.element.time.sample!, $0.offset) < ($1.element.time.sample!, $1.offset) }
         XCTAssertEqual(applied.map(\.action), expected.map(\.element.action))
-        XCTAssertEqual(applied.map(\.sampleTime), expected.map(\.element.sampleTime))
+        XCTAssertEqual(applied.map(\.sampleTime), expected.map { $0.element.time.sample! })
     }
 
     func testRenderRejectsTooManyFrames() {

@@ -160,7 +160,7 @@ final class MIDIMapTests: XCTestCase {
         }
         XCTAssertEqual(cycle([0xB0, 91, 10]), [], "a MIDI change queues nothing")
         XCTAssertEqual(cycle(), [], "not the cycle after either")
-        _ = engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .set(.gain, 12, ramp: .standard)))
+        _ = engine.post(EngineEvent(.now, .set(.gain, 12, ramp: .standard)))
         XCTAssertEqual(cycle(), [], "the render side computes no feedback of its own")
         link.sendFeedback(.gain, value: 12)
         link.sendFeedback(.decay, value: 2)

@@ -35,13 +35,13 @@ final class RecordingTests: XCTestCase {
             XCTAssertEqual(Float(start[spec.id]), Float(state[spec.id]), "\(spec.name): the written value, not Warm's")
         }
         let events = a.engineEvents(sampleRate: 48_000, presets: noPresets)
-        XCTAssertEqual(events.map(\.sampleTime), [480_000], "only the change at 10 s is an engine event")
+        XCTAssertEqual(events.map(\.time.sample), [480_000], "only the change at 10 s is an engine event")
     }
 
     /// A change at time 0 with a ramp still ramps; without a loop, events past the end warn.
     func testOnlyUnrampedChangesAtZeroAreTheStartingState() {
         let a = parse("0 /rack/cutoff 300 2\n0 /rack/mix 10\n3 /rack/gain -6\n", length: 2)
-        XCTAssertEqual(a.engineEvents(sampleRate: 1000, presets: noPresets).map(\.sampleTime), [0, 3000])
+        XCTAssertEqual(a.engineEvents(sampleRate: 1000, presets: noPresets).map(\.time.sample), [0, 3000])
         XCTAssertEqual(a.startingState(from: RackState(), presetState: { _ in nil })[.mix], 10)
         XCTAssertEqual(a.warnings.count, 1, "\(a.diagnostics)")
         XCTAssertFalse(a.loops)
@@ -55,7 +55,7 @@ final class RecordingTests: XCTestCase {
             "event at 2 s is at the end of the input (2 s): nothing after it is rendered, so it is ignored",
             "event at 2.5 s is past the end of the input (2 s) and is ignored",
         ])
-        XCTAssertEqual(a.engineEvents(sampleRate: 1000, presets: noPresets, lengthFrames: 2000).map(\.sampleTime), [1000],
+        XCTAssertEqual(a.engineEvents(sampleRate: 1000, presets: noPresets, lengthFrames: 2000).map(\.time.sample), [1000],
                        "neither is rendered")
     }
 
@@ -78,7 +78,7 @@ final class RecordingTests: XCTestCase {
         XCTAssertEqual(AutomationWriter.value(applied, of: mix), "90")
         XCTAssertEqual(AutomationWriter.value(1234.5, of: Parameters[.cutoff]), "1234.5")
         XCTAssertEqual(AutomationWriter.value(-3, of: Parameters[.gain]), "-3")
-        let line = AutomationWriter.line(for: EngineEvent(sampleTime: 48_000, .set(.mix, applied, ramp: .standard)),
+        let line = AutomationWriter.line(for: AppliedEvent(.set(.mix, applied, ramp: .standard), sampleTime: 48_000),
                                          sampleRate: 48_000, origin: 0)
         XCTAssertEqual(line, "1.000000 /rack/mix 90")
         for spec in Parameters.all where spec.taper != .choice {

@@ -3,7 +3,7 @@ import RackDSP
 import RackEngine
 import XCTest
 
-/// The lock-free single-producer/single-consumer queues (`EventQueue`, `MIDIFeedbackQueue`,
+/// The lock-free single-producer/single-consumer queues (`CommandQueue`, `MIDIFeedbackQueue`,
 /// `StereoRing`) under real concurrency: a producer and
 /// a consumer thread hand millions of items through a small queue (so that it wraps and runs
 /// full and empty all the time), and the consumer checks that every item arrives once, in
@@ -36,8 +36,8 @@ final class SPSCStressTests: XCTestCase {
         done.wait()
     }
 
-    func testEventQueueDeliversEveryEventOnceInOrderAndIntact() {
-        let queue = EventQueue(minimumCapacity: 512)
+    func testCommandQueueDeliversEveryEventOnceInOrderAndIntact() {
+        let queue = CommandQueue(minimumCapacity: 512)
         defer { queue.deallocate() }
         let count = Self.events
         // No allocation inside the loops: malloc's own locks would order the threads and hide
@@ -45,17 +45,17 @@ final class SPSCStressTests: XCTestCase {
         let parameters = ParameterID.allCases
         concurrently(producer: {
             for i in 0..<count {
-                while !queue.push(Self.event(i, parameters)) { sched_yield() }
+                while !queue.push(.event(Self.event(i, parameters))) { sched_yield() }
             }
         }, consumer: {
             var expected = 0
             var mismatches = 0
             var firstMismatch = ""
             while expected < count {
-                guard let e = queue.pop() else { sched_yield(); continue }
+                guard case let .event(e)? = queue.pop() else { sched_yield(); continue }
                 let i = expected
                 if e != Self.event(i, parameters) {
-                    if mismatches == 0 { firstMismatch = "item \(i): got sampleTime \(e.sampleTime) action \(e.action)" }
+                    if mismatches == 0 { firstMismatch = "item \(i): got time \(e.time) action \(e.action)" }
                     mismatches += 1
                 }
                 expected += 1

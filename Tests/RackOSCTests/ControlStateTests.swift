@@ -13,56 +13,51 @@ final class ControlStateTests: XCTestCase {
     func testAnImmediateChangeIsTheTargetWhenPostedAndToldByItsEcho() {
         var state = ControlState(targets: RackState(), preset: "")
         let change = parameters(.mix, 30)
-        let events = state.events(for: change, at: EngineEvent.immediately)
-        XCTAssertEqual(events, [EngineEvent(sampleTime: EngineEvent.immediately, .set(.mix, 30, ramp: .standard))])
-        XCTAssertEqual(state.commit(change, at: EngineEvent.immediately, posted: true, origin: nil), [], "told by its echo, not now")
+        let events = state.events(for: change, at: .now)
+        XCTAssertEqual(events, [EngineEvent(.now, .set(.mix, 30, ramp: .standard))])
+        XCTAssertEqual(state.commit(change, at: .now, posted: true, origin: nil), [], "told by its echo, not now")
         XCTAssertEqual(state.targets[.mix], 30)
-        let echo = EngineEvent(sampleTime: 512, .set(.mix, 30, ramp: .standard))
+        let echo = AppliedEvent(.set(.mix, 30, ramp: .standard), sampleTime: 512)
         XCTAssertEqual(state.absorb(echo), [ChangeRecord(change: .parameter(.mix, 30), source: .control, echo: echo)])
     }
 
     func testAScheduledChangeIsTheTargetOnlyWhenItsEchoComesBack() {
         var state = ControlState(targets: RackState(), preset: "")
         let change = parameters(.gain, -6)
-        XCTAssertEqual(state.commit(change, at: 48_000, posted: true, origin: nil), [])
+        XCTAssertEqual(state.commit(change, at: .at(48_000), posted: true, origin: nil), [])
         XCTAssertEqual(state.targets[.gain], 0, "get/dump never run ahead of the sound")
-        var echo = EngineEvent(sampleTime: 48_000, .set(.gain, -6, ramp: .standard))
-        echo.isScheduled = true
+        let echo = AppliedEvent(.set(.gain, -6, ramp: .standard), sampleTime: 48_000, isScheduled: true)
         XCTAssertEqual(state.absorb(echo).map(\.change), [.parameter(.gain, -6)])
         XCTAssertEqual(state.targets[.gain], -6)
     }
 
     func testAChangeWhileNoServerRunsIsToldAtOnce() {
         var state = ControlState(targets: RackState(), preset: "")
-        let records = state.commit(parameters(.cutoff, 800), at: EngineEvent.immediately, posted: false, origin: nil)
+        let records = state.commit(parameters(.cutoff, 800), at: .now, posted: false, origin: nil)
         XCTAssertEqual(records, [ChangeRecord(change: .parameter(.cutoff, 800), source: .whileAway)])
         XCTAssertEqual(state.targets[.cutoff], 800)
     }
 
     func testAMIDIControllerIsKnownFromItsEcho() {
         var state = ControlState(targets: RackState(), preset: "")
-        let echo = EngineEvent(sampleTime: 100, .midiSet(.mix, 75))
+        let echo = AppliedEvent(.midiSet(.mix, 75), sampleTime: 100)
         XCTAssertEqual(state.absorb(echo), [ChangeRecord(change: .parameter(.mix, 75), source: .midiController, echo: echo)])
         XCTAssertEqual(state.targets[.mix], 75)
     }
 
     func testARejoinTellsNothingNewAndAPresetsParametersBelongToIt() {
         var state = ControlState(targets: RackState(), preset: "")
-        let jump = EngineEvent(sampleTime: 0, .set(.mix, 50, ramp: .jump))
+        let jump = AppliedEvent(.set(.mix, 50, ramp: .jump), sampleTime: 0)
         XCTAssertEqual(state.absorb(jump).map(\.source), [.rejoin])
         var warm = RackState()
         warm[.mix] = 20
         let recall = StateChange.preset(name: "Warm", state: warm, rampFrames: 0)
-        let events = state.events(for: recall, at: EngineEvent.immediately)
+        let events = state.events(for: recall, at: .now)
         XCTAssertEqual(events.count, 1 + Parameters.all.count, "a marker, then every parameter")
-        XCTAssertEqual(state.commit(recall, at: EngineEvent.immediately, posted: true, origin: nil), [])
+        XCTAssertEqual(state.commit(recall, at: .now, posted: true, origin: nil), [])
         XCTAssertEqual(state.targets, warm)
         XCTAssertEqual(state.preset, "Warm")
-        let echoes = events.flatMap { e -> [ChangeRecord] in
-            var echo = e
-            echo.sampleTime = 256
-            return state.absorb(echo)
-        }
+        let echoes = events.flatMap { e in state.absorb(AppliedEvent(e.action, sampleTime: 256)) }
         XCTAssertEqual(echoes.first?.change, .preset(name: "Warm", rampFrames: 0))
         XCTAssertEqual(echoes.dropFirst().map(\.change), Parameters.all.map { .parameter($0.id, warm[$0.id]) },
                        "the recall's values follow its record, each with its echo (the recording writes them)")
@@ -81,14 +76,13 @@ final class ControlStateTests: XCTestCase {
     func testTheLedgerIgnoresScheduledEchoesOfBeforeAnOutage() {
         var ledger = EngineLedger()
         ledger.posted(scheduled: 2)
-        var old = EngineEvent(sampleTime: 10, .set(.mix, 1, ramp: .standard))
-        old.isScheduled = true
+        let old = AppliedEvent(.set(.mix, 1, ramp: .standard), sampleTime: 10, isScheduled: true)
         XCTAssertTrue(ledger.echoed(old))
         XCTAssertEqual(ledger.scheduled, 1)
         ledger.postedRestart()
         XCTAssertEqual(ledger.scheduled, 0)
         XCTAssertFalse(ledger.echoed(old), "of the time before the outage")
-        XCTAssertTrue(ledger.echoed(EngineEvent(sampleTime: 0, .restart(droppedEvents: 1))))
+        ledger.restarted()
         ledger.posted(scheduled: 1)
         XCTAssertTrue(ledger.echoed(old))
         XCTAssertEqual(ledger.scheduled, 0)

@@ -98,7 +98,7 @@ final class ParameterCommandTests: XCTestCase {
 
     func testAFullQueueIsBusyAndNothingChanges() {
         let rig = Rig(queueCapacity: 4)
-        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .play)) {}
+        while rig.engine.post(EngineEvent(.now, .play)) {}
         rig.controller.handle(OSCMessage("/rack/cutoff", [.float(800)]), timeTag: .immediately, from: rig.client)
         rig.controller.handle(OSCMessage("/rack/gain", [.float(40)]), timeTag: .immediately, from: rig.client)
         XCTAssertEqual(rig.replies(), [rig.error("/rack/cutoff", "busy: the render thread's queue is full"),

@@ -126,7 +126,7 @@ final class PlayerCommandTests: XCTestCase {
         rig.settle()
         XCTAssertEqual(rig.controller.playerPath, first)
         XCTAssertTrue(waitUntil(seconds: 5) { Self.descriptors(naming: first) == 1 }, "the first file is open")
-        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .marker(0))) {}
+        while rig.engine.post(EngineEvent(.now, .marker(0))) {}
         rig.controller.handle(OSCMessage("/rack/player/load", [.string(second)]), timeTag: .immediately, from: rig.client)
         XCTAssertEqual(rig.replies(), [rig.error("/rack/player/load", "busy: the render thread's queue is full")])
         XCTAssertEqual(rig.controller.playerPath, first, "the file playing is kept")
@@ -150,7 +150,7 @@ final class PlayerCommandTests: XCTestCase {
 
     func testABusyQueueRefusesTransport() {
         let rig = Rig(queueCapacity: 4)
-        while rig.engine.post(EngineEvent(sampleTime: EngineEvent.immediately, .marker(0))) {}
+        while rig.engine.post(EngineEvent(.now, .marker(0))) {}
         rig.controller.handle(OSCMessage("/rack/player/stop"), timeTag: .immediately, from: rig.client)
         XCTAssertEqual(rig.replies(), [rig.error("/rack/player/stop", "busy: the render thread's queue is full")])
     }

@@ -74,9 +74,9 @@ final class SessionTests: XCTestCase {
         func lines() throws -> [String] { try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) }
         XCTAssertEqual(try lines().count, 1, "the header is there from the start")
         let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
-        recorder.record(EngineEvent(sampleTime: 0, .set(.mix, 10, ramp: .standard)), engine: engine)
+        recorder.record(AppliedEvent(.set(.mix, 10, ramp: .standard), sampleTime: 0), engine: engine)
         XCTAssertEqual(try lines().last, "0.000000 /rack/mix 10", "in the file at once, no flush needed")
-        recorder.record(EngineEvent(sampleTime: 48_000, .set(.mix, 20, ramp: .frames(24_000))), engine: engine)
+        recorder.record(AppliedEvent(.set(.mix, 20, ramp: .frames(24_000)), sampleTime: 48_000), engine: engine)
         XCTAssertEqual(try lines().last, "1.000000 /rack/mix 20 0.500000")
         try recorder.flushIfDue(now: 10, engine: engine)
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int, inode,
@@ -87,12 +87,12 @@ final class SessionTests: XCTestCase {
         let path = Rig().temporaryDirectory() + "/r.txt"
         let old = Engine(sampleRate: 48_000, maxFrames: 256)
         let recorder = SessionRecorder(path: path)
-        recorder.record(EngineEvent(sampleTime: 24_000, .set(.mix, 10, ramp: .standard)), engine: old)
+        recorder.record(AppliedEvent(.set(.mix, 10, ramp: .standard), sampleTime: 24_000), engine: old)
         var l = [Float](repeating: 0, count: 256), r = l
         for _ in 0..<375 { _ = old.render(frames: 256, inputLeft: nil, inputRight: nil, outputLeft: &l, outputRight: &r) }   // 2 s
         try recorder.flushIfDue(now: 1, engine: old)
         let new = Engine(sampleRate: 44_100, maxFrames: 256)   // its samples count from 0 again
-        recorder.record(EngineEvent(sampleTime: 4_410, .set(.mix, 20, ramp: .standard)), engine: new)
+        recorder.record(AppliedEvent(.set(.mix, 20, ramp: .standard), sampleTime: 4_410), engine: new)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         XCTAssertTrue(text.hasSuffix("0.500000 /rack/mix 10\n# 2.000000: the JACK server is back at 44100 Hz (was 48000 Hz)\n2.100000 /rack/mix 20\n"), text)
         let parsed = Automation.parse(text, presetNames: [], presetAtIndex: { _ in nil })
@@ -114,7 +114,7 @@ final class SessionTests: XCTestCase {
         try XCTSkipUnless(FileManager.default.isWritableFile(atPath: "/dev/full"), "needs /dev/full")
         let engine = Engine(sampleRate: 48_000, maxFrames: 256)
         let recorder = SessionRecorder(path: "/dev/full")
-        recorder.record(EngineEvent(sampleTime: 0, .set(.mix, 10, ramp: .standard)), engine: engine)
+        recorder.record(AppliedEvent(.set(.mix, 10, ramp: .standard), sampleTime: 0), engine: engine)
         XCTAssertThrowsError(try recorder.flushIfDue(now: 10, engine: engine), "the first problem is reported")
         XCTAssertThrowsError(try recorder.flush(engine: engine)) { error in
             let message = (error as? RackError)?.message ?? ""
