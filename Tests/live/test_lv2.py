@@ -668,12 +668,7 @@ def test_jalv_processes_audio_on_jack(bundle, rack_binary, helpers, tmp_path, xd
         assert report["cycles"] > 100, report
         assert (report["malloc"], report["free"], report["lock"], report["io"]) == (0, 0, 0, 0), report
     finally:
-        for p in procs:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        end_processes(procs)
         livelib.stop_jack(pid)
 
 
@@ -697,12 +692,7 @@ def test_jalv_names_its_client_after_the_plugin_not_rack_runs_default(bundle, ra
         assert livelib.wait_until(lambda: want <= set(livelib.jack_port_list(server)), 20), \
             livelib.jack_port_list(server)
     finally:
-        for p in procs:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        end_processes(procs)
         livelib.stop_jack(pid)
 
 
@@ -749,12 +739,7 @@ def test_a_control_changed_from_jalvs_console_ramps_without_a_click(bundle, help
         assert rec.returncode == 0, err
         x = np.fromfile(path, dtype=np.float32).astype(np.float64)
     finally:
-        for p in procs:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        end_processes(procs)
         livelib.stop_jack(pid)
     assert_gain_ramp(x, "jalv")
 
@@ -817,13 +802,19 @@ def test_jalv_shows_the_meters(bundle, helpers, tmp_path):
         assert [playing.get(sym) for sym in METERS] == pytest.approx([-6, -12, -6], abs=0.1), playing
         assert [silent.get(sym) for sym in METERS] == [METER_FLOOR] * 3, silent
     finally:
-        for p in procs:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        end_processes(procs)
         livelib.stop_jack(pid)
+
+
+
+def end_processes(procs: list) -> None:
+    """Asks each of `procs` to end (SIGTERM), killing one that has not within 10 s."""
+    for p in procs:
+        p.terminate()
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 def assert_gain_ramp(x: np.ndarray, host: str) -> None:
