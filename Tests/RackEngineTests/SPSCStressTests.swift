@@ -7,9 +7,10 @@ import XCTest
 /// `StereoRing`) under real concurrency: a producer and
 /// a consumer thread hand millions of items through a small queue (so that it wraps and runs
 /// full and empty all the time), and the consumer checks that every item arrives once, in
-/// order, intact. `scripts/test` runs this file under the thread sanitizer too
-/// (`swift test --sanitize=thread --filter SPSCStressTests`), which reports any access to
-/// the queues' storage that their release/acquire counters do not order.
+/// order, intact. `scripts/test` runs this file under the thread sanitizer too, through the
+/// package in Tests/ThreadSanitizer that links it (`swift test --package-path
+/// Tests/ThreadSanitizer --sanitize=thread`), which reports any access to the queues' storage
+/// that their release/acquire counters do not order.
 final class SPSCStressTests: XCTestCase {
     /// Items per test; TSan makes each access ~10× slower, so the counts stay in the millions
     /// without the sanitized run taking minutes.

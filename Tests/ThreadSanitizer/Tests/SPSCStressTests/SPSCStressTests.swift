@@ -1,0 +1,1 @@
+../../../RackEngineTests/SPSCStressTests.swift
