@@ -13,9 +13,9 @@ extension RackController {
         OSCCommand(.params) { c, r in c.params(r) },
     ]
 
-    func ping(_ r: Request) { reply(OSCMessage("/pong"), to: r.from) }
+    func ping(_ r: Request) { replies.reply(OSCMessage("/pong"), to: r.from) }
 
-    func version(_ r: Request) { reply(OSCMessage(OSCCommandDeclaration.version.address, [.string(Self.namespaceVersion)]), to: r.from) }
+    func version(_ r: Request) { replies.reply(OSCMessage(OSCCommandDeclaration.version.address, [.string(Self.namespaceVersion)]), to: r.from) }
 
     /// `/rack/status i:rate i:period i:xruns f:dsp_load f:player_seconds s:state
     /// i:replaced_samples s:player_error`. The last field (appended at the end, so clients that read the first
@@ -25,27 +25,27 @@ extension RackController {
     /// moving means an upstream client or file is misbehaving. `s:player_error` (appended after
     /// it): why the player stopped by itself (a truncated or corrupt file), empty otherwise.
     func status(_ r: Request) {
-        reply(OSCMessage(OSCCommandDeclaration.status.address, [
-            .int(Int32(sampleRate)), .int(Int32(host.bufferSize)), .int(Int32(clamping: host.xruns)),
-            .float(Float(host.dspLoadPercent)), .float(Float(playerSeconds)), .string(host.stateName),
-            .int(Int32(clamping: engine?.monitor.get(.replacedInputSamples) ?? 0)), .string(playerFailure),
+        replies.reply(OSCMessage(OSCCommandDeclaration.status.address, [
+            .int(Int32(link.sampleRate)), .int(Int32(link.host.bufferSize)), .int(Int32(clamping: link.host.xruns)),
+            .float(Float(link.host.dspLoadPercent)), .float(Float(playerSeconds)), .string(link.host.stateName),
+            .int(Int32(clamping: link.engine?.monitor.get(.replacedInputSamples) ?? 0)), .string(playerFailure),
         ]), to: r.from)
     }
 
     /// `/rack/stats i:cycles f:median_us f:p99_us f:max_us f:period_us i:xruns` since the last ask.
     func stats(_ r: Request) {
-        let s = host.takeCycleStats()
-        let period = Double(host.bufferSize) / sampleRate * 1e6
-        reply(OSCMessage(OSCCommandDeclaration.stats.address, [
+        let s = link.host.takeCycleStats()
+        let period = Double(link.host.bufferSize) / link.sampleRate * 1e6
+        replies.reply(OSCMessage(OSCCommandDeclaration.stats.address, [
             .int(Int32(clamping: s.cycles)), .float(Float(s.medianMicroseconds)), .float(Float(s.p99Microseconds)),
-            .float(Float(s.maxMicroseconds)), .float(Float(period)), .int(Int32(clamping: host.xruns)),
+            .float(Float(s.maxMicroseconds)), .float(Float(period)), .int(Int32(clamping: link.host.xruns)),
         ]), to: r.from)
     }
 
     /// One `/rack/params s:name s:unit f:min f:max f:default s:taper` per parameter.
     func params(_ r: Request) {
         for spec in Parameters.all {
-            reply(OSCMessage(OSCCommandDeclaration.params.address, [
+            replies.reply(OSCMessage(OSCCommandDeclaration.params.address, [
                 .string(spec.name), .string(spec.unit), .float(Float(spec.minimum)), .float(Float(spec.maximum)),
                 .float(Float(spec.defaultValue)), .string(spec.taper.rawValue),
             ]), to: r.from)

@@ -48,7 +48,7 @@ extension RackController {
     /// `/rack/midi/map`: one `/rack/midi/map i:channel(0 = any) i:cc s:param` per binding.
     func midiMap(_ r: Request) throws(Reason) {
         guard let midi else { throw Self.midiOff }
-        for b in midi.link.map.bindings { reply(Self.bindingMessage(b), to: r.from) }
+        for b in midi.link.map.bindings { replies.reply(Self.bindingMessage(b), to: r.from) }
     }
 
     /// `/rack/midi/unmap CC`: removes the binding of controller CC.
@@ -84,9 +84,9 @@ extension RackController {
             map.bind(b)
             do throws(Reason) {
                 try storeMIDIMap(map)
-                reply(Self.bindingMessage(b), to: learning.requester)
+                replies.reply(Self.bindingMessage(b), to: learning.requester)
             } catch {
-                replyError(to: learning.requester, address: OSCCommandDeclaration.midiLearn.address, reason: error.text)
+                replies.replyError(to: learning.requester, address: OSCCommandDeclaration.midiLearn.address, reason: error.text)
             }
         }
     }
@@ -94,13 +94,13 @@ extension RackController {
     /// Logs `line` within the budget of `ControllerTuning.midiLinesPerSecond`; the first line
     /// after some were left out says how many.
     private func logMIDI(_ line: String) {
-        guard let midi, midi.lineBudget.spend(now: clock()) else { return }
+        guard let midi, midi.lineBudget.spend(now: replies.now) else { return }
         let leftOut = midi.lineBudget.dropped - midi.linesReported
         if leftOut > 0 {
-            log("MIDI: \(leftOut) program-change lines left out (at most \(ControllerTuning.midiLinesPerSecond) a second)")
+            replies.log("MIDI: \(leftOut) program-change lines left out (at most \(ControllerTuning.midiLinesPerSecond) a second)")
             midi.linesReported = midi.lineBudget.dropped
         }
-        log(line)
+        replies.log(line)
     }
 
     /// Hands `map` to the render thread and saves it.

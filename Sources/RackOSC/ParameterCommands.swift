@@ -35,20 +35,20 @@ extension RackController {
             let accepted = spec.accept(raw, normalized: normalized)
             value = accepted.value
             if let clamped = accepted.clamped {
-                report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
+                replies.report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        let time = try sample(for: r.timeTag)
+        let time = try link.sample(for: r.timeTag)
         // The room rule: a room brings its own values of the controls that follow it, except
         // those this packet (message or bundle) set before it; one it sets after it overrides.
         // The room the rack has already (told back by a linked rack) brings nothing.
-        datagram.parametersSet.insert(spec.id)
+        link.datagram.parametersSet.insert(spec.id)
         var changes = [(id: spec.id, value: value, ramp: RampLength(frames: ramp))]
-        let roomChanges = time != .now || !state.isTarget(.room, value)
+        let roomChanges = time != .now || !link.state.isTarget(.room, value)
         if spec.id == .room, roomChanges, let room = Room.at(index: Int(value)) {
-            changes += RoomRule.implied(by: room, setAlso: datagram.parametersSet).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
+            changes += RoomRule.implied(by: room, setAlso: link.datagram.parametersSet).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
         }
-        try submit(.parameters(changes), at: time, origin: r.from)
+        try link.submit(.parameters(changes), at: time, origin: r.from)
     }
 
     /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).
@@ -62,20 +62,20 @@ extension RackController {
         guard args.count > index else { return 0 }
         guard let r = args[index].number else { throw Reason("ramp time must be a number of seconds") }
         if let problem = ParameterSpec.rampProblem(r) { throw Reason(problem) }
-        return Int64((r * sampleRate).rounded())
+        return Int64((r * link.sampleRate).rounded())
     }
 
     /// `/rack/get NAME`: the parameter's target, as `/rack/NAME`.
     func get(_ r: Request) throws(Reason) {
         let name = r.arguments[0].string ?? ""   // the signature took one string
         guard let spec = Parameters.named(name) else { throw Reason("unknown parameter '\(name)'" + Parameters.didYouMean(name)) }
-        reply(Self.valueMessage(spec, targets[spec.id]), to: r.from)
+        replies.reply(Self.valueMessage(spec, targets[spec.id]), to: r.from)
     }
 
     /// `/rack/dump`: every target in table order, then `/rack/preset` with the last preset.
     func dump(_ r: Request) {
-        for spec in Parameters.all { reply(Self.valueMessage(spec, targets[spec.id]), to: r.from) }
-        reply(OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(lastPreset)]), to: r.from)
+        for spec in Parameters.all { replies.reply(Self.valueMessage(spec, targets[spec.id]), to: r.from) }
+        replies.reply(OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(lastPreset)]), to: r.from)
     }
 
     /// A parameter's value as rack reports it (get, dump, feedback): a number, or a room name.

@@ -21,7 +21,7 @@ extension RackController {
         guard r.from.isLocal else {
             // A remote sender: only files under --media-dir, opened by their real path, and one
             // answer for every refusal or failure.
-            guard let real = policy.mediaFile(path) else { throw Reason(ExposurePolicy.refusedLoad) }
+            guard let real = replies.policy.mediaFile(path) else { throw Reason(ExposurePolicy.refusedLoad) }
             return loadPlayer(path: real, startSeconds: 0, from: r.from, address: r.address)
         }
         loadPlayer(path: path, startSeconds: 0, from: r.from, address: r.address)
@@ -30,14 +30,14 @@ extension RackController {
     /// `/rack/player/play`, `/rack/player/stop`: at the message's time.
     func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
         player.playing = playing
-        try post(EngineEvent(sample(for: r.timeTag), playing ? .play : .stop))
+        try link.post(EngineEvent(link.sample(for: r.timeTag), playing ? .play : .stop))
     }
 
     /// `/rack/player/loop 0|1`.
     func playerLoop(_ r: Request) throws(Reason) {
         guard let v = r.arguments[0].number, v == 0 || v == 1 else { throw Reason("expects 0 or 1") }
         player.loop = v == 1
-        recorder.recordLoop(v == 1, engine: engine)
+        session.recorder.recordLoop(v == 1, engine: link.engine)
     }
 
     /// `/rack/player/seek SECONDS`: reloads the file from there (a time outside the file is
@@ -50,13 +50,13 @@ extension RackController {
         let path = player.newestPath ?? current.path
         let duration = path == current.path ? current.durationSeconds : .infinity
         if s < 0 || s > duration {
-            report(r, "seek \(formatNumber(s)) s clamped to \(formatNumber(min(max(s, 0), duration))) s")
+            replies.report(r, "seek \(formatNumber(s)) s clamped to \(formatNumber(min(max(s, 0), duration))) s")
         }
         loadPlayer(path: path, startSeconds: min(max(s, 0), duration), from: r.from, address: r.address)
     }
 
     /// `/rack/player/state`: the file, the transport and the loop flag.
-    func playerState(_ r: Request) { reply(playerStateMessage, to: r.from) }
+    func playerState(_ r: Request) { replies.reply(playerStateMessage, to: r.from) }
 
     /// `/rack/player/state s:file i:playing i:loop`: the file asked for last (empty when none),
     /// whether the transport plays and whether it loops (the reply, and what the web page is
@@ -68,8 +68,8 @@ extension RackController {
     /// `/rack/player/media`: the files any sender may load, in one message (the listing kept
     /// while the directories do not change; within the cap on listings).
     func listMedia(_ r: Request) throws(Reason) {
-        guard datagram.mediaListings.take(now: clock()) else { throw .mediaListings }
-        reply(OSCMessage(OSCCommandDeclaration.playerMedia.address, media.files(of: policy).map { .string($0) }), to: r.from)
+        guard link.datagram.mediaListings.take(now: replies.now) else { throw .mediaListings }
+        replies.reply(OSCMessage(OSCCommandDeclaration.playerMedia.address, media.files(of: replies.policy).map { .string($0) }), to: r.from)
     }
 
     /// Opens `path` (the previous file keeps playing if this fails) and hands its ring to the
@@ -81,17 +81,17 @@ extension RackController {
 
     /// Runs (or defers) `load` and reports its failure.
     func run(_ load: PlayerLoad) {
-        guard let engine else { return }
-        awaitEchoes()
+        guard let engine = link.engine else { return }
+        link.awaitEchoes()
         switch player.load(load, into: engine) {
         case .loaded, .deferred:
             break
         case .busy:
-            if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
+            if let from = load.from { replies.replyError(to: from, address: load.address, reason: Reason.busy.text) }
         case let .failed(error):
             var reason = error.description
             if let from = load.from, !from.isLocal { reason = ExposurePolicy.refusedLoad }
-            if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log(reason) }
+            if let from = load.from { replies.replyError(to: from, address: load.address, reason: reason) } else { replies.log(reason) }
         }
     }
 
@@ -102,11 +102,11 @@ extension RackController {
     func reportPlayerFailure() {
         guard let error = player.stream?.takeUnreportedError() else { return }
         let reason = "stopped: " + error.description
-        log(reason)
+        replies.log(reason)
         feedback.notify(OSCMessage("/rack/error", [.string("/rack/player"), .string(reason)]))
         player.failure = reason
         player.playing = false
-        _ = try? post(EngineEvent(.now, .stop))
+        _ = try? link.post(EngineEvent(.now, .stop))
     }
 
     /// Why the player stopped by itself, empty when it did not (`/rack/status`).
@@ -127,14 +127,14 @@ extension RackController {
     /// the state of the moment.
     public func adoptPlayer(_ s: PlayerStream) {
         player.adopt(s)
-        recorder.recordStart(state: targets, preset: lastPreset, file: s.path, loop: player.loop, positionSeconds: s.startSeconds)
+        session.recorder.recordStart(state: targets, preset: lastPreset, file: s.path, loop: player.loop, positionSeconds: s.startSeconds)
     }
 
     /// Whether the player loops (`/rack/player/loop`).
     public var loop: Bool { player.loop }
 
     /// Position of the player in the file, in seconds.
-    public var playerSeconds: Double { player.seconds(in: engine) }
+    public var playerSeconds: Double { player.seconds(in: link.engine) }
 
     /// The file playing, if any.
     public var playerPath: String? { player.stream?.path }

@@ -26,7 +26,7 @@ extension RackController {
             throw Reason("expects a preset name or index")
         }
         guard let preset = presets.preset(namedOrNumbered: typed) else { throw Reason(presets.unknownNameReason(typed)) }
-        try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag), origin: r.from)
+        try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try link.sample(for: r.timeTag), origin: r.from)
     }
 
     /// Recalls `preset` at `t` (now or an engine sample), every parameter
@@ -34,7 +34,7 @@ extension RackController {
     /// MIDI program change. `origin`: the endpoint that asked (nil for MIDI).
     func recall(_ preset: Preset, rampFrames ramp: Int64, at t: EventTime, origin: OSCEndpoint? = nil) throws(Reason) {
         // All or nothing: a recall is never half-applied because the queue filled up.
-        try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t, origin: origin)
+        try link.submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t, origin: origin)
     }
 
     /// `/rack/preset/save NAME`: the targets as a user preset; answered, once the file is
@@ -45,7 +45,7 @@ extension RackController {
         let saved: Preset
         do { saved = try presets.save(name: name, state: targets) } catch { throw Self.reason(error) }
         let number = presets.index(of: saved).map { OSCValue.int(Int32($0)) }
-        reply(OSCMessage(Self.savedAddress, [.string(saved.name)] + (number.map { [$0] } ?? [])), to: r.from)
+        replies.reply(OSCMessage(Self.savedAddress, [.string(saved.name)] + (number.map { [$0] } ?? [])), to: r.from)
     }
 
     /// The address of a save's answer.
@@ -62,8 +62,8 @@ extension RackController {
     /// `ControllerTuning.presetWritesPerPacket` per datagram, so one packet (a bundle of saves)
     /// holds up the others' messages for one write at most.
     private func spendPresetWrite() throws(Reason) {
-        guard datagram.presetWrites < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
-        datagram.presetWrites += 1
+        guard link.datagram.presetWrites < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
+        link.datagram.presetWrites += 1
     }
 
     /// `/rack/preset/list`: every preset's name, in number order, in one message when that fits
@@ -77,13 +77,13 @@ extension RackController {
             guard asked.isFinite, asked == asked.rounded(), asked >= 0, asked < Double(pages.pages.count) else {
                 throw Reason("no page \(formatNumber(asked)): pages 0…\(pages.pages.count - 1)")
             }
-            reply(pages.message(Int(asked)), to: r.from)
+            replies.reply(pages.message(Int(asked)), to: r.from)
             return
         }
         let whole = OSCMessage(OSCCommandDeclaration.presetList.address, names.map { .string($0) })
-        guard whole.encoded().count > PresetListPages.wholeReplyBytes else { return reply(whole, to: r.from) }
+        guard whole.encoded().count > PresetListPages.wholeReplyBytes else { return replies.reply(whole, to: r.from) }
         let pages = PresetListPages(names: names)
-        for index in pages.pages.indices { reply(pages.message(index), to: r.from) }
+        for index in pages.pages.indices { replies.reply(pages.message(index), to: r.from) }
     }
 
     private static func presetName(_ r: Request) -> String {

@@ -13,10 +13,10 @@ extension RackController {
     /// `/nsm/client/save`: the targets and the player's file and position, in the session.
     /// Within the cap on saves: one beyond it is refused, to the server, as busy.
     func sessionSave(_ r: Request) {
-        guard datagram.sessionSaves.take(now: clock()) else {
-            nsm?.refuseSave(Reason.sessionSaves.text, socket: replier)
+        guard link.datagram.sessionSaves.take(now: replies.now) else {
+            session.nsm?.refuseSave(Reason.sessionSaves.text, socket: replies.replier)
             return
         }
-        nsm?.save(SessionState(state: targets, playerPath: playerPath, playerSeconds: playerSeconds), socket: replier)
+        session.nsm?.save(SessionState(state: targets, playerPath: playerPath, playerSeconds: playerSeconds), socket: replies.replier)
     }
 }

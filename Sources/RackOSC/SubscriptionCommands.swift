@@ -11,7 +11,7 @@ extension RackController {
     /// `/rack/subscribe [port]`: applied changes go to the sender (on `port`, if given).
     func subscribe(_ r: Request) throws(Reason) {
         let target = try pushTarget(r)
-        try feedback.subscribe(target, trusted: trusts(target), linked: target != r.from, expires: leaseEnd(for: target))
+        try feedback.subscribe(target, trusted: replies.trusts(target), linked: target != r.from, expires: leaseEnd(for: target))
     }
 
     /// `/rack/unsubscribe [port]`: neither changes nor meters any more.
@@ -22,13 +22,13 @@ extension RackController {
     /// `/rack/meter [port]`: the meters go to the sender (on `port`, if given).
     func subscribeMeters(_ r: Request) throws(Reason) {
         let target = try pushTarget(r)
-        try feedback.subscribeMeters(target, trusted: trusts(target), expires: leaseEnd(for: target, seconds: policy.meterLeaseSeconds))
+        try feedback.subscribeMeters(target, trusted: replies.trusts(target), expires: leaseEnd(for: target, seconds: replies.policy.meterLeaseSeconds))
     }
 
     /// When a subscription of `target` made now lapses: never for a local one, after `seconds`
     /// (the policy's lease) for a remote one (renewed by subscribing again).
     func leaseEnd(for target: OSCEndpoint, seconds: Double? = nil) -> Double {
-        target.isLocal ? .infinity : clock() + (seconds ?? policy.leaseSeconds)
+        target.isLocal ? .infinity : replies.now + (seconds ?? replies.policy.leaseSeconds)
     }
 
     /// Where a subscription sends to: the sender, or UDP on the sender's address at the port
@@ -48,7 +48,7 @@ extension RackController {
     /// rack's own OSC socket, where every push would come back and be applied again.
     func pushTarget(_ r: Request) throws(Reason) -> OSCEndpoint {
         let target = try Self.replyTarget(r)
-        guard !isOwn(target) else { throw Reason(Self.ownTargetReason(target)) }
+        guard !replies.isOwn(target) else { throw Reason(Self.ownTargetReason(target)) }
         return target
     }
 

@@ -23,27 +23,27 @@ extension RackController {
 
     func sync(_ r: Request) throws(Reason) {
         let answer = OSCMessage("/synced", r.arguments)
-        guard engineLinked, let engine, engine.takenCount < engine.postedCount else {
-            reply(answer, to: r.from)   // nothing in flight: the state already holds every change
+        guard link.linked, let engine = link.engine, engine.takenCount < engine.postedCount else {
+            replies.reply(answer, to: r.from)   // nothing in flight: the state already holds every change
             return
         }
-        guard pendingSyncs.count < ControllerTuning.pendingSyncs else {
+        guard link.pendingSyncs.count < ControllerTuning.pendingSyncs else {
             throw Reason("busy: \(ControllerTuning.pendingSyncs) syncs are already waiting for the render thread")
         }
-        pendingSyncs.append(PendingSync(engine: ObjectIdentifier(engine), posted: engine.postedCount, answer: answer, to: r.from))
+        link.pendingSyncs.append(PendingSync(engine: ObjectIdentifier(engine), posted: engine.postedCount, answer: answer, to: r.from))
     }
 
     /// Answers the syncs whose changes the render thread has taken, in order. All of them when
     /// the engine went or was replaced: what it had not taken went with it, and the engine that
     /// comes back takes up the state, which holds every change.
     func answerSyncs() {
-        guard !pendingSyncs.isEmpty else { return }
-        let engine = engineLinked ? self.engine : nil
+        guard !link.pendingSyncs.isEmpty else { return }
+        let engine = link.linked ? link.engine : nil
         let taken = engine?.takenCount ?? 0
         let current = engine.map(ObjectIdentifier.init)
-        let ready = pendingSyncs.prefix { $0.engine != current || $0.posted <= taken }
-        for s in ready { reply(s.answer, to: s.to) }
-        pendingSyncs.removeFirst(ready.count)
+        let ready = link.pendingSyncs.prefix { $0.engine != current || $0.posted <= taken }
+        for s in ready { replies.reply(s.answer, to: s.to) }
+        link.pendingSyncs.removeFirst(ready.count)
     }
 }
 
@@ -72,16 +72,16 @@ extension RackController {
     func clearSchedule(_ r: Request) throws(Reason) {
         let owner = EventOwner(r.from)
         // Nothing of the sender waits, or no server runs (its rejoin drops every scheduled event).
-        guard engineLinked, let engine, ledger.shares.held(by: owner) > 0 else {
+        guard link.linked, let engine = link.engine, link.ledger.shares.held(by: owner) > 0 else {
             return scheduleCleared(0, for: owner)
         }
         guard engine.post(.clearScheduled(owner)) else { throw .busy }
-        ledger.postedClear()
-        awaitEchoes()
+        link.ledger.postedClear()
+        link.awaitEchoes()
     }
 
     /// The render thread dropped `count` scheduled events of `owner`.
     func scheduleCleared(_ count: Int, for owner: EventOwner) {
-        reply(OSCMessage(Self.scheduleClearedAddress, [.int(Int32(clamping: count))]), to: OSCEndpoint(owner))
+        replies.reply(OSCMessage(Self.scheduleClearedAddress, [.int(Int32(clamping: count))]), to: OSCEndpoint(owner))
     }
 }
