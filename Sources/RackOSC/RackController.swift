@@ -21,13 +21,12 @@ public final class RackController {
     /// The OSC namespace version (semantic versioning), `/rack/version`.
     public static let namespaceVersion = "1.7.0"
 
-    /// Replies and `/rack/error` within their budgets, the allow list, the exposure policy,
-    /// the clock and the log.
+    /// Replies and `/rack/error` within their budgets, the allow list, the policy, clock, log.
     let replies: ReplyChannel
     /// The rack's state, its one writer and the render thread's queue (`EngineLink`).
     let link: EngineLink
     /// The file playing and the media listing.
-    let playback = PlayerSide()
+    let playback: PlayerSide
     public let presets: PresetStore
     /// Subscribers and meters.
     let feedback: Feedback
@@ -48,7 +47,8 @@ public final class RackController {
         link = EngineLink(host: host, replies: replies, state: ControlState(targets: initial, preset: initialPreset))
         self.presets = presets
         feedback = Feedback(replier: replier)
-        session = SessionSide(recordPath: recordPath)
+        session = SessionSide(recordPath: recordPath, replier: replier)
+        playback = PlayerSide(recorder: session.recorder)
         feedback.admits = { [replies] to, bytes in replies.admitsPush(to: to, bytes: bytes) }
         subscribeSinks()
     }
@@ -61,8 +61,8 @@ public final class RackController {
             link.lastApplied.append(echo)
             if link.lastApplied.count > ControllerTuning.lastAppliedCount { link.lastApplied.removeFirst() }
         }
-        link.changes.subscribe { [session, replies] record in
-            if case .parameter = record.change, record.source != .rejoin { session.nsm?.markDirty(socket: replies.replier) }
+        link.changes.subscribe { [session] record in
+            if case .parameter = record.change, record.source != .rejoin { session.nsm?.markDirty(socket: session.replier) }
         }
         link.changes.subscribe { [feedback] record in feedback.tell(record) }
         link.changes.subscribe { [unowned self] record in midi?.tell(record) }
@@ -121,7 +121,7 @@ public final class RackController {
     public func serveOnce() {
         syncWithEngine()
         answerSyncs()
-        if let load = player.collect() { run(load) }
+        if let load = player.collect() { PlayerCommands.run(load, playback, context) }
     }
 
     // MARK: - Packets
@@ -161,10 +161,10 @@ public final class RackController {
         defer { link.sender = nil }
         do throws(Reason) {
             if let target = ParameterAddress(parsing: m.address) {
-                try setParameter(target.spec, normalized: target.isNormalized, request)
+                try ParameterCommands.set(target.spec, normalized: target.isNormalized, context, request)
             } else if let command = Self.commands[m.address], !command.sessionManagerOnly || session.nsm?.isServer(from) == true {
                 if let refusal = command.declaration.signature.refusal(m.arguments.map(\.argumentKind)) { throw Reason(refusal) }
-                try command.handle(self, request)
+                try command.handle(modules, context, request)
             } else {
                 throw Reason("unknown address" + NameMatch.didYouMean(m.address, in: OSCAddressSpace.userAddresses))
             }
@@ -188,7 +188,7 @@ public final class RackController {
     /// Takes the engine's notices (`EngineLink.drain`): rings the player let go of are freed,
     /// and `/rack/schedule/clear` is answered.
     func drainApplied() {
-        link.drain(released: { player.released($0) }, cleared: { scheduleCleared($0, for: $1) })
+        link.drain(released: { player.released($0) }, cleared: { replies.reply(SyncCommands.cleared($0), to: OSCEndpoint($1)) })
     }
 
     /// A new engine: the preset recalls, scheduled events and meter sums in flight to the old
