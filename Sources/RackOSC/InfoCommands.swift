@@ -6,7 +6,7 @@ import RackWire
 enum InfoCommands {
     /// The queries about the rack.
     static let all = [
-        OSCCommand(.ping) { c, r in c.reply(OSCMessage("/pong"), to: r.from) },
+        OSCCommand(.ping) { c, r in c.reply(OSCMessage(OSCReplyAddress.pong), to: r.from) },
         OSCCommand(.version) { c, r in
             c.reply(OSCMessage(OSCCommandDeclaration.version.address, [.string(RackController.namespaceVersion)]), to: r.from)
         },

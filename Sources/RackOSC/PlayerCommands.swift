@@ -100,7 +100,7 @@ extension RackController {
         guard let error = player.stream?.takeUnreportedError() else { return }
         let reason = "stopped: " + error.description
         log(reason)
-        feedback.notify(OSCMessage("/rack/error", [.string("/rack/player"), .string(reason)]))
+        feedback.notify(OSCMessage(OSCReplyAddress.error, [.string(OSCAddressSpace.player), .string(reason)]))
         player.failure = reason
         player.playing = false
         _ = try? link.post(EngineEvent(.now, .stop))

@@ -48,11 +48,8 @@ enum PresetCommands {
         let saved: Preset
         do { saved = try presets.save(name: name, state: c.targets) } catch { throw Self.reason(error) }
         let number = presets.index(of: saved).map { OSCValue.int(Int32($0)) }
-        c.reply(OSCMessage(Self.savedAddress, [.string(saved.name)] + (number.map { [$0] } ?? [])), to: r.from)
+        c.reply(OSCMessage(OSCReplyAddress.presetSaved, [.string(saved.name)] + (number.map { [$0] } ?? [])), to: r.from)
     }
-
-    /// The address of a save's answer.
-    static let savedAddress = "/rack/preset/saved"
 
     /// `/rack/preset/delete NAME`: a user preset.
     static func delete(_ presets: PresetStore, _ c: CommandContext, _ r: Request) throws(Reason) {

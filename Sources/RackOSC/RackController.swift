@@ -171,7 +171,7 @@ public final class RackController {
         } catch {
             // An error is never answered with an error: two racks (or a rack and a controller
             // that answers the same way) would bounce it for ever.
-            if m.address != ReplyChannel.errorAddress { replies.replyError(to: from, address: m.address, reason: error.text) }
+            if m.address != OSCReplyAddress.error { replies.replyError(to: from, address: m.address, reason: error.text) }
         }
     }
 

@@ -67,13 +67,10 @@ final class ReplyChannel {
     /// Whether a datagram sent to `target` reaches the rack's own OSC socket.
     func isOwn(_ target: OSCEndpoint) -> Bool { ownEndpoints?.reaches(target, now: now) == true }
 
-    /// The address of error replies.
-    static let errorAddress = "/rack/error"
-
     /// `/rack/error ADDRESS REASON`, within the error budget.
     func replyError(to: OSCEndpoint, address: String, reason: String) {
         guard errorBudget.spend(to: to.address, trusted: trusts(to), now: now) else { return }
-        reply(OSCMessage(Self.errorAddress, [.string(address), .string(reason)]), to: to)
+        reply(OSCMessage(OSCReplyAddress.error, [.string(address), .string(reason)]), to: to)
     }
 }
 

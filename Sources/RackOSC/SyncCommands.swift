@@ -24,7 +24,7 @@ enum SyncCommands {
     ]
 
     static func sync(_ link: EngineLink, _ c: CommandContext, _ r: Request) throws(Reason) {
-        let answer = OSCMessage("/synced", r.arguments)
+        let answer = OSCMessage(OSCReplyAddress.synced, r.arguments)
         guard link.linked, let engine = link.engine, engine.takenCount < engine.postedCount else {
             c.reply(answer, to: r.from)   // nothing in flight: the state already holds every change
             return
@@ -71,9 +71,6 @@ extension OSCEndpoint {
 /// (`EngineCommand.clearScheduled`) and says how many (`EngineNotice.clearedScheduled`); the
 /// answer follows that notice.
 extension SyncCommands {
-    /// The answer to `/rack/schedule/clear`.
-    static let scheduleClearedAddress = "/rack/schedule/cleared"
-
     static func clearSchedule(_ link: EngineLink, _ c: CommandContext, _ r: Request) throws(Reason) {
         let owner = EventOwner(r.from)
         // Nothing of the sender waits, or no server runs (its rejoin drops every scheduled event).
@@ -87,6 +84,6 @@ extension SyncCommands {
 
     /// The answer that the render thread dropped `count` scheduled events of its sender.
     static func cleared(_ count: Int) -> OSCMessage {
-        OSCMessage(scheduleClearedAddress, [.int(Int32(clamping: count))])
+        OSCMessage(OSCReplyAddress.scheduleCleared, [.int(Int32(clamping: count))])
     }
 }
