@@ -34,9 +34,15 @@ public enum OSCAddressSpace {
     public static let automatableAddresses: [String] = ParameterAddress.all.map { $0.path }
         + commands.filter { $0.automation != nil }.map { $0.address }
 
+    /// The prefix of every parameter's address (`/rack/<name>`, `Parameters.address`).
+    public static let parameterPrefix = "/rack/"
+    /// The player's container, also the address its failures are told at
+    /// (`/rack/error /rack/player REASON`).
+    public static let player = "/rack/player"
+
     /// The containers of OSCQuery's tree that are no command, with their descriptions.
     public static let containers: [(path: String, description: String)] = [
-        ("/", "rack"), ("/rack", "rack: a JACK effects rack"), ("/rack/player", "the file player"),
+        ("/", "rack"), ("/rack", "rack: a JACK effects rack"), (player, "the file player"),
         ("/rack/schedule", "timetagged changes waiting for their time"),
     ]
 }

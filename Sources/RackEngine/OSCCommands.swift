@@ -105,3 +105,23 @@ extension OSCCommandDeclaration {
     public static let sessionError = Self(
         "/error", .any, "the session manager's refusal", sessionManagerOnly: true)
 }
+
+/// The addresses rack sends that are no command it obeys (answers and notices), each written
+/// once here; `all` lists them.
+public enum OSCReplyAddress {
+    /// `/rack/error ADDRESS REASON`: a refusal, or a problem that refused nothing (a value
+    /// clamped, the player stopped).
+    public static let error = "/rack/error"
+    /// The answer to `/rack/preset/save`: `s:name i:number`.
+    public static let presetSaved = "/rack/preset/saved"
+    /// A page of `/rack/preset/list`: `i:page i:pages s…`.
+    public static let presetListPage = "/rack/preset/list/page"
+    /// The answer to `/rack/schedule/clear`: `i:count`.
+    public static let scheduleCleared = "/rack/schedule/cleared"
+    /// The answer to `/ping`.
+    public static let pong = "/pong"
+    /// The answer to `/sync [id]`: `[id]`.
+    public static let synced = "/synced"
+
+    public static let all = [error, presetSaved, presetListPage, scheduleCleared, pong, synced]
+}

@@ -144,7 +144,7 @@ public struct ParameterSpec: Sendable {
     public let precision: DisplayPrecision
 
     /// The OSC address of the parameter.
-    public var address: String { "/rack/" + name }
+    public var address: String { OSCAddressSpace.parameterPrefix + name }
 
     /// The range and its taper: the one place the taper maths lives.
     public var range: TaperedRange { TaperedRange(minimum: minimum, maximum: maximum, taper: taper) }

@@ -134,7 +134,7 @@ struct AutomationParser {
             if time > 0 { warning("rack render starts from a seek at time 0 only; it does not replay this one (rack send sends it)") }
             return .seek(seconds: seconds)
         case nil:
-            if address.hasPrefix("/rack/") || address.hasPrefix("/") {
+            if address.hasPrefix("/") {
                 // A known command that is not automatable is not "meant" to be a near one.
                 let known = OSCAddressSpace.byAddress[address] != nil
                 error("unknown or non-automatable address '\(address)'"

@@ -29,9 +29,9 @@ public enum ManualSections {
     static var osc: [String] {
         var out = [".SH OSC",
                    text("rack run obeys these addresses over UDP (127.0.0.1:8000 unless --osc-host and --osc-port say otherwise) and answers queries to the sender. Arguments: s a string, n a number (i, f, d or h), s|n either, [ ] optional, * anything; (automatable) marks what an automation file may say. OSCQuery (HTTP, GET /) publishes the same namespace.")]
-        out += [".TP", ".B " + escape("/rack/PARAMETER n [n]"),
+        out += [".TP", ".B " + escape(OSCAddressSpace.parameterPrefix + "PARAMETER n [n]"),
                 text("ramp a parameter of the table (see PARAMETERS) to a value over an optional ramp in seconds; room takes a name (automatable)"),
-                ".TP", ".B " + escape("/rack/PARAMETER/norm n [n]"),
+                ".TP", ".B " + escape(OSCAddressSpace.parameterPrefix + "PARAMETER/norm n [n]"),
                 text("the same with a 0…1 control position along the parameter's taper (automatable)")]
         for c in OSCAddressSpace.commands where !c.sessionManagerOnly {
             let arguments = c.signature.notation

@@ -76,7 +76,7 @@ public final class LiveState: Sendable {
         for spec in Parameters.all {
             values[spec.address] = [Self.value(spec, spec.defaultValue)]
         }
-        values["/rack/preset"] = [.string("")]
+        values[OSCCommandDeclaration.presetRecall.address] = [.string("")]
         inner = Mutex(Inner(snapshot: Snapshot(values: values, presetNames: [])))
     }
 
@@ -115,7 +115,7 @@ public final class LiveState: Sendable {
     /// and pushed as `/rack/preset/list s…` (the reply's form) to its listeners.
     public func setPresetNames(_ names: [String]) {
         inner.withLock { $0.snapshot.presetNames = names }
-        record("/rack/preset/list", names.map(LiveValue.string))
+        record(OSCCommandDeclaration.presetList.address, names.map(LiveValue.string))
     }
 
     func snapshot() -> Snapshot { inner.withLock { $0.snapshot } }

@@ -70,7 +70,7 @@ struct WebSocketSession: Sendable {
     /// first message (empty when it does not decode, as the controller answers such a datagram).
     static func refusal(of datagram: [UInt8]) -> OSCMessage {
         let messages = try? datagram.withUnsafeBytes { bytes in try OSCPacket.decode(bytes) }
-        return OSCMessage("/rack/error", [
+        return OSCMessage(OSCReplyAddress.error, [
             .string(messages?.first?.0.address ?? ""),
             .string("busy: \(HTTPLimits.controlInboxLength) messages from WebSocket clients are already waiting for the control thread"),
         ])

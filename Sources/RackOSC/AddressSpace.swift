@@ -1,4 +1,5 @@
 import RackEngine
+import RackFiles
 import RackWire
 
 /// Why a message was refused (the text of its `/rack/error` reply).
@@ -52,30 +53,65 @@ struct Request {
 /// One command of the address space: its declaration (`OSCCommandDeclaration`: address,
 /// signature, description…) and the function that applies it, registered once, in the file of
 /// the module it belongs to (as scsynth's `SC_MiscCmds.cpp` registers each command once). The
-/// signature is checked before the function runs; it throws the reason it refuses a message on
-/// other grounds (a value out of range, an unknown name); the controller replies with
-/// `/rack/error ADDRESS REASON`.
+/// function gets a `CommandContext` and its own module's state (`CommandModules`), never the
+/// controller. The signature is checked before the function runs; it throws the reason it
+/// refuses a message on other grounds (a value out of range, an unknown name); the controller
+/// replies with `/rack/error ADDRESS REASON`.
 struct OSCCommand: Sendable {
-    typealias Handler = @Sendable (RackController, Request) throws(Reason) -> Void
+    typealias Handler = @Sendable (CommandModules, CommandContext, Request) throws(Reason) -> Void
 
     let declaration: OSCCommandDeclaration
     let handle: Handler
 
-    init(_ declaration: OSCCommandDeclaration, _ handle: @escaping Handler) {
+    /// `declaration`, applied by `handle` with the state of the module at `module`.
+    init<State>(_ declaration: OSCCommandDeclaration, in module: KeyPath<CommandModules, State> & Sendable,
+                _ handle: @escaping @Sendable (State, CommandContext, Request) throws(Reason) -> Void) {
         self.declaration = declaration
-        self.handle = handle
+        self.handle = { modules, context, request throws(Reason) in try handle(modules[keyPath: module], context, request) }
+    }
+
+    /// `declaration`, applied by `handle` with the context alone (a module without state of its own).
+    init(_ declaration: OSCCommandDeclaration, _ handle: @escaping @Sendable (CommandContext, Request) throws(Reason) -> Void) {
+        self.declaration = declaration
+        self.handle = { _, context, request throws(Reason) in try handle(context, request) }
     }
 
     var address: String { declaration.address }
     var sessionManagerOnly: Bool { declaration.sessionManagerOnly }
 }
 
+/// The state of each command module, handed to its handlers (each takes its own, by key path).
+struct CommandModules {
+    let presets: PresetStore
+    let player: PlayerSide
+    let subscriptions: Feedback
+    /// Nil with `--no-midi`.
+    let midi: MIDIControl?
+    let session: SessionModule
+    /// What the queries about the rack read: the driver and the player.
+    let info: RackReadings
+    /// `/sync` and `/rack/schedule/clear` keep their waiting syncs and shares in the link.
+    let sync: EngineLink
+}
+
+/// What the session manager's save reads: the session and the player.
+struct SessionModule {
+    let side: SessionSide
+    let player: PlayerSide
+}
+
+/// What `/rack/status` and `/rack/stats` read besides the engine: the driver and the player.
+struct RackReadings {
+    let host: RackHost
+    let player: PlayerSide
+}
+
 extension RackController {
     /// Every module's commands. Besides these, `/rack/PARAMETER n|s [n]` and
     /// `/rack/PARAMETER/norm n [n]` set a parameter of the table (`ParameterAddress`,
-    /// `setParameter`).
-    static let registrations: [OSCCommand] = infoCommands + parameterCommands + syncCommands + presetCommands
-        + subscriptionCommands + playerCommands + midiCommands + sessionCommands
+    /// `ParameterCommands.set`).
+    static let registrations: [OSCCommand] = InfoCommands.all + ParameterCommands.all + SyncCommands.all
+        + PresetCommands.all + SubscriptionCommands.all + PlayerCommands.all + MIDICommands.all + SessionCommands.all
 
     /// The address space: every declared command with its function, in the declarations' order
     /// (a declared command without one, or one registered twice or for no declaration, fails
@@ -86,6 +122,15 @@ extension RackController {
 
     /// `commandTable` by address.
     static let commands = [String: OSCCommand](uniqueKeysWithValues: commandTable.map { ($0.address, $0) })
+
+    /// What a handler may do (`CommandContext`).
+    var context: CommandContext { CommandContext(link: link, replies: replies) }
+
+    /// The state of each module, for its handlers.
+    var modules: CommandModules {
+        CommandModules(presets: presets, player: playback, subscriptions: feedback, midi: midi, session: SessionModule(side: session, player: playback),
+                       info: RackReadings(host: link.host, player: playback), sync: link)
+    }
 }
 
 extension OSCValue {

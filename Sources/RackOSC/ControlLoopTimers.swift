@@ -10,25 +10,17 @@ extension RackController {
     /// the first subscription lease to run out, and the recording's next flush.
     func nextDeadline(now: Double) -> Double? {
         var due: [Double] = []
-        if awaitsEchoes(now: now) || !pendingSyncs.isEmpty { due.append(now + ControllerTuning.echoLookSeconds) }
-        if !feedback.meterSubscribers.isEmpty || meterObserved() { due.append(lastMeterTime + 1 / ControllerTuning.meterHz) }
+        if awaitsEchoes(now: now) || !link.pendingSyncs.isEmpty { due.append(now + ControllerTuning.echoLookSeconds) }
+        if !feedback.meterSubscribers.isEmpty || feedback.meterObserved() { due.append(feedback.lastMeterTime + 1 / ControllerTuning.meterHz) }
         if let lease = feedback.firstExpiry { due.append(lease) }
-        if let flush = recorder.nextFlush { due.append(flush) }
+        if let flush = session.recorder.nextFlush { due.append(flush) }
         return due.min()
     }
 
-    /// Whether the render thread may have echoes the loop is waiting for: within
-    /// `ControllerTuning.echoWindowSeconds` of the last post or echo, while scheduled events
-    /// wait to sound, while the engine is to take up the state (or the driver has just joined or
-    /// lost a server the controller has not seen come or go yet), and while a player swap is in
-    /// flight (its released ring comes back as an echo).
-    func awaitsEchoes(now: Double) -> Bool {
-        now < echoesAwaitedUntil || ledger.scheduled > 0 || restartPending || host.isRunning != engineLinked
-            || player.isSwapping
-    }
-
-    /// Something was posted, or an echo came: more may follow within the echo window.
-    func awaitEchoes() { echoesAwaitedUntil = clock() + ControllerTuning.echoWindowSeconds }
+    /// Whether the render thread may have echoes the loop is waiting for
+    /// (`EngineLink.awaitsEchoes`), or a player swap is in flight (its released ring comes back
+    /// as an echo).
+    func awaitsEchoes(now: Double) -> Bool { link.awaitsEchoes(now: now) || player.isSwapping }
 
     /// The poll timeout (ms) from `now` until `due`, rounded up so that the deadline has passed
     /// when the poll returns; at most `ControllerTuning.longestSleepSeconds`.

@@ -62,7 +62,7 @@ public struct ChangeRecord: Sendable, Equatable {
     public var feedbackMessage: OSCMessage? {
         guard source != .rejoin else { return nil }
         switch change {
-        case let .parameter(id, value): return RackController.valueMessage(Parameters[id], value)
+        case let .parameter(id, value): return ParameterCommands.valueMessage(Parameters[id], value)
         case let .preset(name, _): return OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(name)])
         case .transport: return nil
         }
@@ -111,11 +111,11 @@ struct ControlState {
         }
     }
 
-    /// Whether `value` is told as `id`'s target is (`RackController.valueMessage`: a room by name,
+    /// Whether `value` is told as `id`'s target is (`ParameterCommands.valueMessage`: a room by name,
     /// a number as a 32-bit float, the precision feedback carries).
     func isTarget(_ id: ParameterID, _ value: Double) -> Bool {
         let spec = Parameters[id]
-        return RackController.valueMessage(spec, value) == RackController.valueMessage(spec, targets[id])
+        return ParameterCommands.valueMessage(spec, value) == ParameterCommands.valueMessage(spec, targets[id])
     }
 
     /// The engine events that carry `change` to the render thread at `t` (now or an engine

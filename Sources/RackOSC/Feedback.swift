@@ -31,6 +31,12 @@ final class Feedback {
     /// reach it from the change stream).
     var observer: ((OSCMessage) -> Void)?
 
+    /// When the meters were last taken (seconds on the controller's clock).
+    var lastMeterTime = 0.0
+    /// Whether the HTTP side has a listener of `/rack/meter` (the meters are then taken at
+    /// their rate, as for a subscriber); set by the owner.
+    var meterObserved: () -> Bool = { false }
+
     /// Whether a push of so many bytes may go to a subscriber now (the reply budget of a remote
     /// one, `ReplyBudget.spendPush`); set by the controller.
     var admits: (OSCEndpoint, Int) -> Bool = { _, _ in true }

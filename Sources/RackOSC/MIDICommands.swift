@@ -22,19 +22,19 @@ public final class MIDIControl {
     }
 }
 
-/// `/rack/midi/learn [s:param]`, `/rack/midi/map`, `/rack/midi/unmap i:cc`, and the MIDI pass of
-/// the control loop (`pollMIDI`).
-extension RackController {
-    static let midiCommands = [
-        OSCCommand(.midiLearn) { c, r throws(Reason) in try c.midiLearn(r) },
-        OSCCommand(.midiMap) { c, r throws(Reason) in try c.midiMap(r) },
-        OSCCommand(.midiUnmap) { c, r throws(Reason) in try c.midiUnmap(r) },
+/// `/rack/midi/learn [s:param]`, `/rack/midi/map`, `/rack/midi/unmap i:cc`: each handler gets
+/// the `MIDIControl` (nil with `--no-midi`) and the context.
+enum MIDICommands {
+    static let all = [
+        OSCCommand(.midiLearn, in: \.midi) { m, _, r throws(Reason) in try learn(m, r) },
+        OSCCommand(.midiMap, in: \.midi) { m, c, r throws(Reason) in try map(m, c, r) },
+        OSCCommand(.midiUnmap, in: \.midi) { m, _, r throws(Reason) in try unmap(m, r) },
     ]
 
     /// `/rack/midi/learn PARAM` binds the next CC that moves to PARAM (on the channel it came
     /// on); with no argument, cancels. When it binds, the requester gets `/rack/midi/map` for it.
-    func midiLearn(_ r: Request) throws(Reason) {
-        guard let midi else { throw Self.midiOff }
+    static func learn(_ midi: MIDIControl?, _ r: Request) throws(Reason) {
+        guard let midi else { throw midiOff }
         guard let name = r.arguments.first?.string else {
             midi.learning = nil
             return
@@ -46,22 +46,40 @@ extension RackController {
     }
 
     /// `/rack/midi/map`: one `/rack/midi/map i:channel(0 = any) i:cc s:param` per binding.
-    func midiMap(_ r: Request) throws(Reason) {
-        guard let midi else { throw Self.midiOff }
-        for b in midi.link.map.bindings { reply(Self.bindingMessage(b), to: r.from) }
+    static func map(_ midi: MIDIControl?, _ c: CommandContext, _ r: Request) throws(Reason) {
+        guard let midi else { throw midiOff }
+        for b in midi.link.map.bindings { c.reply(bindingMessage(b), to: r.from) }
     }
 
     /// `/rack/midi/unmap CC`: removes the binding of controller CC.
-    func midiUnmap(_ r: Request) throws(Reason) {
+    static func unmap(_ midi: MIDIControl?, _ r: Request) throws(Reason) {
         guard let n = r.arguments[0].number, n == n.rounded(), (0...127).contains(n) else {
             throw Reason("expects one controller number 0…127")
         }
-        guard let midi else { throw Self.midiOff }
+        guard let midi else { throw midiOff }
         var map = midi.link.map
         guard map.unbind(controller: Int(n)) else { throw Reason("CC \(Int(n)) is not mapped") }
-        try storeMIDIMap(map)
+        try midi.store(map)
     }
 
+    static let midiOff = Reason("MIDI is off (--no-midi)")
+
+    static func bindingMessage(_ b: MIDIMap.Binding) -> OSCMessage {
+        OSCMessage(OSCCommandDeclaration.midiMap.address, [.int(Int32(b.channel)), .int(Int32(b.controller)), .string(Parameters[b.parameter].name)])
+    }
+}
+
+extension MIDIControl {
+    /// Hands `map` to the render thread and saves it.
+    func store(_ map: MIDIMap) throws(Reason) {
+        link.set(map)
+        guard let path else { throw Reason(MIDIMapFile.noFileReason) }
+        do { try MIDIMapFile.save(map, path: path) } catch { throw Reason(error.message) }
+    }
+}
+
+/// The MIDI pass of the control loop (`pollMIDI`).
+extension RackController {
     /// The control loop's MIDI pass: frees retired tables, recalls the presets program changes
     /// asked for (in order, at this pass: a recall needs the control thread), and completes a
     /// MIDI learn when a controller moved.
@@ -73,7 +91,7 @@ extension RackController {
                 logMIDI("MIDI program change \(program): unknown preset \(program)")
                 continue
             }
-            do throws(Reason) { try recall(preset, rampFrames: 0, at: .now) } catch {
+            do throws(Reason) { try PresetCommands.recall(preset, rampFrames: 0, at: .now, context) } catch {
                 logMIDI("MIDI program change \(program): \(error.text)")
             }
         }
@@ -83,10 +101,10 @@ extension RackController {
             let b = MIDIMap.Binding(channel: moved.channel, controller: moved.controller, parameter: learning.parameter)
             map.bind(b)
             do throws(Reason) {
-                try storeMIDIMap(map)
-                reply(Self.bindingMessage(b), to: learning.requester)
+                try midi.store(map)
+                replies.reply(MIDICommands.bindingMessage(b), to: learning.requester)
             } catch {
-                replyError(to: learning.requester, address: OSCCommandDeclaration.midiLearn.address, reason: error.text)
+                replies.replyError(to: learning.requester, address: OSCCommandDeclaration.midiLearn.address, reason: error.text)
             }
         }
     }
@@ -94,26 +112,12 @@ extension RackController {
     /// Logs `line` within the budget of `ControllerTuning.midiLinesPerSecond`; the first line
     /// after some were left out says how many.
     private func logMIDI(_ line: String) {
-        guard let midi, midi.lineBudget.spend(now: clock()) else { return }
+        guard let midi, midi.lineBudget.spend(now: replies.now) else { return }
         let leftOut = midi.lineBudget.dropped - midi.linesReported
         if leftOut > 0 {
             log("MIDI: \(leftOut) program-change lines left out (at most \(ControllerTuning.midiLinesPerSecond) a second)")
             midi.linesReported = midi.lineBudget.dropped
         }
         log(line)
-    }
-
-    /// Hands `map` to the render thread and saves it.
-    private func storeMIDIMap(_ map: MIDIMap) throws(Reason) {
-        guard let midi else { return }
-        midi.link.set(map)
-        guard let path = midi.path else { throw Reason(MIDIMapFile.noFileReason) }
-        do { try MIDIMapFile.save(map, path: path) } catch { throw Reason(error.message) }
-    }
-
-    static let midiOff = Reason("MIDI is off (--no-midi)")
-
-    static func bindingMessage(_ b: MIDIMap.Binding) -> OSCMessage {
-        OSCMessage(OSCCommandDeclaration.midiMap.address, [.int(Int32(b.channel)), .int(Int32(b.controller)), .string(Parameters[b.parameter].name)])
     }
 }

@@ -168,7 +168,7 @@ public final class NSMClient {
             let got = buffer.withUnsafeMutableBytes { socket.receive(into: $0, timeoutMilliseconds: 100) }
             guard let (n, from) = got, isServer(from) else { continue }
             guard let messages = try? buffer.withUnsafeBytes({ try OSCPacket.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) else { continue }
-            for (m, _) in messages where m.address == "/nsm/client/open" {
+            for (m, _) in messages where m.address == OSCCommandDeclaration.sessionOpen.address {
                 guard m.arguments.count >= 3, let path = m.arguments[0].string, let name = m.arguments[1].string,
                       let id = m.arguments[2].string else { continue }
                 server = from
@@ -195,9 +195,9 @@ public final class NSMClient {
     /// Tells the server the open went well (or not, and why).
     public func replyOpen(socket: Replier, error: String?) {
         if let error {
-            socket.send(OSCMessage("/error", [.string("/nsm/client/open"), .int(Self.generalError), .string(error)]).encoded(), to: server)
+            socket.send(OSCMessage(OSCCommandDeclaration.sessionError.address, [.string(OSCCommandDeclaration.sessionOpen.address), .int(Self.generalError), .string(error)]).encoded(), to: server)
         } else {
-            socket.send(OSCMessage("/reply", [.string("/nsm/client/open"), .string("rack state loaded")]).encoded(), to: server)
+            socket.send(OSCMessage(OSCCommandDeclaration.sessionReply.address, [.string(OSCCommandDeclaration.sessionOpen.address), .string("rack state loaded")]).encoded(), to: server)
         }
     }
 
@@ -210,7 +210,7 @@ public final class NSMClient {
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             try atomicWrite(Array(state.json.utf8), to: file, directory: dir)
-            socket.send(OSCMessage("/reply", [.string("/nsm/client/save"), .string("saved")]).encoded(), to: server)
+            socket.send(OSCMessage(OSCCommandDeclaration.sessionReply.address, [.string(OSCCommandDeclaration.sessionSave.address), .string("saved")]).encoded(), to: server)
             isDirty = false
             socket.send(OSCMessage("/nsm/client/is_clean").encoded(), to: server)
         } catch {
@@ -220,7 +220,7 @@ public final class NSMClient {
 
     /// Answers a save that was not done: `/error /nsm/client/save -1 REASON`.
     public func refuseSave(_ reason: String, socket: Replier) {
-        socket.send(OSCMessage("/error", [.string("/nsm/client/save"), .int(Self.generalError), .string(reason)]).encoded(), to: server)
+        socket.send(OSCMessage(OSCCommandDeclaration.sessionError.address, [.string(OSCCommandDeclaration.sessionSave.address), .int(Self.generalError), .string(reason)]).encoded(), to: server)
     }
 
     /// Tells the server, once, that there are unsaved changes.

@@ -4,10 +4,11 @@ import RackWire
 
 /// Setting and reading the parameters of the table: `/rack/PARAMETER`, `/rack/PARAMETER/norm`,
 /// `/rack/get`, `/rack/dump`.
-extension RackController {
-    static let parameterCommands = [
-        OSCCommand(.get) { c, r throws(Reason) in try c.get(r) },
-        OSCCommand(.dump) { c, r in c.dump(r) },
+/// Their handlers keep no state of their own: each gets the context alone.
+enum ParameterCommands {
+    static let all = [
+        OSCCommand(.get) { c, r throws(Reason) in try get(c, r) },
+        OSCCommand(.dump) { c, r in dump(c, r) },
     ]
 
     /// The one place that looks up a choice (a room) by name, with the error text users see.
@@ -17,12 +18,12 @@ extension RackController {
     }
 
     /// `/rack/PARAMETER value [ramp]`: a value out of range is clamped, applied and reported.
-    func setParameter(_ spec: ParameterSpec, normalized: Bool, _ r: Request) throws(Reason) {
+    static func set(_ spec: ParameterSpec, normalized: Bool, _ c: CommandContext, _ r: Request) throws(Reason) {
         let args = r.arguments
         guard args.count == 1 || args.count == 2 else {
             throw Reason(spec.taper == .choice ? "expects a room name and an optional crossfade time" : "expects a value and an optional ramp time")
         }
-        let ramp = try rampFrames(args, at: 1)
+        let ramp = try rampFrames(args, at: 1, sampleRate: c.sampleRate)
         var value: Double
         if spec.taper == .choice {
             guard let name = args[0].string else { throw Reason("expects a room name (s)") }
@@ -35,20 +36,20 @@ extension RackController {
             let accepted = spec.accept(raw, normalized: normalized)
             value = accepted.value
             if let clamped = accepted.clamped {
-                report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
+                c.report(r, normalized ? "normalized value clamped to \(formatNumber(clamped))" : "clamped to \(formatNumber(clamped))")
             }
         }
-        let time = try sample(for: r.timeTag)
+        let time = try c.sample(for: r.timeTag)
         // The room rule: a room brings its own values of the controls that follow it, except
         // those this packet (message or bundle) set before it; one it sets after it overrides.
         // The room the rack has already (told back by a linked rack) brings nothing.
-        datagram.parametersSet.insert(spec.id)
+        c.datagram.parametersSet.insert(spec.id)
         var changes = [(id: spec.id, value: value, ramp: RampLength(frames: ramp))]
-        let roomChanges = time != .now || !state.isTarget(.room, value)
+        let roomChanges = time != .now || !c.isTarget(.room, value)
         if spec.id == .room, roomChanges, let room = Room.at(index: Int(value)) {
-            changes += RoomRule.implied(by: room, setAlso: datagram.parametersSet).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
+            changes += RoomRule.implied(by: room, setAlso: c.datagram.parametersSet).map { (id: $0.0, value: $0.1, ramp: RampLength.standard) }
         }
-        try submit(.parameters(changes), at: time, origin: r.from)
+        try c.submit(.parameters(changes), at: time, origin: r.from)
     }
 
     /// A toggle's value from `T` or `F` (nil for anything else, and for other parameters).
@@ -57,8 +58,9 @@ extension RackController {
         return on ? spec.maximum : spec.minimum
     }
 
-    /// Parses an optional ramp-time argument: 0 (the default ramp) when absent.
-    func rampFrames(_ args: [OSCValue], at index: Int) throws(Reason) -> Int64 {
+    /// Parses an optional ramp-time argument (seconds) into frames at `sampleRate` (Hz): 0 (the
+    /// default ramp) when absent.
+    static func rampFrames(_ args: [OSCValue], at index: Int, sampleRate: Double) throws(Reason) -> Int64 {
         guard args.count > index else { return 0 }
         guard let r = args[index].number else { throw Reason("ramp time must be a number of seconds") }
         if let problem = ParameterSpec.rampProblem(r) { throw Reason(problem) }
@@ -66,16 +68,16 @@ extension RackController {
     }
 
     /// `/rack/get NAME`: the parameter's target, as `/rack/NAME`.
-    func get(_ r: Request) throws(Reason) {
+    static func get(_ c: CommandContext, _ r: Request) throws(Reason) {
         let name = r.arguments[0].string ?? ""   // the signature took one string
         guard let spec = Parameters.named(name) else { throw Reason("unknown parameter '\(name)'" + Parameters.didYouMean(name)) }
-        reply(Self.valueMessage(spec, targets[spec.id]), to: r.from)
+        c.reply(Self.valueMessage(spec, c.targets[spec.id]), to: r.from)
     }
 
     /// `/rack/dump`: every target in table order, then `/rack/preset` with the last preset.
-    func dump(_ r: Request) {
-        for spec in Parameters.all { reply(Self.valueMessage(spec, targets[spec.id]), to: r.from) }
-        reply(OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(lastPreset)]), to: r.from)
+    static func dump(_ c: CommandContext, _ r: Request) {
+        for spec in Parameters.all { c.reply(Self.valueMessage(spec, c.targets[spec.id]), to: r.from) }
+        c.reply(OSCMessage(OSCCommandDeclaration.presetRecall.address, [.string(c.lastPreset)]), to: r.from)
     }
 
     /// A parameter's value as rack reports it (get, dump, feedback): a number, or a room name.

@@ -3,96 +3,93 @@ import RackEngine
 import RackIO
 import RackWire
 
-/// The player over OSC (`/rack/player/...`) and for the driver (adopt, engine replaced).
-extension RackController {
-    static let playerCommands = [
-        OSCCommand(.playerLoad) { c, r throws(Reason) in try c.playerLoad(r) },
-        OSCCommand(.playerPlay) { c, r throws(Reason) in try c.playerTransport(r, playing: true) },
-        OSCCommand(.playerStop) { c, r throws(Reason) in try c.playerTransport(r, playing: false) },
-        OSCCommand(.playerLoop) { c, r throws(Reason) in try c.playerLoop(r) },
-        OSCCommand(.playerSeek) { c, r throws(Reason) in try c.playerSeek(r) },
-        OSCCommand(.playerState) { c, r in c.playerState(r) },
-        OSCCommand(.playerMedia) { c, r throws(Reason) in try c.listMedia(r) },
+/// The player over OSC (`/rack/player/...`): each handler gets the `PlayerSide` and the context.
+enum PlayerCommands {
+    static let all = [
+        OSCCommand(.playerLoad, in: \.player) { p, c, r throws(Reason) in try load(p, c, r) },
+        OSCCommand(.playerPlay, in: \.player) { p, c, r throws(Reason) in try transport(p, c, r, playing: true) },
+        OSCCommand(.playerStop, in: \.player) { p, c, r throws(Reason) in try transport(p, c, r, playing: false) },
+        OSCCommand(.playerLoop, in: \.player) { p, c, r throws(Reason) in try loop(p, c, r) },
+        OSCCommand(.playerSeek, in: \.player) { p, c, r throws(Reason) in try seek(p, c, r) },
+        OSCCommand(.playerState, in: \.player) { p, c, r in c.reply(p.stateMessage, to: r.from) },
+        OSCCommand(.playerMedia, in: \.player) { p, c, r throws(Reason) in try listMedia(p, c, r) },
     ]
 
     /// `/rack/player/load PATH`: plays the file from its start.
-    func playerLoad(_ r: Request) throws(Reason) {
+    static func load(_ p: PlayerSide, _ c: CommandContext, _ r: Request) throws(Reason) {
         let path = r.arguments[0].string ?? ""   // the signature took one string
         guard r.from.isLocal else {
             // A remote sender: only files under --media-dir, opened by their real path, and one
             // answer for every refusal or failure.
-            guard let real = policy.mediaFile(path) else { throw Reason(ExposurePolicy.refusedLoad) }
-            return loadPlayer(path: real, startSeconds: 0, from: r.from, address: r.address)
+            guard let real = c.policy.mediaFile(path) else { throw Reason(ExposurePolicy.refusedLoad) }
+            return run(PlayerLoad(path: real, startSeconds: 0, from: r.from, address: r.address), p, c)
         }
-        loadPlayer(path: path, startSeconds: 0, from: r.from, address: r.address)
+        run(PlayerLoad(path: path, startSeconds: 0, from: r.from, address: r.address), p, c)
     }
 
     /// `/rack/player/play`, `/rack/player/stop`: at the message's time.
-    func playerTransport(_ r: Request, playing: Bool) throws(Reason) {
-        player.playing = playing
-        try post(EngineEvent(sample(for: r.timeTag), playing ? .play : .stop))
+    static func transport(_ p: PlayerSide, _ c: CommandContext, _ r: Request, playing: Bool) throws(Reason) {
+        p.slot.playing = playing
+        try c.post(EngineEvent(c.sample(for: r.timeTag), playing ? .play : .stop))
     }
 
     /// `/rack/player/loop 0|1`.
-    func playerLoop(_ r: Request) throws(Reason) {
+    static func loop(_ p: PlayerSide, _ c: CommandContext, _ r: Request) throws(Reason) {
         guard let v = r.arguments[0].number, v == 0 || v == 1 else { throw Reason("expects 0 or 1") }
-        player.loop = v == 1
-        recorder.recordLoop(v == 1, engine: engine)
+        p.slot.loop = v == 1
+        p.recorder.recordLoop(v == 1, engine: c.engine)
     }
 
     /// `/rack/player/seek SECONDS`: reloads the file from there (a time outside the file is
     /// clamped, applied and reported).
-    func playerSeek(_ r: Request) throws(Reason) {
+    static func seek(_ p: PlayerSide, _ c: CommandContext, _ r: Request) throws(Reason) {
         let s = r.arguments[0].number ?? .nan   // the signature took one number
         guard s.isFinite else { throw Reason("seconds must be finite") }
-        guard let current = player.stream else { throw Reason("no file is loaded") }
+        guard let current = p.slot.stream else { throw Reason("no file is loaded") }
         // A seek goes to the newest file asked for (a load may still be waiting its turn).
-        let path = player.newestPath ?? current.path
+        let path = p.slot.newestPath ?? current.path
         let duration = path == current.path ? current.durationSeconds : .infinity
         if s < 0 || s > duration {
-            report(r, "seek \(formatNumber(s)) s clamped to \(formatNumber(min(max(s, 0), duration))) s")
+            c.report(r, "seek \(formatNumber(s)) s clamped to \(formatNumber(min(max(s, 0), duration))) s")
         }
-        loadPlayer(path: path, startSeconds: min(max(s, 0), duration), from: r.from, address: r.address)
-    }
-
-    /// `/rack/player/state`: the file, the transport and the loop flag.
-    func playerState(_ r: Request) { reply(playerStateMessage, to: r.from) }
-
-    /// `/rack/player/state s:file i:playing i:loop`: the file asked for last (empty when none),
-    /// whether the transport plays and whether it loops (the reply, and what the web page is
-    /// pushed when it changes).
-    public var playerStateMessage: OSCMessage {
-        OSCMessage(OSCCommandDeclaration.playerState.address, [.string(player.newestPath ?? ""), .int(player.playing ? 1 : 0), .int(player.loop ? 1 : 0)])
+        run(PlayerLoad(path: path, startSeconds: min(max(s, 0), duration), from: r.from, address: r.address), p, c)
     }
 
     /// `/rack/player/media`: the files any sender may load, in one message (the listing kept
     /// while the directories do not change; within the cap on listings).
-    func listMedia(_ r: Request) throws(Reason) {
-        guard datagram.mediaListings.take(now: clock()) else { throw .mediaListings }
-        reply(OSCMessage(OSCCommandDeclaration.playerMedia.address, media.files(of: policy).map { .string($0) }), to: r.from)
+    static func listMedia(_ p: PlayerSide, _ c: CommandContext, _ r: Request) throws(Reason) {
+        guard c.datagram.mediaListings.take(now: c.now) else { throw .mediaListings }
+        c.reply(OSCMessage(OSCCommandDeclaration.playerMedia.address, p.media.files(of: c.policy).map { .string($0) }), to: r.from)
     }
 
-    /// Opens `path` (the previous file keeps playing if this fails) and hands its ring to the
-    /// engine, which crossfades to it. Failures go to `from` as `/rack/error address …`, or to
-    /// the log when `from` is nil.
-    public func loadPlayer(path: String, startSeconds: Double, from: OSCEndpoint?, address: String) {
-        run(PlayerLoad(path: path, startSeconds: startSeconds, from: from, address: address))
-    }
-
-    /// Runs (or defers) `load` and reports its failure.
-    func run(_ load: PlayerLoad) {
-        guard let engine else { return }
-        awaitEchoes()
-        switch player.load(load, into: engine) {
+    /// Opens `load`'s file (the previous file keeps playing if this fails) and hands its ring to
+    /// the engine, which crossfades to it, or defers it. Failures go to `load.from` as
+    /// `/rack/error address …`, or to the log when it is nil.
+    static func run(_ load: PlayerLoad, _ p: PlayerSide, _ c: CommandContext) {
+        guard let engine = c.engine else { return }
+        c.awaitEchoes()
+        switch p.slot.load(load, into: engine) {
         case .loaded, .deferred:
             break
         case .busy:
-            if let from = load.from { replyError(to: from, address: load.address, reason: Reason.busy.text) }
+            if let from = load.from { c.replyError(to: from, address: load.address, reason: Reason.busy.text) }
         case let .failed(error):
             var reason = error.description
             if let from = load.from, !from.isLocal { reason = ExposurePolicy.refusedLoad }
-            if let from = load.from { replyError(to: from, address: load.address, reason: reason) } else { log(reason) }
+            if let from = load.from { c.replyError(to: from, address: load.address, reason: reason) } else { c.log(reason) }
         }
+    }
+}
+
+/// The player for the driver and the loop: loads, failures, an engine replaced, the first stream.
+extension RackController {
+    /// `/rack/player/state s:file i:playing i:loop` (`PlayerSide.stateMessage`).
+    public var playerStateMessage: OSCMessage { playback.stateMessage }
+
+    /// Plays `path` from `startSeconds` (`PlayerCommands.run`). Failures go to `from` as
+    /// `/rack/error address …`, or to the log when `from` is nil.
+    public func loadPlayer(path: String, startSeconds: Double, from: OSCEndpoint?, address: String) {
+        PlayerCommands.run(PlayerLoad(path: path, startSeconds: startSeconds, from: from, address: address), playback, context)
     }
 
     /// A file that failed while it played (truncated, corrupt) is reported once: a line in the
@@ -103,10 +100,10 @@ extension RackController {
         guard let error = player.stream?.takeUnreportedError() else { return }
         let reason = "stopped: " + error.description
         log(reason)
-        feedback.notify(OSCMessage("/rack/error", [.string("/rack/player"), .string(reason)]))
+        feedback.notify(OSCMessage(OSCReplyAddress.error, [.string(OSCAddressSpace.player), .string(reason)]))
         player.failure = reason
         player.playing = false
-        _ = try? post(EngineEvent(.now, .stop))
+        _ = try? link.post(EngineEvent(.now, .stop))
     }
 
     /// Why the player stopped by itself, empty when it did not (`/rack/status`).
@@ -127,14 +124,14 @@ extension RackController {
     /// the state of the moment.
     public func adoptPlayer(_ s: PlayerStream) {
         player.adopt(s)
-        recorder.recordStart(state: targets, preset: lastPreset, file: s.path, loop: player.loop, positionSeconds: s.startSeconds)
+        session.recorder.recordStart(state: targets, preset: lastPreset, file: s.path, loop: player.loop, positionSeconds: s.startSeconds)
     }
 
     /// Whether the player loops (`/rack/player/loop`).
     public var loop: Bool { player.loop }
 
     /// Position of the player in the file, in seconds.
-    public var playerSeconds: Double { player.seconds(in: engine) }
+    public var playerSeconds: Double { playback.seconds(in: link.engine) }
 
     /// The file playing, if any.
     public var playerPath: String? { player.stream?.path }

@@ -5,17 +5,18 @@ import RackWire
 
 /// Presets over OSC: `/rack/preset` (recall), `/rack/preset/save`, `/rack/preset/delete`,
 /// `/rack/preset/list`.
-extension RackController {
-    static let presetCommands = [
-        OSCCommand(.presetRecall) { c, r throws(Reason) in try c.recallPreset(r) },
-        OSCCommand(.presetSave) { c, r throws(Reason) in try c.savePreset(r) },
-        OSCCommand(.presetDelete) { c, r throws(Reason) in try c.deletePreset(r) },
-        OSCCommand(.presetList) { c, r throws(Reason) in try c.listPresets(r) },
+/// Each handler gets the `PresetStore` and the context.
+enum PresetCommands {
+    static let all = [
+        OSCCommand(.presetRecall, in: \.presets) { p, c, r throws(Reason) in try recall(p, c, r) },
+        OSCCommand(.presetSave, in: \.presets) { p, c, r throws(Reason) in try save(p, c, r) },
+        OSCCommand(.presetDelete, in: \.presets) { p, c, r throws(Reason) in try delete(p, c, r) },
+        OSCCommand(.presetList, in: \.presets) { p, c, r throws(Reason) in try list(p, c, r) },
     ]
 
     /// `/rack/preset NAME|INDEX [ramp]`: every parameter of the preset, all or nothing, behind
     /// a marker whose echo tells subscribers and the recording which preset it was.
-    func recallPreset(_ r: Request) throws(Reason) {
+    static func recall(_ presets: PresetStore, _ c: CommandContext, _ r: Request) throws(Reason) {
         let args = r.arguments   // the signature took a name or index and an optional number
         let typed: String
         if let name = args[0].string {
@@ -26,50 +27,49 @@ extension RackController {
             throw Reason("expects a preset name or index")
         }
         guard let preset = presets.preset(namedOrNumbered: typed) else { throw Reason(presets.unknownNameReason(typed)) }
-        try recall(preset, rampFrames: try rampFrames(args, at: 1), at: try sample(for: r.timeTag), origin: r.from)
+        try recall(preset, rampFrames: try ParameterCommands.rampFrames(args, at: 1, sampleRate: c.sampleRate),
+                   at: try c.sample(for: r.timeTag), origin: r.from, c)
     }
 
     /// Recalls `preset` at `t` (now or an engine sample), every parameter
     /// ramping over `rampFrames` (0: each one's default): the path of `/rack/preset` and of a
     /// MIDI program change. `origin`: the endpoint that asked (nil for MIDI).
-    func recall(_ preset: Preset, rampFrames ramp: Int64, at t: EventTime, origin: OSCEndpoint? = nil) throws(Reason) {
+    static func recall(_ preset: Preset, rampFrames ramp: Int64, at t: EventTime, origin: OSCEndpoint? = nil,
+                       _ c: CommandContext) throws(Reason) {
         // All or nothing: a recall is never half-applied because the queue filled up.
-        try submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t, origin: origin)
+        try c.submit(.preset(name: preset.name, state: preset.state, rampFrames: ramp), at: t, origin: origin)
     }
 
     /// `/rack/preset/save NAME`: the targets as a user preset; answered, once the file is
     /// written, with `/rack/preset/saved s:name i:number` (the name as stored, its number).
-    func savePreset(_ r: Request) throws(Reason) {
+    static func save(_ presets: PresetStore, _ c: CommandContext, _ r: Request) throws(Reason) {
         let name = Self.presetName(r)
-        try spendPresetWrite()
+        try spendPresetWrite(c)
         let saved: Preset
-        do { saved = try presets.save(name: name, state: targets) } catch { throw Self.reason(error) }
+        do { saved = try presets.save(name: name, state: c.targets) } catch { throw Self.reason(error) }
         let number = presets.index(of: saved).map { OSCValue.int(Int32($0)) }
-        reply(OSCMessage(Self.savedAddress, [.string(saved.name)] + (number.map { [$0] } ?? [])), to: r.from)
+        c.reply(OSCMessage(OSCReplyAddress.presetSaved, [.string(saved.name)] + (number.map { [$0] } ?? [])), to: r.from)
     }
 
-    /// The address of a save's answer.
-    static let savedAddress = "/rack/preset/saved"
-
     /// `/rack/preset/delete NAME`: a user preset.
-    func deletePreset(_ r: Request) throws(Reason) {
+    static func delete(_ presets: PresetStore, _ c: CommandContext, _ r: Request) throws(Reason) {
         let name = Self.presetName(r)
-        try spendPresetWrite()
+        try spendPresetWrite(c)
         do { try presets.delete(name: name) } catch { throw Self.reason(error) }
     }
 
     /// A preset file write costs a write and two fsyncs on the control thread: at most
     /// `ControllerTuning.presetWritesPerPacket` per datagram, so one packet (a bundle of saves)
     /// holds up the others' messages for one write at most.
-    private func spendPresetWrite() throws(Reason) {
-        guard datagram.presetWrites < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
-        datagram.presetWrites += 1
+    private static func spendPresetWrite(_ c: CommandContext) throws(Reason) {
+        guard c.datagram.presetWrites < ControllerTuning.presetWritesPerPacket else { throw .presetWritesPerPacket }
+        c.datagram.presetWrites += 1
     }
 
     /// `/rack/preset/list`: every preset's name, in number order, in one message when that fits
     /// `PresetListPages.wholeReplyBytes`, else as every page; `/rack/preset/list i PAGE`: that
     /// page (`PresetListPages`). The presets are read again when their directory changed.
-    func listPresets(_ r: Request) throws(Reason) {
+    static func list(_ presets: PresetStore, _ c: CommandContext, _ r: Request) throws(Reason) {
         presets.refreshIfChanged()   // another rack's saves and deletes
         let names = presets.all.map(\.name)
         if let asked = r.arguments.first?.number {
@@ -77,13 +77,13 @@ extension RackController {
             guard asked.isFinite, asked == asked.rounded(), asked >= 0, asked < Double(pages.pages.count) else {
                 throw Reason("no page \(formatNumber(asked)): pages 0…\(pages.pages.count - 1)")
             }
-            reply(pages.message(Int(asked)), to: r.from)
+            c.reply(pages.message(Int(asked)), to: r.from)
             return
         }
         let whole = OSCMessage(OSCCommandDeclaration.presetList.address, names.map { .string($0) })
-        guard whole.encoded().count > PresetListPages.wholeReplyBytes else { return reply(whole, to: r.from) }
+        guard whole.encoded().count > PresetListPages.wholeReplyBytes else { return c.reply(whole, to: r.from) }
         let pages = PresetListPages(names: names)
-        for index in pages.pages.indices { reply(pages.message(index), to: r.from) }
+        for index in pages.pages.indices { c.reply(pages.message(index), to: r.from) }
     }
 
     private static func presetName(_ r: Request) -> String {

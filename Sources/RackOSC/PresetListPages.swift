@@ -1,3 +1,4 @@
+import RackEngine
 import RackWire
 
 /// The reply to `/rack/preset/list` when it does not fit one datagram (beyond
@@ -6,8 +7,6 @@ import RackWire
 /// list's order; `/rack/preset/list i PAGE` asks for one of them, and a plain
 /// `/rack/preset/list` whose whole reply exceeds `wholeReplyBytes` is answered with every page.
 struct PresetListPages {
-    /// Where a page goes.
-    static let address = "/rack/preset/list/page"
     /// Largest whole `/rack/preset/list s…` reply: what one UDP datagram carries safely
     /// everywhere rack has been run (a 62 KB one did not arrive), about 800 names of 16
     /// characters.
@@ -39,11 +38,11 @@ struct PresetListPages {
 
     /// Page `index` as a message.
     func message(_ index: Int) -> OSCMessage {
-        OSCMessage(Self.address, [.int(Int32(index)), .int(Int32(pages.count))] + pages[index].map { .string($0) })
+        OSCMessage(OSCReplyAddress.presetListPage, [.int(Int32(index)), .int(Int32(pages.count))] + pages[index].map { .string($0) })
     }
 
     /// The address padded, the type tag's fixed part (",ii", its NUL, padding) and two ints.
-    private static let fixedBytes = stringBytes(address) + 4 + 8
+    private static let fixedBytes = stringBytes(OSCReplyAddress.presetListPage) + 4 + 8
     /// An OSC string's bytes: UTF-8, a NUL, padded to four.
     private static func stringBytes(_ s: String) -> Int { (s.utf8.count + 4) & ~3 }
 }

@@ -1,34 +1,30 @@
 import RackWire
 
-/// `/rack/subscribe`, `/rack/unsubscribe`, `/rack/meter`: who gets `Feedback`.
-extension RackController {
-    static let subscriptionCommands = [
-        OSCCommand(.subscribe) { c, r throws(Reason) in try c.subscribe(r) },
-        OSCCommand(.unsubscribe) { c, r throws(Reason) in try c.unsubscribe(r) },
-        OSCCommand(.meter) { c, r throws(Reason) in try c.subscribeMeters(r) },
+/// `/rack/subscribe`, `/rack/unsubscribe`, `/rack/meter`: who gets `Feedback`. Each handler
+/// gets the `Feedback` and the context.
+enum SubscriptionCommands {
+    static let all = [
+        OSCCommand(.subscribe, in: \.subscriptions) { f, c, r throws(Reason) in try subscribe(f, c, r) },
+        OSCCommand(.unsubscribe, in: \.subscriptions) { f, _, r throws(Reason) in f.unsubscribe(try replyTarget(r)) },
+        OSCCommand(.meter, in: \.subscriptions) { f, c, r throws(Reason) in try subscribeMeters(f, c, r) },
     ]
 
     /// `/rack/subscribe [port]`: applied changes go to the sender (on `port`, if given).
-    func subscribe(_ r: Request) throws(Reason) {
-        let target = try pushTarget(r)
-        try feedback.subscribe(target, trusted: trusts(target), linked: target != r.from, expires: leaseEnd(for: target))
-    }
-
-    /// `/rack/unsubscribe [port]`: neither changes nor meters any more.
-    func unsubscribe(_ r: Request) throws(Reason) {
-        feedback.unsubscribe(try Self.replyTarget(r))
+    static func subscribe(_ f: Feedback, _ c: CommandContext, _ r: Request) throws(Reason) {
+        let target = try pushTarget(c, r)
+        try f.subscribe(target, trusted: c.trusts(target), linked: target != r.from, expires: leaseEnd(c, for: target))
     }
 
     /// `/rack/meter [port]`: the meters go to the sender (on `port`, if given).
-    func subscribeMeters(_ r: Request) throws(Reason) {
-        let target = try pushTarget(r)
-        try feedback.subscribeMeters(target, trusted: trusts(target), expires: leaseEnd(for: target, seconds: policy.meterLeaseSeconds))
+    static func subscribeMeters(_ f: Feedback, _ c: CommandContext, _ r: Request) throws(Reason) {
+        let target = try pushTarget(c, r)
+        try f.subscribeMeters(target, trusted: c.trusts(target), expires: leaseEnd(c, for: target, seconds: c.policy.meterLeaseSeconds))
     }
 
     /// When a subscription of `target` made now lapses: never for a local one, after `seconds`
     /// (the policy's lease) for a remote one (renewed by subscribing again).
-    func leaseEnd(for target: OSCEndpoint, seconds: Double? = nil) -> Double {
-        target.isLocal ? .infinity : clock() + (seconds ?? policy.leaseSeconds)
+    static func leaseEnd(_ c: CommandContext, for target: OSCEndpoint, seconds: Double? = nil) -> Double {
+        target.isLocal ? .infinity : c.now + (seconds ?? c.policy.leaseSeconds)
     }
 
     /// Where a subscription sends to: the sender, or UDP on the sender's address at the port
@@ -46,9 +42,9 @@ extension RackController {
 
     /// Where a new subscription or meter subscription sends to (`replyTarget`): never the
     /// rack's own OSC socket, where every push would come back and be applied again.
-    func pushTarget(_ r: Request) throws(Reason) -> OSCEndpoint {
-        let target = try Self.replyTarget(r)
-        guard !isOwn(target) else { throw Reason(Self.ownTargetReason(target)) }
+    static func pushTarget(_ c: CommandContext, _ r: Request) throws(Reason) -> OSCEndpoint {
+        let target = try replyTarget(r)
+        guard !c.isOwn(target) else { throw Reason(ownTargetReason(target)) }
         return target
     }
 

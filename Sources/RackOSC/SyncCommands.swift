@@ -14,36 +14,41 @@ struct PendingSync {
 /// it, as scsynth's `/sync` answers once the commands before it are done. `/pong` says only
 /// that the control thread read what came before; a sender that paces itself by `/synced`
 /// never overfills the render thread's queue, however late the server runs the rack's cycles.
-extension RackController {
+/// Each handler gets the `EngineLink` (its waiting syncs and the shares of scheduled events)
+/// and the context.
+enum SyncCommands {
     /// `/sync` and `/rack/schedule/clear`.
-    static let syncCommands = [
-        OSCCommand(.sync) { c, r throws(Reason) in try c.sync(r) },
-        OSCCommand(.scheduleClear) { c, r throws(Reason) in try c.clearSchedule(r) },
+    static let all = [
+        OSCCommand(.sync, in: \.sync) { link, c, r throws(Reason) in try sync(link, c, r) },
+        OSCCommand(.scheduleClear, in: \.sync) { link, c, r throws(Reason) in try clearSchedule(link, c, r) },
     ]
 
-    func sync(_ r: Request) throws(Reason) {
-        let answer = OSCMessage("/synced", r.arguments)
-        guard engineLinked, let engine, engine.takenCount < engine.postedCount else {
-            reply(answer, to: r.from)   // nothing in flight: the state already holds every change
+    static func sync(_ link: EngineLink, _ c: CommandContext, _ r: Request) throws(Reason) {
+        let answer = OSCMessage(OSCReplyAddress.synced, r.arguments)
+        guard link.linked, let engine = link.engine, engine.takenCount < engine.postedCount else {
+            c.reply(answer, to: r.from)   // nothing in flight: the state already holds every change
             return
         }
-        guard pendingSyncs.count < ControllerTuning.pendingSyncs else {
+        guard link.pendingSyncs.count < ControllerTuning.pendingSyncs else {
             throw Reason("busy: \(ControllerTuning.pendingSyncs) syncs are already waiting for the render thread")
         }
-        pendingSyncs.append(PendingSync(engine: ObjectIdentifier(engine), posted: engine.postedCount, answer: answer, to: r.from))
+        link.pendingSyncs.append(PendingSync(engine: ObjectIdentifier(engine), posted: engine.postedCount, answer: answer, to: r.from))
     }
 
+}
+
+extension RackController {
     /// Answers the syncs whose changes the render thread has taken, in order. All of them when
     /// the engine went or was replaced: what it had not taken went with it, and the engine that
     /// comes back takes up the state, which holds every change.
     func answerSyncs() {
-        guard !pendingSyncs.isEmpty else { return }
-        let engine = engineLinked ? self.engine : nil
+        guard !link.pendingSyncs.isEmpty else { return }
+        let engine = link.linked ? link.engine : nil
         let taken = engine?.takenCount ?? 0
         let current = engine.map(ObjectIdentifier.init)
-        let ready = pendingSyncs.prefix { $0.engine != current || $0.posted <= taken }
-        for s in ready { reply(s.answer, to: s.to) }
-        pendingSyncs.removeFirst(ready.count)
+        let ready = link.pendingSyncs.prefix { $0.engine != current || $0.posted <= taken }
+        for s in ready { replies.reply(s.answer, to: s.to) }
+        link.pendingSyncs.removeFirst(ready.count)
     }
 }
 
@@ -65,23 +70,20 @@ extension OSCEndpoint {
 /// still waiting for their time are dropped, and no one else's. The render thread drops them
 /// (`EngineCommand.clearScheduled`) and says how many (`EngineNotice.clearedScheduled`); the
 /// answer follows that notice.
-extension RackController {
-    /// The answer to `/rack/schedule/clear`.
-    static let scheduleClearedAddress = "/rack/schedule/cleared"
-
-    func clearSchedule(_ r: Request) throws(Reason) {
+extension SyncCommands {
+    static func clearSchedule(_ link: EngineLink, _ c: CommandContext, _ r: Request) throws(Reason) {
         let owner = EventOwner(r.from)
         // Nothing of the sender waits, or no server runs (its rejoin drops every scheduled event).
-        guard engineLinked, let engine, ledger.shares.held(by: owner) > 0 else {
-            return scheduleCleared(0, for: owner)
+        guard link.linked, let engine = link.engine, link.ledger.shares.held(by: owner) > 0 else {
+            return c.reply(cleared(0), to: OSCEndpoint(owner))
         }
         guard engine.post(.clearScheduled(owner)) else { throw .busy }
-        ledger.postedClear()
-        awaitEchoes()
+        link.ledger.postedClear()
+        c.awaitEchoes()
     }
 
-    /// The render thread dropped `count` scheduled events of `owner`.
-    func scheduleCleared(_ count: Int, for owner: EventOwner) {
-        reply(OSCMessage(Self.scheduleClearedAddress, [.int(Int32(clamping: count))]), to: OSCEndpoint(owner))
+    /// The answer that the render thread dropped `count` scheduled events of its sender.
+    static func cleared(_ count: Int) -> OSCMessage {
+        OSCMessage(OSCReplyAddress.scheduleCleared, [.int(Int32(clamping: count))])
     }
 }

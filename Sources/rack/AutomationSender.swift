@@ -39,7 +39,7 @@ final class AutomationSender {
     /// True when the rack answers `/ping` (a few tries, `timeout` seconds each).
     func rackAnswers(tries: Int = 4, timeout: Double = 0.5) -> Bool {
         for _ in 0..<tries {
-            send(OSCMessage("/ping").encoded())
+            send(OSCMessage(OSCCommandDeclaration.ping.address).encoded())
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 readReplies(waitMilliseconds: 20)
@@ -100,14 +100,14 @@ final class AutomationSender {
         outcome.sent += batch.count
         if outcome.sent / LivePacing.syncEveryEvents > before / LivePacing.syncEveryEvents {
             syncsInFlight.append(outcome.sent)
-            send(OSCMessage("/sync").encoded())
+            send(OSCMessage(OSCCommandDeclaration.sync.address).encoded())
         }
     }
 
     /// Waits for the rack to acknowledge everything and for the last event's time to pass.
     private func finish(lastEventTime: Double, start: Date) {
         syncsInFlight.append(outcome.sent)
-        send(OSCMessage("/sync").encoded())
+        send(OSCMessage(OSCCommandDeclaration.sync.address).encoded())
         let deadline = max(lastEventTime + lead + LivePacing.settleSeconds, Date().timeIntervalSince(start) + 2)
         while Date().timeIntervalSince(start) < deadline {
             readReplies(waitMilliseconds: 10)
@@ -136,11 +136,11 @@ final class AutomationSender {
 
     private func note(_ m: OSCMessage) {
         switch m.address {
-        case "/pong":
+        case OSCReplyAddress.pong:
             pongs += 1
-        case "/synced":
+        case OSCReplyAddress.synced:
             if !syncsInFlight.isEmpty { acknowledged = syncsInFlight.removeFirst() }
-        case "/rack/error":
+        case OSCReplyAddress.error:
             let reason = m.arguments.count > 1 ? m.arguments[1].string ?? "" : ""
             if reason.hasPrefix("clamped") { outcome.clamped += 1; return }
             outcome.refused += 1

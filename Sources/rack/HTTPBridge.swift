@@ -94,12 +94,12 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     @discardableResult
     func publishPeriodic(now: Double, controller: RackController, driver: JackDriverStatus) -> Double? {
         let status = Self.status(controller: controller, driver: driver)
-        let listened = state.isListened("/rack/status")
+        let listened = state.isListened(OSCCommandDeclaration.status.address)
         let steady = Self.steady(status)
         if listened ? now - lastPeriodic >= 1 / Self.statusHz : steady != steadyStatus {
             lastPeriodic = now
             steadyStatus = steady
-            state.publish("/rack/status", status)
+            state.publish(OSCCommandDeclaration.status.address, status)
         }
         let player = controller.playerStateMessage
         let playerValues = player.arguments.compactMap(Self.liveValue)
@@ -137,12 +137,12 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     /// The values a fresh page sees before the first change (the meters and the status too,
     /// so every readable node has a value from the first request on).
     func publishInitial(controller: RackController, preset: String, driver: JackDriverStatus) {
-        state.publish("/rack/meter", [.float(-120), .float(-120), .float(-120), .float(-120), .float(0), .int(0), .int(0)])
+        state.publish(OSCCommandDeclaration.meter.address, [.float(-120), .float(-120), .float(-120), .float(-120), .float(0), .int(0), .int(0)])
         publishPeriodic(now: .infinity, controller: controller, driver: driver)
         lastPeriodic = 0
         for spec in Parameters.all { state.publish(spec, value: controller.targets[spec.id]) }
-        state.publish("/rack/preset", [.string(preset)])
-        state.publish("/rack/version", [.string(RackController.namespaceVersion)])
+        state.publish(OSCCommandDeclaration.presetRecall.address, [.string(preset)])
+        state.publish(OSCCommandDeclaration.version.address, [.string(RackController.namespaceVersion)])
         presetNames = controller.presets.all.map(\.name)
         state.setPresetNames(presetNames)
     }

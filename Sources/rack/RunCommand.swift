@@ -151,7 +151,7 @@ struct RunCommand: ParsableCommand {
         c.log = { warn(messagePrefix + $0) }
         c.wake = { [socket] in socket.wake() }
         c.ownEndpoints = OwnEndpoints(socket: socket.local)
-        c.meterObserved = { [unowned bridge] in bridge.state.isListened("/rack/meter") }
+        c.meterObserved = { [unowned bridge] in bridge.state.isListened(OSCCommandDeclaration.meter.address) }
         driver.engineReplaced = { [unowned c] _ in c.engineReplaced() }
         c.nsm = nsm
         c.midi = midi

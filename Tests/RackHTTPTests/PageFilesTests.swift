@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackEngine
 @testable import RackHTTP
 
 /// The page rack serves is the files of `Sources/RackHTTP/Page/web`, embedded at build time:
@@ -32,5 +33,21 @@ final class PageFilesTests: XCTestCase {
         }
         XCTAssertTrue(PageAssets.asset(at: "/ui/app.js")!.text.contains("const KEEPALIVE_MS = \(keepAlive);"))
         XCTAssertTrue(PageAssets.asset(at: "/ui/racks.js")!.text.contains("}, \(keepAlive));"))
+    }
+
+    /// The page takes the addresses it sends and listens to from the namespace it loads (each
+    /// node's `FULL_PATH`): its scripts write none of rack's addresses but the answers the
+    /// namespace does not publish (`OSCReplyAddress`).
+    func testThePageTakesItsAddressesFromTheNamespace() throws {
+        let literal = try NSRegularExpression(pattern: #"["'`](/rack[A-Za-z0-9_/.]*)["'`]"#)
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.webDirectory.path).filter { $0.hasSuffix(".js") }
+        XCTAssertFalse(names.isEmpty)
+        for name in names {
+            let text = try String(contentsOf: Self.webDirectory.appendingPathComponent(name), encoding: .utf8)
+            for match in literal.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let address = String(text[Range(match.range(at: 1), in: text)!])
+                XCTAssertTrue(OSCReplyAddress.all.contains(address), "\(name) writes \(address)")
+            }
+        }
     }
 }

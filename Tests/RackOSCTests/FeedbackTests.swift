@@ -29,11 +29,11 @@ final class FeedbackTests: XCTestCase {
         // The room brings its own values of the controls that follow it (the room rule); the
         // preset sets every parameter. A value the rack has already is not a change.
         let implied = RoomRule.implied(by: .plate).filter { RackState()[$0.0] != $0.1 }
-            .map { RackController.valueMessage(Parameters[$0.0], $0.1) }
+            .map { ParameterCommands.valueMessage(Parameters[$0.0], $0.1) }
         let warm = rig.controller.presets.preset(named: "Warm")!.state
         XCTAssertEqual(rig.replies(), [OSCMessage("/rack/room", [.string("plate")])] + implied
             + [OSCMessage("/rack/preset", [.string("Warm")])]
-            + Parameters.all.map { RackController.valueMessage($0, warm[$0.id]) })
+            + Parameters.all.map { ParameterCommands.valueMessage($0, warm[$0.id]) })
         XCTAssertEqual(Array(rig.controller.presets.preset(named: "Warm")!.state.values.prefix(5)), [384, -3, 40, -0.8, Double(Room.mediumHall.rawValue)])
         rig.send("/rack/unsubscribe")
         rig.send("/rack/mix", [.float(77)])

@@ -20,7 +20,7 @@ final class LoopTests: XCTestCase {
         let own = OSCEndpoint("127.0.0.1:8000")!
         for address in ["/rack/subscribe", "/rack/meter"] {
             rig.send(address, [.int(8000)])
-            XCTAssertEqual(rig.replies(), [rig.error(address, RackController.ownTargetReason(own))])
+            XCTAssertEqual(rig.replies(), [rig.error(address, SubscriptionCommands.ownTargetReason(own))])
         }
         rig.send("/rack/cutoff", [.float(800)])
         rig.settle()
@@ -36,7 +36,7 @@ final class LoopTests: XCTestCase {
         for host in ["127.0.0.1", "127.0.0.2", "192.0.2.50"] {
             let from = OSCEndpoint(host: host, port: 9000)!
             rig.send("/rack/meter", [.int(8000)], from: from)
-            XCTAssertEqual(rig.outbox.take(for: from), [rig.error("/rack/meter", RackController.ownTargetReason(OSCEndpoint(host: host, port: 8000)!))], host)
+            XCTAssertEqual(rig.outbox.take(for: from), [rig.error("/rack/meter", SubscriptionCommands.ownTargetReason(OSCEndpoint(host: host, port: 8000)!))], host)
         }
         for (host, port) in [("192.0.2.51", 8000), ("127.0.0.1", 8001)] {
             let from = OSCEndpoint(host: host, port: 9000)!

@@ -71,7 +71,7 @@ final class ParameterCommandTests: XCTestCase {
         let rig = Rig()
         for spec in Parameters.all {
             rig.send("/rack/get", [.string(spec.name)])
-            XCTAssertEqual(rig.replies(), [RackController.valueMessage(spec, spec.defaultValue)])
+            XCTAssertEqual(rig.replies(), [ParameterCommands.valueMessage(spec, spec.defaultValue)])
         }
         rig.send("/rack/get", [.string("bogus")])
         XCTAssertEqual(rig.replies(), [rig.error("/rack/get", "unknown parameter 'bogus'")])
@@ -90,9 +90,9 @@ final class ParameterCommandTests: XCTestCase {
             OSCMessage("/rack/room", [.string("mediumHall")]),
         ])
         rig.send("/rack/dump")
-        XCTAssertEqual(rig.replies(), Parameters.all.map { RackController.valueMessage($0, $0.defaultValue) }
+        XCTAssertEqual(rig.replies(), Parameters.all.map { ParameterCommands.valueMessage($0, $0.defaultValue) }
             + [OSCMessage("/rack/preset", [.string("")])], "every row of the table, in its order")
-        XCTAssertEqual(RackController.valueMessage(Parameters[.decay], Parameters[.decay].defaultValue),
+        XCTAssertEqual(ParameterCommands.valueMessage(Parameters[.decay], Parameters[.decay].defaultValue),
                        OSCMessage("/rack/decay", [.float(Float(Room.default.shape.decaySeconds))]))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import RackEngine
 @testable import RackOSC
 
 /// The README tells users which OSC namespace version they get; `/rack/version` answers it.
@@ -22,10 +23,10 @@ final class ReadmeVersionTests: XCTestCase {
             .deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let row = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("| `/rack/preset/save`") })
-        XCTAssertTrue(row.contains("`\(RackController.savedAddress) s:name i:number`"), String(row))
-        XCTAssertTrue(readme.contains("1.6.0 added `\(RackController.savedAddress)`"),
+        XCTAssertTrue(row.contains("`\(OSCReplyAddress.presetSaved) s:name i:number`"), String(row))
+        XCTAssertTrue(readme.contains("1.6.0 added `\(OSCReplyAddress.presetSaved)`"),
                       "the namespace version note names the address 1.6.0 added")
-        XCTAssertTrue(readme.contains("\(RackController.namespaceVersion) added `/rack/schedule/clear` and its answer `\(RackController.scheduleClearedAddress)`"),
+        XCTAssertTrue(readme.contains("\(RackController.namespaceVersion) added `/rack/schedule/clear` and its answer `\(OSCReplyAddress.scheduleCleared)`"),
                       "the namespace version note names the addresses the current version added")
     }
 }

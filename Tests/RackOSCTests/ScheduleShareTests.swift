@@ -48,9 +48,9 @@ final class ScheduleShareTests: XCTestCase {
         schedule(rig, 10, value: 10, seconds: 0.5)
         schedule(rig, 5, value: 20, seconds: 0.5, from: other)
         schedule(rig, 3, value: 30, seconds: 0.6, from: remote(1))
-        rig.send(RackController.scheduleClearedAddress.replacingOccurrences(of: "cleared", with: "clear"))
+        rig.send(OSCReplyAddress.scheduleCleared.replacingOccurrences(of: "cleared", with: "clear"))
         rig.settle()
-        XCTAssertEqual(rig.replies(), [OSCMessage(RackController.scheduleClearedAddress, [.int(10)])])
+        XCTAssertEqual(rig.replies(), [OSCMessage(OSCReplyAddress.scheduleCleared, [.int(10)])])
         XCTAssertEqual(rig.controller.scheduledInFlight, 8)
         XCTAssertEqual(rig.engine.scheduledWaiting, 8)
         rig.settle(blocks: 100)   // 0.53 s: the other local sender's changes apply
@@ -76,7 +76,7 @@ final class ScheduleShareTests: XCTestCase {
         rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Bright")])], timeTag: rig.timeTag(in: 0.2)),
                  from: remote(1))
         rig.settle()
-        XCTAssertEqual(rig.outbox.take(for: remote(1)), [OSCMessage(RackController.scheduleClearedAddress, [.int(42)])])
+        XCTAssertEqual(rig.outbox.take(for: remote(1)), [OSCMessage(OSCReplyAddress.scheduleCleared, [.int(42)])])
         XCTAssertEqual(rig.controller.recallsInFlight, 1, "the three cleared recalls are forgotten, the later one waits")
         rig.outbox.clear()
         rig.settle(blocks: 40)
@@ -87,7 +87,7 @@ final class ScheduleShareTests: XCTestCase {
     func testClearWithNothingWaitingAnswersZeroAtOnce() {
         let rig = Rig()
         rig.controller.handle(OSCMessage("/rack/schedule/clear"), timeTag: .immediately, from: rig.client)
-        XCTAssertEqual(rig.replies(), [OSCMessage(RackController.scheduleClearedAddress, [.int(0)])])
+        XCTAssertEqual(rig.replies(), [OSCMessage(OSCReplyAddress.scheduleCleared, [.int(0)])])
     }
 
     /// A remote sender that filled its share and cleared it schedules again.
@@ -98,7 +98,7 @@ final class ScheduleShareTests: XCTestCase {
         XCTAssertEqual(rig.outbox.take(for: remote(1)).count, 1, "one over its share")
         rig.send("/rack/schedule/clear", from: remote(1))
         rig.settle()
-        XCTAssertEqual(rig.outbox.take(for: remote(1)), [OSCMessage(RackController.scheduleClearedAddress, [.int(Int32(perAddress))])])
+        XCTAssertEqual(rig.outbox.take(for: remote(1)), [OSCMessage(OSCReplyAddress.scheduleCleared, [.int(Int32(perAddress))])])
         XCTAssertEqual(rig.controller.scheduledInFlight, 0)
         schedule(rig, perAddress, from: remote(1))
         XCTAssertEqual(rig.outbox.take(for: remote(1)), [], "its share is free again")

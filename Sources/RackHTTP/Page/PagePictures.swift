@@ -44,7 +44,7 @@ enum PagePictures {
         var versionAddress: String { pathPrefix + name }
         /// The addresses whose changes may change it: its parameters and `/rack/status` (the
         /// sample rate).
-        var watchedAddresses: [String] { parameters.map { Parameters[$0].address } + ["/rack/status"] }
+        var watchedAddresses: [String] { parameters.map { Parameters[$0].address } + [OSCCommandDeclaration.status.address] }
     }
 
     static let pathPrefix = PageAssets.basePath + "picture/"
@@ -116,7 +116,7 @@ extension LiveState.Snapshot {
 
     /// The JACK sample rate of `/rack/status`, or 48 kHz while there is none.
     var sampleRateHz: Double {
-        if case let .int(rate)? = values["/rack/status"]?.first, rate >= 8000 { return Double(rate) }
+        if case let .int(rate)? = values[OSCCommandDeclaration.status.address]?.first, rate >= 8000 { return Double(rate) }
         return 48_000
     }
 }

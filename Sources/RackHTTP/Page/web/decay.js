@@ -21,7 +21,7 @@ const DecayGraph = (() => {
     { name: "lowcut", axis: "x", label: "low cut: left and right arrows" },
     { name: "highcut", axis: "x", label: "high cut: left and right arrows" },
   ];
-  const state = { values: {}, pushed: {}, range: {}, dragging: null, heldUntil: 0, holdTimer: 0,
+  const state = { values: {}, pushed: {}, range: {}, address: {}, dragging: null, heldUntil: 0, holdTimer: 0,
                   pending: {}, sent: {}, frame: 0, freeze: false };
   let facts = null, svg = null, parts = null, size = null;
 
@@ -122,7 +122,7 @@ const DecayGraph = (() => {
     state.frame = 0;
     const messages = [];
     for (const [name, value] of Object.entries(state.pending)) {
-      if (state.sent[name] !== value) messages.push(["/rack/" + name, [["f", value]]]);
+      if (state.sent[name] !== value) messages.push([state.address[name], [["f", value]]]);
       state.sent[name] = value;
     }
     state.pending = {};
@@ -186,6 +186,7 @@ const DecayGraph = (() => {
     for (const name of ["decay", "damping", "lowcut", "highcut", "freeze"]) {
       const node = rack.CONTENTS[name], range = node.RANGE[0], address = node.FULL_PATH, shown = handlers[address];
       state.range[name] = { min: range.MIN, max: range.MAX };
+      state.address[name] = address;
       handlers[address] = (args, a) => { shown(args, a); pushed(name, args[0]); };
     }
     const figure = element("figure", { id: "decay-graph", className: "graph" });

@@ -25,7 +25,7 @@ const Graph = (() => {
 
   let facts = null, svg = null, parts = null, size = null;
   /** What is shown, what rack pushed last, and the ranges from the namespace. */
-  const state = { cutoff: NaN, resonance: NaN, rate: NaN, pushed: {}, range: {}, dragging: null,
+  const state = { cutoff: NaN, resonance: NaN, rate: NaN, pushed: {}, range: {}, address: {}, dragging: null,
                   heldUntil: 0, holdTimer: 0, pending: null, sent: {}, frame: 0, lastTap: null };
 
   /** |H(f)| in dB of rack's low-pass: the SVF's 1/(s² + s/Q + 1) through the bilinear transform
@@ -141,7 +141,7 @@ const Graph = (() => {
     for (const name of ["cutoff", "resonance"]) {
       if (state.sent[name] === p[name]) continue;
       state.sent[name] = p[name];
-      messages.push(["/rack/" + name, [["f", p[name]]]]);
+      messages.push([state.address[name], [["f", p[name]]]]);
     }
     sendAll(messages);
   }
@@ -222,8 +222,10 @@ const Graph = (() => {
       const range = rack.CONTENTS[name].RANGE[0];
       state.range[name] = { min: range.MIN, max: range.MAX };
       const address = rack.CONTENTS[name].FULL_PATH, shown = handlers[address];
+      state.address[name] = address;
       handlers[address] = (args, a) => { shown(args, a); pushed(name, args[0]); };
     }
+    watchRate(rack.CONTENTS.status.FULL_PATH);
     const figure = element("figure", { id: "response-graph", className: "graph" });
     svg = make("svg", { id: "response-svg", role: "group", "aria-label": "the low-pass filter's response: drag the handle to set cutoff and resonance" }, figure);
     svg.dataset.fmin = r().minimumFrequency; svg.dataset.fmax = r().maximumFrequency;
@@ -255,12 +257,14 @@ const Graph = (() => {
     layout();
   }
 
-  /** The sample rate, from `/rack/status` (panels.js shows the rest of it). */
-  const status = handlers["/rack/status"];
-  handlers["/rack/status"] = (args, a) => {
-    status(args, a);
-    if (typeof args[0] === "number" && args[0] !== state.rate) { state.rate = args[0]; drawCurve(); }
-  };
+  /** The sample rate, from the status at `address` (panels.js shows the rest of it). */
+  function watchRate(address) {
+    const status = handlers[address];
+    handlers[address] = (args, a) => {
+      status(args, a);
+      if (typeof args[0] === "number" && args[0] !== state.rate) { state.rate = args[0]; drawCurve(); }
+    };
+  }
 
   return { build, lowPassDb };
 })();
