@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import RackEngine
+import RackTestSupport
 
 /// The README's parameter table says it comes from the parameter table in the code; each row is
 /// read here and held to `Parameters.all`: id, unit, range, default, taper, default (and
@@ -8,9 +9,7 @@ import RackEngine
 final class ReadmeParameterTableTests: XCTestCase {
     /// The README's rows of the table, cells trimmed, in order.
     func readmeRows() throws -> [[String]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text()
         let header = "| id | unit | range | default | taper | default ramp | moves |"
         let start = try XCTUnwrap(readme.range(of: header), "the README's parameter table")
         var rows: [[String]] = []

@@ -41,7 +41,7 @@ pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
 # The meters' output ports, in order, and their floor in dBFS, as the README's plugin section
 # states them.
 METERS = ["peak_l", "peak_r", "reverb_in"]
-METER_FLOOR = -float(re.search(r"anything quieter than −(\d+) dBFS", (livelib.REPO / "README.md").read_text()).group(1))
+METER_FLOOR = -float(re.search(r"anything quieter than −(\d+) dBFS", livelib.documentation()).group(1))
 
 
 def sine(left_db: float, right_db: float, seconds: float = 0.5, hz: float = 1000.0) -> np.ndarray:
