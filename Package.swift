@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackFiles", "RackTestSupport"]),
         .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackFiles", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackFiles", "RackPathText", "RackTestSupport"]),
-        .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine"]),
+        .testTarget(name: "RackHTTPTests", dependencies: ["RackWire", "RackHTTP", "RackEngine", "RackTestSupport"]),
         .testTarget(name: "RackPlotTests", dependencies: ["RackPlot", "RackEngine", "RackFiles", "RackDSP", "RackTestSupport"]),
     ]
 )

@@ -124,7 +124,7 @@ public struct ParameterSpec: Sendable {
     public let taper: Taper
     /// Ramp used when none is given (or 0 is given), in seconds. For `room` it is the crossfade.
     public let defaultRampSeconds: Double
-    /// Longest ramp allowed, in seconds (`room`'s crossfade is capped by the contract).
+    /// Longest ramp allowed, in seconds (`room`'s crossfade is capped at its documented 200 ms).
     public let maximumRampSeconds: Double
     /// How the value moves during a ramp.
     public let rampShape: RampShape
@@ -216,7 +216,7 @@ public func formatNumber(_ value: Double) -> String {
 
 /// The parameter table.
 public enum Parameters {
-    /// Longest ramp of a continuous parameter, in seconds: one hour (the contract's limit).
+    /// Longest ramp of a continuous parameter, in seconds: one hour (the documented limit).
     private static let hourRampSeconds = 3600.0
 
     /// Every parameter, in `ParameterID` order.

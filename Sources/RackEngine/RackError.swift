@@ -1,4 +1,4 @@
-/// sysexits(3) codes, the contract's exit codes.
+/// sysexits(3) codes, rack's documented exit codes.
 public enum ExitStatus: Int32, Sendable {
     case ok = 0
     case usage = 64

@@ -19,7 +19,7 @@ public struct Preset: Sendable, Equatable {
         self.path = path
     }
 
-    /// The JSON the contract defines: `{"name": …, "cutoff": …, …, "room": "…"}`, keys in
+    /// The preset JSON as documented: `{"name": …, "cutoff": …, …, "room": "…"}`, keys in
     /// parameter-table order.
     public var json: String {
         var fields = ["  \"name\": \(JSON.quoted(name))"]
@@ -71,7 +71,7 @@ public struct Preset: Sendable, Equatable {
         return Data(bytes[..<count])
     }
 
-    /// Parses and validates preset JSON. Every field of the contract is required; unknown
+    /// Parses and validates preset JSON. Every documented field is required; unknown
     /// fields, wrong types and out-of-range values are errors (the reason names the field).
     public static func parse(_ data: Data, isFactory: Bool, path: String?) throws(RackError) -> Preset {
         let where_ = path.map { "preset '\($0)'" } ?? "preset"

@@ -30,7 +30,7 @@ public enum ControllerTuning {
     public static let midiLookSeconds = 0.02
     /// The longest sleep of the control loop, in seconds, however little is pending: a safety
     /// net under the wakes (a datagram, JACK's notifications, the WebSocket's inbox, a stop
-    /// signal), so that anything no wake announces is looked at within the contract's second.
+    /// signal), so that anything no wake announces is looked at within the promised second.
     public static let longestSleepSeconds = 1.0
     /// Longest stretch, in seconds, the control loop spends handling datagrams before it runs
     /// its periodic work (applied-event echoes, meters, the driver's loss detection and rejoin,

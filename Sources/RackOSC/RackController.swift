@@ -4,7 +4,7 @@ import RackEngine
 import RackFiles
 import RackWire
 
-/// The OSC address space of the contract, on the control thread. Every message is checked
+/// The documented OSC address space, on the control thread. Every message is checked
 /// here (types, NaN/Inf, ranges, names) before anything reaches the render thread, which
 /// only ever sees validated `EngineEvent`s through the lock-free queue. All state lives on
 /// this one thread: no locks.

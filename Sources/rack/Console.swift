@@ -9,7 +9,7 @@ import RackIO
 /// The program's name in front of a message.
 let messagePrefix = "rack: "
 
-/// Runs a command body, turning the rack's errors into one stderr line and the contract's
+/// Runs a command body, turning the rack's errors into one stderr line and the documented
 /// exit status.
 func runReportingErrors(_ body: () throws -> Void) throws {
     do {

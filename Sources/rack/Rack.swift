@@ -19,7 +19,7 @@ struct Rack: ParsableCommand {
 
 extension Rack {
     /// The entry point: ArgumentParser's, except that bare `rack` under a session manager runs
-    /// the rack, and a usage error is the contract's one line
+    /// the rack, and a usage error is the documented one line
     /// (`rack: MESSAGE`, exit 64) instead of the parser's error, usage and help hint. Help and
     /// version requests print as usual; errors the commands already reported end with their
     /// own status.
@@ -42,7 +42,7 @@ extension Rack {
         (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { PathText.fromCString(UnsafePointer($0)) } }
     }
 
-    /// Ends the process for `error` as the contract wants it (see `main`).
+    /// Ends the process for `error` as documented (see `main`).
     static func finish(with error: Error) -> Never {
         let code = exitCode(for: error)
         if error is ExitCode || code == .success {

@@ -228,9 +228,7 @@ final class CLITests: XCTestCase {
         let match = try XCTUnwrap(r.stdout.range(of: pattern, options: .regularExpression), r.stdout)
         XCTAssertEqual(match, r.stdout.startIndex..<r.stdout.endIndex)
         // The README quotes the line exactly.
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
+        let text = try Documentation.text()
         XCTAssertTrue(text.contains("`" + r.stdout.dropLast() + "`"), "README does not quote `\(r.stdout.dropLast())`")
     }
 

@@ -69,7 +69,7 @@ final class RecordingCLITests: XCTestCase {
     /// says.
     func testTheREADMEsSessionCommandsPrintNoWarning() throws {
         let session = root.appendingPathComponent("Examples/session.txt").path
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text()
         XCTAssertTrue(readme.contains("rack render in.wav out.wav --automation Examples/session.txt --format 24"))
         XCTAssertTrue(readme.contains("rack check Examples/session.txt"))
         let loop = try rack(["demo-loop", dir + "/in.wav"], environment: env)

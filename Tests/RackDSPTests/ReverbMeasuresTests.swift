@@ -75,7 +75,7 @@ final class ReverbMeasuresTests: XCTestCase {
     }
 
     /// The same noise plus a 356 Hz sinusoid that decays more slowly (T60 2.4 s against 1.6 s,
-    /// the plate's fault in the issue): the tail's peak stands out of the noise reference at
+    /// a fault the plate once had): the tail's peak stands out of the noise reference at
     /// that frequency; a line 30 dB weaker is below the statistic's reach.
     func testDecayingSinusoidRings() {
         let l = noise(seconds: 1.2, seed: 21, envelope: decay(1.6))

@@ -1,7 +1,7 @@
 import XCTest
 @testable import RackDSP
 
-/// Every room against the reverb's quality goal (issue "a reverb that beats Dragonfly, Calf and
+/// Every room against the reverb's quality goal ("a reverb that beats Dragonfly, Calf and
 /// zita-rev1"), on the impulse responses that `ReverbTests` renders once (mono impulse into both
 /// inputs, 100 % wet, 48 kHz), with the measures of `ReverbMeasures.swift` (themselves checked
 /// on synthetic signals in `ReverbMeasuresTests`). The limits are the goal's; the README's room

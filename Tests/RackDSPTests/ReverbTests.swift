@@ -2,7 +2,7 @@ import XCTest
 @testable import RackDSP
 
 /// The reverb measured against acoustics and signal theory (Schroeder decay times against the
-/// contract's targets, correlation, exact block/time invariance, continuity, float classes),
+/// documented targets, correlation, exact block/time invariance, continuity, float classes),
 /// never against its own earlier output.
 ///
 /// Runtime: debug builds run the SIMD kernel ~300× slower than release, so responses are only
@@ -31,7 +31,7 @@ final class ReverbTests: XCTestCase {
     // MARK: Decay times
 
     /// T20 (−5…−25 dB) and T30 (−5…−35 dB) of every room within ±10 % of its target at 48 kHz
-    /// (the contract allows ±15 %; the README tabulates both), ordered by size.
+    /// (±15 % is promised; the documentation tabulates both), ordered by size.
     func testEveryRoomDecaysWithinTenPercentOfItsTargetAt48k() throws {
         var measured: [Room: Double] = [:]
         for r in Self.responses48k {

@@ -23,7 +23,7 @@ final class PresetTests: XCTestCase {
         let store = PresetStore(factoryDirectory: factoryPresetDirectory, userDirectory: temporaryDirectory())
         XCTAssertEqual(store.problems.count, 0, "\(store.problems)")
         XCTAssertEqual(store.factory.count, files.count)
-        // The contract's three, with the AUv3 sample's values.
+        // The three documented presets, with the AUv3 sample's values.
         for (name, cutoff, resonance) in [("Prominent", 2500.0, 5.0), ("Bright", 14_000, 12), ("Warm", 384, -3)] {
             let p = try XCTUnwrap(store.preset(named: name))
             XCTAssertEqual(p.state[.cutoff], cutoff)

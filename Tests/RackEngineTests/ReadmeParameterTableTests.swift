@@ -1,18 +1,17 @@
 import Foundation
 import XCTest
 import RackEngine
+import RackTestSupport
 
-/// The README's parameter table says it comes from the parameter table in the code; each row is
+/// The documented parameter table (docs/parameters.md) says it comes from the parameter table in the code; each row is
 /// read here and held to `Parameters.all`: id, unit, range, default, taper, default (and
 /// longest) ramp, and how a ramp moves (multiplicatively: an exponential ramp; linearly: linear).
 final class ReadmeParameterTableTests: XCTestCase {
-    /// The README's rows of the table, cells trimmed, in order.
+    /// The documented table's rows, cells trimmed, in order.
     func readmeRows() throws -> [[String]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text(of: "docs/parameters.md")
         let header = "| id | unit | range | default | taper | default ramp | moves |"
-        let start = try XCTUnwrap(readme.range(of: header), "the README's parameter table")
+        let start = try XCTUnwrap(readme.range(of: header), "the parameter table of docs/parameters.md")
         var rows: [[String]] = []
         for line in readme[start.upperBound...].split(separator: "\n").dropFirst() {
             guard line.hasPrefix("| `") else { break }

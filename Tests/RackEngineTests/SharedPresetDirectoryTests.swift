@@ -3,6 +3,7 @@ import XCTest
 import RackDSP
 @testable import RackEngine
 @testable import RackFiles
+import RackTestSupport
 
 /// Two stores on one user directory, as two racks sharing a config directory: saves and
 /// deletes merge with what is on disk under the directory's lock, names stay unique ignoring
@@ -65,9 +66,7 @@ final class SharedPresetDirectoryTests: XCTestCase {
     /// The README states the window within which a changed directory is read at every lookup:
     /// the constant's figure.
     func testTheReadmeStatesTheSettleWindow() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text()
         let milliseconds = PresetDirectory.settleNanoseconds / 1_000_000
         XCTAssertTrue(readme.contains("within \(milliseconds) ms of a change, when a second change could leave the"),
                       "README: \(milliseconds) ms")

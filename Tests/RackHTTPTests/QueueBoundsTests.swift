@@ -2,6 +2,7 @@ import Foundation
 @testable import RackHTTP
 import RackWire
 import XCTest
+import RackTestSupport
 
 /// The two queues of the HTTP side at the README's lengths, in memory: the inbox of datagrams
 /// from WebSocket clients to the control thread (`HTTPLimits.controlInboxLength`) and each
@@ -15,9 +16,7 @@ final class QueueBoundsTests: XCTestCase {
     /// The README's "slow clients" row gives both lengths: they are the code's (so the tests
     /// below run at the README's figures).
     func testTheLengthsAreTheReadmes() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text()
         let row = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("| slow clients |") }, "no slow clients row")
         func figure(_ pattern: String) throws -> Int {
             let match = try XCTUnwrap(String(row).firstMatch(of: try Regex(pattern)), "the row no longer says \(pattern)")

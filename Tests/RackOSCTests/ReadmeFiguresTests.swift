@@ -12,11 +12,7 @@ import RackWire
 /// `PresetCommandTests`, `PresetTests`, `PresetNumberTests`), so a README figure and the code
 /// cannot drift apart; and, where no other test does, the behaviour at the README's figure.
 final class ReadmeFiguresTests: XCTestCase {
-    static let readme: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
-    }()
+    static let readme: String = (try? Documentation.text()) ?? ""
 
     /// The number (digits, thousands commas allowed) that `pattern`'s first group captures.
     func figure(_ pattern: String, file: StaticString = #filePath, line: UInt = #line) throws -> Double {

@@ -2,14 +2,13 @@ import Foundation
 import XCTest
 import RackEngine
 @testable import RackOSC
+import RackTestSupport
 
 /// The README tells users which OSC namespace version they get; `/rack/version` answers it.
 /// The two must agree.
 final class ReadmeVersionTests: XCTestCase {
     func testTheReadmeNamesTheNamespaceVersionTheCodeReports() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text()
         let marker = "Namespace version: **"
         let start = try XCTUnwrap(readme.range(of: marker), "the README's OSC reference names the namespace version")
         let rest = readme[start.upperBound...]
@@ -19,9 +18,7 @@ final class ReadmeVersionTests: XCTestCase {
 
     /// The README's OSC table states the answer to a save as the controller sends it.
     func testTheReadmeStatesTheAnswerToASave() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text()
         let row = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("| `/rack/preset/save`") })
         XCTAssertTrue(row.contains("`\(OSCReplyAddress.presetSaved) s:name i:number`"), String(row))
         XCTAssertTrue(readme.contains("1.6.0 added `\(OSCReplyAddress.presetSaved)`"),

@@ -2,14 +2,14 @@ import XCTest
 import RackEngine
 @testable import RackOSC
 import RackWire
+import RackTestSupport
 
 /// One `/rack/meter i PORT` from a remote address is not amplified beyond its short lease: the
 /// README's figures of what reaches the address in 20 s.
 final class RemoteMeterTests: XCTestCase {
     /// The README's "N datagrams, B bytes, in 20 s" for one remote meter request.
     func readmeFigures() throws -> (datagrams: Int, bytes: Int) {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Documentation.text()
         let pattern = #/one 20-byte `/rack/meter i PORT` from a remote address now brings \*\*(\d+) datagrams, ([\d,]+) bytes\*\* in 20 s/#
         let m = try XCTUnwrap(readme.firstMatch(of: pattern), "the README states what one remote meter request brings")
         return (Int(m.1)!, Int(m.2.replacing(",", with: ""))!)

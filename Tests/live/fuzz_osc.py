@@ -5,7 +5,7 @@ type tags, huge strings and blobs, NaN/Inf, extreme ints and path-like preset na
 so often checks that the rack still answers, that its meters are finite and that JACK still
 runs it. Prints packets sent, error replies received, crashes (must be 0) and xruns.
 
-Usage: python3 Tests/live/fuzz_osc.py [--packets 200000] [--seed 1]
+Usage: python3 Tests/live/fuzz_osc.py [[--packets] 200000] [--seed 1]
 """
 from __future__ import annotations
 
@@ -79,11 +79,21 @@ def random_packet(rng: random.Random, valid: list[bytes]) -> bytes:
     return build_bundle(time.time() + rng.uniform(-2, 2), *inner)
 
 
-def main() -> int:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line: the packet count as `--packets N` or as a bare N (`scripts/long-run fuzz
+    20000`), and the seed."""
     ap = argparse.ArgumentParser()
+    ap.add_argument("count", nargs="?", type=int, help="packets to send (the same as --packets)")
     ap.add_argument("--packets", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=1)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    if a.count is not None:
+        a.packets = a.count
+    return a
+
+
+def main() -> int:
+    a = arguments()
     rng = random.Random(a.seed)
     server = f"rack-fuzz-{os.getpid()}"
     jack_pid = livelib.start_jack(server, 48000, 256)

@@ -11,7 +11,7 @@ from types import ModuleType
 import livelib
 from livelib import build_message, parse_packet, wait_until  # noqa: F401 (the suite's one wait, re-exported)
 
-README = (livelib.REPO / "README.md").read_text()
+README = livelib.documentation()
 
 
 def client(module: str) -> ModuleType:

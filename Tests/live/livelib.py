@@ -30,6 +30,17 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 JACK_SERVER_SCRIPT = REPO / "scripts" / "jack-server"
 
+
+def documentation(name: str | None = None) -> str:
+    """The documentation the tests read their figures from: README.md, then every docs/*.md in
+    the order of their names, joined (so a figure may move between them without its test
+    changing); or the one file `name`, relative to the repository ("docs/parameters.md")."""
+    if name is not None:
+        return (REPO / name).read_text()
+    files = [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
+    return "\n".join(f.read_text() for f in files)
+
+
 READY_JOINED = re.compile(r"^rack: joined JACK server as '(.+)' \((\d+) Hz, (\d+) frames\)\s*$")
 READY_OSC = re.compile(r"^rack: OSC on osc\.udp://([^:/]+):(\d+)/\s*$")
 READY_HTTP = re.compile(r"^rack: OSCQuery on http://([^:/]+):(\d+)/")

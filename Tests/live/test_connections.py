@@ -114,7 +114,7 @@ def test_connections_follow_peers_and_server_restarts(tmp_path, rack_binary):
 
 
 def test_jackd_restarts_timed(tmp_path, rack_binary):
-    """Three jackd2 restarts, timed as the contract states them: noticed within a second of
+    """Three jackd2 restarts, timed as the documentation states them: noticed within a second of
     the SIGTERM that stops the server, rejoined within two seconds of the server's return (measured from the moment jackd is
     started again, so the server's own start-up counts against rack)."""
     server = f"rack-timed-{os.getpid()}"
@@ -149,7 +149,7 @@ def test_jackd_restarts_timed(tmp_path, rack_binary):
             print(f"jackd2 restart: noticed {noticed:.2f} s after SIGTERM to jackd, rejoined {rejoined:.2f} s after "
                   f"jackd was started again")
         for noticed, rejoined in results:
-            assert noticed <= 1.0 + 0.3, results   # contract 1 s; 0.3 s for the status round trips
+            assert noticed <= 1.0 + 0.3, results   # promised 1 s; 0.3 s for the status round trips
             assert rejoined <= 2.0 + 0.3, results
     finally:
         osc.close()

@@ -11,7 +11,7 @@ from livelib import close_to
 
 oscquery_client = client("pythonoscquery.osc_query_client")
 
-# The README's parameter table (the one table in the code is the source; this is the contract).
+# The README's parameter table (the one table in the code is the source; this is what users read).
 PARAMETERS = {"cutoff": ("time.hz", 12, 20000, "logarithmic"), "resonance": ("gain.db", -20, 20, "linear"),
               "mix": ("%", 0, 100, "linear"), "gain": ("gain.db", -60, 12, "linear")}
 ROOMS = {"smallRoom", "mediumRoom", "largeRoom", "mediumHall", "largeHall", "plate", "mediumChamber",

@@ -13,9 +13,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from livelib import REPO
+from livelib import documentation
 
-README = (REPO / "README.md").read_text()
+README = documentation()
 EXTRA_WAKES_PER_SECOND = int(re.search(
     r"wake\s+at\s+most\s+(\d+)\s+times\s+a\s+second\s+more\s+than\s+`jack_simple_client`", README).group(1))
 WINDOW_SECONDS = 4.0

@@ -42,7 +42,7 @@ def test_ports_appear_within_one_second(rack_factory, jack, helpers):
         watch.wait(timeout=10)
     elapsed = max(seen[p] for p in wanted) - t0
     joined = f"{rack.joined_at - t0:.2f} s" if rack.joined_at else "not yet"
-    assert elapsed <= 1.0, f"ports registered after {elapsed:.2f} s (contract: within a second); rack said it joined after {joined}"
+    assert elapsed <= 1.0, f"ports registered after {elapsed:.2f} s (promised: within a second); rack said it joined after {joined}"
     rack.wait_ready()
     print(f"start-up: ports after {elapsed * 1000:.0f} ms, the ready lines after "
           f"{(rack.ready_at - rack.started_at) * 1000:.0f} ms from exec")

@@ -41,7 +41,7 @@ pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
 # The meters' output ports, in order, and their floor in dBFS, as the README's plugin section
 # states them.
 METERS = ["peak_l", "peak_r", "reverb_in"]
-METER_FLOOR = -float(re.search(r"anything quieter than −(\d+) dBFS", (livelib.REPO / "README.md").read_text()).group(1))
+METER_FLOOR = -float(re.search(r"anything quieter than −(\d+) dBFS", livelib.documentation()).group(1))
 
 
 def sine(left_db: float, right_db: float, seconds: float = 0.5, hz: float = 1000.0) -> np.ndarray:
@@ -299,7 +299,7 @@ def test_lv2info_lists_every_port_with_the_tables_ranges_and_units(bundle, table
     # Units are not printed by lv2info: read them from the description (sordi's triples).
     triples = subprocess.run(["sordi", str(bundle / "rack.lv2/rack.ttl")], capture_output=True, text=True, timeout=30).stdout
     units = {"Hz": "units#hz", "dB": "units#db", "%": "units#pc", "s": "units#s", "ms": "units#ms"}
-    # The contract's tapers: frequencies and the decay time move logarithmically.
+    # The documented tapers: frequencies and the decay time move logarithmically.
     logarithmic = {"cutoff", "decay", "damping", "lowcut", "highcut"}
     for name, row in table.items():
         assert name in ports, f"no port for parameter {name}"

@@ -234,7 +234,7 @@ def test_feedback_of_program_changes_comes_back_within_the_readme_bound(rack_fac
     import json
     import re
 
-    readme = (livelib.REPO / "README.md").read_text()
+    readme = livelib.documentation()
     m = re.search(r"program\s+change\s+in\s+to\s+its\s+first\s+CC\s+out[^*]*\*\*under\s+(\d+)\s+ms\*\*", readme)
     assert m, "the README no longer states the feedback round trip's bound"
     bound_ms = int(m.group(1))
@@ -616,7 +616,7 @@ def test_at_most_the_readme_count_of_midi_events_a_cycle(rack_factory, osc_facto
     taken as usual."""
     import re
 
-    readme = (livelib.REPO / "README.md").read_text()
+    readme = livelib.documentation()
     m = re.search(r"read in the process callback \(at most (\d[\d,]*) events a cycle[;)]", readme)
     assert m, "the README no longer states the MIDI events read a cycle"
     bound = int(m.group(1).replace(",", ""))

@@ -69,7 +69,7 @@ def test_pw_start_ports_ready_lines_and_osc(pw_rack_factory, pipewire):
     elapsed = time.monotonic() - t0
     rack.wait_ready(20)
     print(f"PipeWire: ports after {elapsed:.2f} s; server line: {rack.server}")
-    assert elapsed <= 1.0 + 0.5, f"ports after {elapsed:.2f} s"   # contract: 1 s; slack for jack_lsp itself
+    assert elapsed <= 1.0 + 0.5, f"ports after {elapsed:.2f} s"   # promised: 1 s; slack for jack_lsp itself
     assert rack.client_name == "pwcore"
     assert rack.rate == 48000 and rack.period == 256, rack.stdout
     assert rack.server and rack.server.startswith("PipeWire "), rack.stdout
@@ -386,8 +386,8 @@ def test_pw_server_restarts_three_times(own_pw_rack_factory, own_pipewire):
                   f"server's return, connections back after {connected:.2f} s; threads {threads}, RSS {rss} kB")
         print(f"PipeWire restarts: threads {start[0]} → {results[-1][3]}, RSS {start[1]} → {results[-1][4]} kB")
         for noticed, rejoined, *_ in results:
-            assert noticed <= 1.0 + 0.3, results    # contract 1 s; 0.3 s for the status round trips here
-            assert rejoined <= 2.0 + 0.3, results   # contract 2 s
+            assert noticed <= 1.0 + 0.3, results    # promised 1 s; 0.3 s for the status round trips here
+            assert rejoined <= 2.0 + 0.3, results   # promised 2 s
         # PipeWire 0.3.x: the dead client is closed, nothing accumulates.
         if rack.server and rack.server.startswith("PipeWire 0."):
             assert results[-1][3] <= results[0][3], f"threads grew: {results}"

@@ -8,7 +8,7 @@ import subprocess
 
 import livelib
 
-README = (livelib.REPO / "README.md").read_text()
+README = livelib.documentation()
 
 
 def room_row() -> tuple[float, float]:

@@ -61,7 +61,7 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
             now = time.monotonic()
             print(f"jackd restart {round_ + 1}: disconnected {noticed:.2f} s after the stop began; running again "
                   f"{now - starting:.2f} s after jackd was started, {now - back:.2f} s after it answered jack_wait")
-            # The contract's 1 s and 2 s, plus 0.3 s for the status round trips that measure them.
+            # The promised 1 s and 2 s, plus 0.3 s for the status round trips that measure them.
             assert noticed <= 1.0 + 0.3, f"round {round_}: disconnected {noticed:.2f} s after the stop began"
             assert now - back <= 2.0 + 0.3, f"round {round_}: running {now - back:.2f} s after the server answered"
             ports = livelib.jack_port_list(server)
@@ -91,7 +91,7 @@ def test_kill_dash_nine_during_saves_never_loses_a_preset(jack, tmp_path, rack_b
     between the temp file's creation and the rename (mid-write): the test proves such kills
     happened by counting them. A preset is lost when, after a kill, its file is missing, torn
     (not the JSON of a whole preset) or older than the version on disk before that round: the
-    contract's "a crash mid-save never loses the old file". Temp files are cleaned at the next
+    promise "a crash mid-save never loses the old file". Temp files are cleaned at the next
     start. It kills until five kills landed mid-write, at most 100 times: a save that re-reads
     the directory under its lock spends less of its time with a temp file present (4 of 25
     kills landed mid-write in one run, 16 % of them), so a fixed 25 kills could prove too little."""
@@ -305,7 +305,7 @@ def test_server_back_at_another_rate(tmp_path, rack_binary):
 
 def test_a_long_outage_is_said_once(tmp_path, rack_binary):
     """A server away for longer than `JackDriver.longOutageSeconds` (5 s): rack says once that
-    it is still looking, 5 to 6.75 s after the stop began (noticed within the contract's 1 s,
+    it is still looking, 5 to 6.75 s after the stop began (noticed within the promised 1 s,
     then the next look), and rejoins when the server is back."""
     server = f"rack-outage-{os.getpid()}"
     pid = livelib.start_jack(server, 48000, 256)
@@ -318,7 +318,7 @@ def test_a_long_outage_is_said_once(tmp_path, rack_binary):
         stopping = time.monotonic()   # rack cannot notice the outage before this
         livelib.stop_jack(pid)
         assert wait_until(lambda: status_state(osc) == "disconnected", 5)
-        # Noticed within the contract's 1 s, then the first look after 5 s (every 0.25 s).
+        # Noticed within the promised 1 s, then the first look after 5 s (every 0.25 s).
         assert wait_until(lines, 5 + 1 + 0.25 + 0.5 - (time.monotonic() - stopping)), \
             f"not said within 6.75 s of the stop\n{rack.describe()}"
         after = time.monotonic() - stopping

@@ -131,7 +131,7 @@ def test_a_dead_clients_close_never_hangs_the_rejoin(tmp_path, rack_binary, help
     cancels the thread inside that window leaves the lock held, and the close and every rejoin
     after it wait for ever. libslowunmap widens the window (30 ms, as a preempted thread under
     load): without the wait for those threads, 10 of 20 restarts hung; rack must rejoin after
-    every one, within the contract's 2 s of the server's return."""
+    every one, within the promised 2 s of the server's return."""
     server = f"rack-close-{os.getpid()}"
     pid = livelib.start_jack(server, 48000, 256)
     env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"), LD_PRELOAD=str(helpers["slowunmap"]))

@@ -71,7 +71,7 @@ def test_a_sparse_file_is_sent_ahead_and_clean(rack, rack_binary, tmp_path):
 
 def _readme_figure(pattern: str) -> int:
     import re
-    m = re.search(pattern, (livelib.REPO / "README.md").read_text())
+    m = re.search(pattern, livelib.documentation())
     assert m, f"the README no longer says {pattern!r}"
     return int(m.group(1).replace(",", ""))
 

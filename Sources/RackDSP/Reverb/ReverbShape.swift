@@ -31,7 +31,7 @@ public struct ReverbShape: Sendable, Equatable {
     /// `ReverbShape.freezeFadeSeconds`); off resumes the set decay and fades the input back in.
     public var freeze: Bool
 
-    /// The ranges of the controls (the contract's table).
+    /// The ranges of the controls (the parameter table's).
     public static var decayRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 0.1...30.0 } }
     public static var predelayRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 0.0...0.25 } }
     public static var dampingRange: ClosedRange<Double> { @inline(__always) @_noLocks get { 500.0...20_000.0 } }

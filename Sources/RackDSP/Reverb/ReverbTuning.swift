@@ -64,7 +64,7 @@ enum ReverbTuning {
     static let inputSmoothingSeconds = 1.0 / 48_000
 
     /// The loop's HF damping frequency (where a line's one-pole makes T60 half the mid band's)
-    /// over the `damping` control's frequency (dimensionless). The contract measures `damping`
+    /// over the `damping` control's frequency (dimensionless). The documentation measures `damping`
     /// per octave: the octave band centred at twice it decays in half the mid band's time. The
     /// one-pole's loss in dB grows about as f², so within that octave the lower half decays
     /// more slowly and dominates the band's decay curve: with the half-decay point at exactly
@@ -103,7 +103,7 @@ enum ReverbTuning {
     /// its short form (`RoomDefinition.shortForm`): a loop of delay τ loses 60·τ/T60 dB a pass,
     /// so a room switches below T60 = 60·τ̄/this (`RoomDefinition.shortFormBelowSeconds`; τ̄ its
     /// mean loop delay). 20 dB: what smallRoom, the smallest network, loses at 0.2 s (18 dB),
-    /// the shortest decay the contract measures; cathedral's own loops lost ~58 dB a pass at
+    /// the shortest decay rack promises; cathedral's own loops lost ~58 dB a pass at
     /// 0.3 s (the tail was the first passes of a sparse network, ringing +16.6 dB at 568 Hz).
     static let shortFormLossPerPassDecibels = 20.0
     /// Size (`RoomDefinition.size`) of every room's short form: smallRoom's, the network that

@@ -31,7 +31,7 @@ public enum Room: Int, CaseIterable, Sendable, Hashable {
 extension RoomDefinition {
     /// Every room, in `Room` order (entry i is `Room(rawValue: i)`).
     ///
-    /// Provenance. `targetDecaySeconds`: the contract's table of broadband RT60s (impulse
+    /// Provenance. `targetDecaySeconds`: the documented table of broadband RT60s (impulse
     /// response at 100 % wet): the room's own `decay`; its own `damping` is
     /// `halfDecayHz / ReverbTuning.halfDecayPerDamping`. The
     /// character columns are our own design choices within the
@@ -124,7 +124,7 @@ extension RoomDefinition {
 struct RoomDefinition: Sendable {
     /// The name used on the command line, in OSC, presets and automation files.
     var name: String
-    /// Target broadband RT60 (s) of the impulse response at 100 % wet (the contract's table).
+    /// Target broadband RT60 (s) of the impulse response at 100 % wet (the documented table).
     var targetDecaySeconds: Double
     /// Scales `ReverbTuning.loopDelaySeconds` and `diffuserDelaySeconds` (room size). Sets
     /// the modal density: the loops total 1.15·size s, i.e. 1.15·size modes per Hz, which the
@@ -160,7 +160,7 @@ struct RoomDefinition: Sendable {
     /// The room's own `damping` (Hz): the octave band at twice it decays in half the mid band's
     /// time.
     var dampingHz: Double { halfDecayHz / ReverbTuning.halfDecayPerDamping }
-    /// Mid-band T60 divided by `targetDecaySeconds` (dimensionless, > 1). The contract's T60 is
+    /// Mid-band T60 divided by `targetDecaySeconds` (dimensionless, > 1). The documented T60 is
     /// the broadband decay of a white impulse response (Schroeder integration); since T60 falls
     /// above the damping frequency and most of a white signal's energy lies up there, the
     /// broadband decay is shorter than the mid-band one. Values measured at 48 kHz with
@@ -180,7 +180,7 @@ extension Room {
     /// The name used on the command line, in OSC, presets and automation files.
     public var name: String { definition.name }
 
-    /// Target broadband RT60 in seconds (the contract's table).
+    /// Target broadband RT60 in seconds (the documented table).
     public var targetDecaySeconds: Double { definition.targetDecaySeconds }
 
     /// Looks a room up by its name: exact first, then ignoring case (`NameMatch`), so
