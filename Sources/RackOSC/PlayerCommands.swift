@@ -1,4 +1,5 @@
 import Foundation
+import RackDSP
 import RackEngine
 import RackIO
 import RackWire
@@ -95,15 +96,36 @@ extension RackController {
     /// A file that failed while it played (truncated, corrupt) is reported once: a line in the
     /// log, `/rack/error /rack/player REASON` to subscribers (and the page), and REASON in
     /// `/rack/status` until another file or position is loaded. The transport stops there (as
-    /// `/rack/player/stop` does), so the status says what is heard: nothing.
+    /// `/rack/player/stop` does, fading out), and the report waits until it has: the position
+    /// the status gives with it is where the transport stands, not one the fade goes past.
     func reportPlayerFailure() {
-        guard let error = player.stream?.takeUnreportedError() else { return }
-        let reason = "stopped: " + error.description
-        log(reason)
-        feedback.notify(OSCMessage(OSCReplyAddress.error, [.string(OSCAddressSpace.player), .string(reason)]))
-        player.failure = reason
-        player.playing = false
-        _ = try? link.post(EngineEvent(.now, .stop))
+        if let error = player.stream?.takeUnreportedError() {
+            player.playing = false
+            let posted = (try? link.post(EngineEvent(.now, .stop))) ?? false
+            player.stopping = FailureStop(reason: "stopped: " + error.description, stream: player.stream.map(ObjectIdentifier.init),
+                                          posted: posted ? link.engine?.postedCount : nil)
+        }
+        guard let stop = player.stopping, hasStopped(stop) else { return }
+        player.stopping = nil
+        log(stop.reason)
+        feedback.notify(OSCMessage(OSCReplyAddress.error, [.string(OSCAddressSpace.player), .string(stop.reason)]))
+        // Unless another file was loaded meanwhile (its status is its own).
+        if player.stream.map(ObjectIdentifier.init) == stop.stream { player.failure = stop.reason }
+    }
+
+    /// Whether the stop `stop` posted has been taken by the render thread and its fade played
+    /// out: the engine's clock has passed the sample it was first seen taken at by the fade
+    /// and a whole period. At once when nothing was posted (no server runs) or the engine
+    /// went.
+    private func hasStopped(_ stop: FailureStop) -> Bool {
+        guard let posted = stop.posted, link.linked, let engine = link.engine else { return true }
+        guard engine.takenCount >= posted else { return false }
+        guard let takenBy = stop.takenBy else {
+            player.stopping?.takenBy = engine.sampleTime
+            return false
+        }
+        let fadeFrames = Int64((PlayerTuning.fadeSeconds * engine.sampleRate).rounded(.up))
+        return engine.sampleTime >= takenBy + fadeFrames + Int64(engine.maxFrames)
     }
 
     /// Why the player stopped by itself, empty when it did not (`/rack/status`).

@@ -49,6 +49,8 @@ final class PlayerSlot {
     /// Why the file playing now stopped by itself (truncated or corrupt data, `/rack/status`);
     /// empty while it plays, and again once another file or position is loaded.
     var failure = ""
+    /// A failure whose stop the render thread has not played out yet (reported once it has).
+    var stopping: FailureStop?
 
     /// Called on a stream's reader thread when a read fails (the control thread's wake, so the
     /// failure is reported at once, not at the loop's next timer).
@@ -126,4 +128,16 @@ final class PlayerSlot {
         stream?.stop()
         for s in retired { s.stop() }
     }
+}
+
+/// The stop a failed file asked for, until the render thread has played it out.
+struct FailureStop {
+    /// What is reported: "stopped: " and the failure.
+    let reason: String
+    /// The stream that failed.
+    let stream: ObjectIdentifier?
+    /// The engine's posted-count with the stop in it; nil when nothing was posted.
+    let posted: Int?
+    /// The engine's sample clock when the stop was first seen taken.
+    var takenBy: Int64?
 }

@@ -181,6 +181,42 @@ final class PlayerCommandTests: XCTestCase {
         XCTAssertEqual(rig.outbox.sent.count, 0)
     }
 
+    /// A file truncated while it plays: `/rack/error /rack/player "stopped: …"` comes once the
+    /// transport has stopped, fade and all, so the position read with it is where it stays.
+    /// (Reported as soon as the reader failed, it came before the render thread had taken the
+    /// stop, and the position moved on by the fade's period after it.)
+    func testAFileThatBreaksWhilePlayingIsReportedWhereTheTransportStands() throws {
+        let rig = Rig()
+        rig.send("/rack/subscribe")
+        let tone = try rig.writeTone(seconds: 10)
+        rig.send("/rack/player/load", [.string(tone)])
+        rig.render(blocks: 4)
+        _ = rig.replies()
+        // The data ends at 3 s (8 bytes a frame: stereo float).
+        let size = try FileManager.default.attributesOfItem(atPath: tone)[.size] as! Int
+        XCTAssertEqual(truncate(tone, off_t(size - 7 * 48_000 * 8)), 0)
+        var reported: [OSCMessage] = []
+        var positionWhenReported = 0.0
+        let deadline = Date().addingTimeInterval(30)
+        while reported.isEmpty && Date() < deadline {
+            rig.render()
+            rig.controller.tick(now: rig.now)
+            reported = rig.replies().filter { $0.address == "/rack/error" }
+            positionWhenReported = rig.controller.playerSeconds
+            usleep(500)   // the reader thread reads ahead
+        }
+        XCTAssertEqual(reported.count, 1, "reported once")
+        XCTAssertEqual(reported.first?.arguments.first, .string("/rack/player"))
+        XCTAssertLessThan(positionWhenReported, 3, "the transport stopped before the damage")
+        for _ in 0..<20 {
+            rig.render()
+            rig.controller.tick(now: rig.now)
+        }
+        XCTAssertEqual(rig.controller.playerSeconds, positionWhenReported, "the transport stands where it was reported")
+        XCTAssertEqual(rig.replies().filter { $0.address == "/rack/error" }, [], "reported once")
+        rig.controller.shutDown()
+    }
+
     func testAnAdoptedStreamLoopsAsTheControllerSays() throws {
         let rig = Rig()
         rig.send("/rack/player/loop", [.int(0)])
