@@ -4,6 +4,8 @@ import RackDSP
 /// (`ParameterSpec.binding`), and the engine builds every control segment's settings in one
 /// loop over the rows (`EngineCore.kernelSettings`).
 public enum KernelSetting: Sendable, Equatable {
+    /// The dry path's input high-pass (`DryKernels`): cutoff in Hz (off at its row's minimum).
+    case highPassCutoff
     /// The dry path's low-pass (`DryKernels`): cutoff in Hz, resonance in dB.
     case lowPassCutoff, lowPassResonance
     /// The mix stage (`WetDryGain`): the wet share (0…1), the output gain in dB, the bypass
@@ -19,7 +21,7 @@ public enum KernelSetting: Sendable, Equatable {
         switch self {
         case .reverbDecay, .reverbPredelay, .reverbDamping, .reverbLowcut, .reverbHighcut, .reverbWidth, .reverbFreeze:
             return true
-        case .lowPassCutoff, .lowPassResonance, .wetShare, .outputGain, .bypassShare, .reverbRoom:
+        case .highPassCutoff, .lowPassCutoff, .lowPassResonance, .wetShare, .outputGain, .bypassShare, .reverbRoom:
             return false
         }
     }
@@ -83,6 +85,7 @@ public struct KernelBinding: Sendable, Equatable {
     func apply(_ value: Double, to settings: inout KernelSettings) {
         let k = conversion.kernelValue(value)
         switch setting {
+        case .highPassCutoff: settings.highPassHz = k
         case .lowPassCutoff: settings.lowPass.cutoffHz = k
         case .lowPassResonance: settings.lowPass.resonanceDecibels = k
         case .wetShare: settings.wetShare = k
@@ -111,7 +114,8 @@ public struct KernelBinding: Sendable, Equatable {
         case .reverbHighcut: k = shape.highcutHz
         case .reverbWidth: k = shape.width
         case .reverbFreeze: k = shape.freeze ? 1 : 0
-        case .lowPassCutoff, .lowPassResonance, .wetShare, .outputGain, .bypassShare, .reverbRoom: return nil
+        case .highPassCutoff, .lowPassCutoff, .lowPassResonance, .wetShare, .outputGain, .bypassShare, .reverbRoom:
+            return nil
         }
         return conversion.parameterValue(k)
     }
@@ -120,6 +124,8 @@ public struct KernelBinding: Sendable, Equatable {
 /// Every kernel setting at one instant (a control segment's start or end), in the kernels'
 /// units: plain values, built by the binding loop on the render thread.
 public struct KernelSettings: Sendable {
+    /// The input high-pass's cutoff in Hz.
+    public var highPassHz = 0.0
     public var lowPass = StateVariableFilter.Setting(cutoffHz: 0, resonanceDecibels: 0)
     /// The wet share, 0…1.
     public var wetShare = 0.0
@@ -141,12 +147,30 @@ public struct KernelSettings: Sendable {
 }
 
 /// The kernels on the dry path before the reverb, in signal order, each run from a segment's
-/// start settings to its end settings: the low-pass.
+/// start settings to its end settings: the input high-pass, then the low-pass.
 struct DryKernels {
-    var lowPass = StateVariableFilter(mode: .lowPass, maximumCutoffHz: Parameters[.cutoff].maximum)
+    /// The input high-pass: 2-pole Butterworth (Q = 1/√2: −10·log10(2) ≈ −3.01 dB at the cutoff).
+    var highPass: StateVariableFilter
+    var lowPass: StateVariableFilter
+    /// The high-pass's cutoff at which it is off, in Hz: the minimum of the row bound to it.
+    /// A segment that starts and ends there leaves the signal untouched (exactly: the stage
+    /// is skipped and its history cleared).
+    let highPassOffHz: Double
+
+    /// Butterworth's resonance in dB: Q = 1/√2 is −10·log10(2) dB (`RackMath.gain`'s units).
+    static var butterworthDecibels: Double { @inline(__always) @_noLocks get { -10 / RackMath.log2Of10 } }
+
+    init() {
+        let highPassRow = Parameters.all.first { $0.binding.setting == .highPassCutoff }
+        let lowPassRow = Parameters.all.first { $0.binding.setting == .lowPassCutoff }
+        highPassOffHz = highPassRow?.minimum ?? .infinity
+        highPass = StateVariableFilter(mode: .highPass, maximumCutoffHz: highPassRow?.maximum ?? .infinity)
+        lowPass = StateVariableFilter(mode: .lowPass, maximumCutoffHz: lowPassRow?.maximum ?? .infinity)
+    }
 
     /// Sets every kernel up for `sampleRate`; allocates nothing.
     mutating func prepare(sampleRate: Double, maxFrames: Int) {
+        highPass.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         lowPass.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
     }
 
@@ -154,6 +178,7 @@ struct DryKernels {
     /// - Realtime: safe
     @_noLocks
     mutating func reset() {
+        highPass.reset()
         lowPass.reset()
     }
 
@@ -162,6 +187,14 @@ struct DryKernels {
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func process(_ buffers: StereoBuffers, from: KernelSettings, to: KernelSettings, offset: Int, length: Int) {
+        if from.highPassHz <= highPassOffHz && to.highPassHz <= highPassOffHz {
+            highPass.reset()
+        } else {
+            let q = Self.butterworthDecibels
+            highPass.process(StateVariableFilter.Block(
+                buffers: buffers, from: StateVariableFilter.Setting(cutoffHz: from.highPassHz, resonanceDecibels: q),
+                to: StateVariableFilter.Setting(cutoffHz: to.highPassHz, resonanceDecibels: q), offset: offset, length: length))
+        }
         lowPass.process(StateVariableFilter.Block(buffers: buffers, from: from.lowPass, to: to.lowPass,
                                                   offset: offset, length: length))
     }

@@ -4,7 +4,7 @@ import RackDSP
 /// presets and the README table.
 public enum ParameterID: Int, CaseIterable, Sendable, Hashable {
     case cutoff, resonance, mix, gain, room
-    case decay, predelay, damping, lowcut, highcut, width, freeze, bypass
+    case decay, predelay, damping, lowcut, highcut, width, freeze, bypass, hpcut
 
     /// `rawValue`, callable from the render path.
     /// - Realtime: safe
@@ -37,7 +37,7 @@ public enum Taper: String, Sendable {
 /// Where a parameter sits in the signal chain: the section a control surface (the web page,
 /// OSCQuery's tree, help texts) shows it in.
 public enum ParameterGroup: String, Sendable, CaseIterable {
-    /// The resonant low-pass.
+    /// The input high-pass and the resonant low-pass.
     case filter
     /// The reverb: its room, its shaping and its wet/dry mix.
     case reverb
@@ -256,6 +256,14 @@ public enum Parameters {
                       summary: "passes the input to the output unchanged; crossfades over its ramp, the reverb's tail rings out",
                       choices: [], group: .output, defaultMIDIController: nil, plotColour: "#6b6b6b", precision: .whole,
                       binding: KernelBinding(.bypassShare)),
+        // The input high-pass runs first on the dry path (before the low-pass and the reverb);
+        // at its minimum the stage is bypassed (`DryKernels`), so a rack at its defaults renders
+        // exactly as one without it.
+        ParameterSpec(id: .hpcut, name: "hpcut", unit: "Hz", minimum: 10, maximum: 1_000, defaultValue: 10,
+                      taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .exponential,
+                      summary: "input high-pass before the filter and the reverb (2-pole Butterworth, 12 dB/octave); 10 = off",
+                      choices: [], group: .filter, defaultMIDIController: nil, plotColour: "#7b5ea7", precision: .hertz,
+                      binding: KernelBinding(.highPassCutoff)),
     ]
 
     /// The reverb's shaping controls (`ReverbShape`): each row's range is `ReverbShape`'s own
