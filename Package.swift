@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "RackTestSupport", dependencies: ["RackIO"], path: "Tests/RackTestSupport"),
         .testTarget(name: "RackDSPTests", dependencies: ["RackDSP", "RackTestSupport"]),
         .testTarget(name: "RackPathTextTests", dependencies: ["RackPathText"]),
-        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackFiles", "RackDSP", "RackTestSupport"]),
+        .testTarget(name: "RackEngineTests", dependencies: ["RackEngine", "RackFiles", "RackDSP", "RackPlugin", "RackTestSupport"]),
         .testTarget(name: "RackIOTests", dependencies: ["RackIO", "RackEngine", "RackFiles", "RackTestSupport"]),
         .testTarget(name: "RackOSCTests", dependencies: ["RackWire", "RackOSC", "RackEngine", "RackFiles", "RackIO", "RackDSP", "RackPathText", "RackTestSupport"]),
         .testTarget(name: "RackCLITests", dependencies: ["RackIO", "RackFiles", "RackPathText", "RackTestSupport"]),

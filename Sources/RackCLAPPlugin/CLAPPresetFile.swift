@@ -5,10 +5,10 @@ import RackEngine
 /// `PREFIX/share/rack/presets`; a user's saved presets) taken as the plugin's state: CLAP 1.1
 /// has no preset extension, so a host reaches a preset by loading its file as a state. Read as
 /// rack reads a preset file (RackFiles' `Preset.parse`): one flat JSON object, `name` a string,
-/// every parameter by name (a room by its name, ignoring case), numbers within their ranges;
-/// a shaping control left out takes the room's value (files written before it existed), a
-/// toggle left out is off; an unknown or repeated field, a wrong type or a value out of range
-/// makes it no preset (nothing is loaded).
+/// every parameter by name through the state codec (`RackState.decode`: a room by its name,
+/// ignoring case, numbers within their ranges, a field left out its row's missing-field value);
+/// an unknown or repeated field, a wrong type or a value out of range makes it no preset
+/// (nothing is loaded).
 enum CLAPPresetFile {
     /// A JSON scalar a preset's field holds.
     enum Scalar {
@@ -20,31 +20,13 @@ enum CLAPPresetFile {
         guard let fields = fields(Array(text.utf8)) else { return nil }
         guard case .string = fields["name"] else { return nil }
         if fields.keys.contains(where: { $0 != "name" && Parameters.named($0) == nil }) { return nil }
-        var values = Parameters.defaults
-        var room = Room.allCases[0]
-        for spec in Parameters.all {
-            switch (spec.taper, fields[spec.name]) {
-            case (.choice, .string(let name)?):
-                guard let named = Room(name: name) else { return nil }
-                room = named
-                values[spec.id.rawValue] = Double(named.rawValue)
-            case (.choice, _):
-                return nil
-            case (_, .number(let v)?):
-                guard v.isFinite, v >= spec.minimum, v <= spec.maximum else { return nil }
-                values[spec.id.rawValue] = v
-            case (_, .string?):
-                return nil
-            case (_, nil):
-                // The room comes first in the table: its values are known here.
-                if let implied = RoomRule.implied(by: room).first(where: { $0.0 == spec.id }) {
-                    values[spec.id.rawValue] = implied.1
-                } else if spec.taper != .toggle {
-                    return nil
-                }
+        let state = try? RackState.decode(fields.mapValues { field in
+            switch field {
+            case let .string(s): return StateValue.string(s)
+            case let .number(n): return StateValue.number(n)
             }
-        }
-        return values
+        }, outOfRange: .refuse)
+        return state?.values
     }
 
     /// The fields of one flat JSON object (string keys; string or number values), nil for any

@@ -46,8 +46,11 @@ public struct EngineCore: ~Copyable {
     let rampIndexStorage: UniqueBuffer<Int?>
     /// Every parameter's default and longest ramp in frames, indexed by `ParameterID.index`.
     let rampLimitStorage: UniqueBuffer<RampLimits>
+    /// The kernel setting each ramp feeds (its row's `binding`), in the order of `ramps`.
+    let rampBindingStorage: UniqueBuffer<KernelBinding>
     public internal(set) var room: Room
-    var filter = StateVariableFilter(mode: .lowPass, maximumCutoffHz: Parameters[.cutoff].maximum)
+    /// The kernels on the dry path before the reverb (the low-pass).
+    var dry = DryKernels()
     var reverb = Reverb()
     var player = Player()
     var mixer = WetDryGain()
@@ -119,6 +122,7 @@ public struct EngineCore: ~Copyable {
     var rampParameters: UnsafeMutablePointer<ParameterID> { @_noLocks @inline(__always) get { rampParameterStorage.base } }
     var rampIndices: UnsafeMutablePointer<Int?> { @_noLocks @inline(__always) get { rampIndexStorage.base } }
     var rampLimits: UnsafeMutablePointer<RampLimits> { @_noLocks @inline(__always) get { rampLimitStorage.base } }
+    var rampBindings: UnsafeMutablePointer<KernelBinding> { @_noLocks @inline(__always) get { rampBindingStorage.base } }
     var roomChanges: UnsafeMutablePointer<RoomChange> { @_noLocks @inline(__always) get { roomChangeStorage.base } }
     var shapeChanges: UnsafeMutablePointer<ShapeChange> { @_noLocks @inline(__always) get { shapeChangeStorage.base } }
     var followingRoomRamps: UnsafeMutablePointer<Int> { @_noLocks @inline(__always) get { followingRoomRampStorage.base } }
@@ -131,7 +135,7 @@ public struct EngineCore: ~Copyable {
     /// - Realtime: safe (one pass over the reverb's memories)
     @_noLocks
     package mutating func clearHistory() {
-        filter.reset()
+        dry.reset()
         reverb.reset()
     }
 
@@ -166,6 +170,7 @@ public struct EngineCore: ~Copyable {
             Ramp(value: state[continuous[r].id], shape: continuous[r].rampShape)
         }
         rampParameterStorage = UniqueBuffer(count: rampCount) { r in continuous[r].id }
+        rampBindingStorage = UniqueBuffer(count: rampCount) { r in continuous[r].binding }
         let rampIndices = UniqueBuffer<Int?>(repeating: nil, count: Parameters.all.count)
         for (r, spec) in continuous.enumerated() { rampIndices.base[spec.id.index] = r }
         let following = ReverbControls.followingRoom
@@ -185,7 +190,7 @@ public struct EngineCore: ~Copyable {
         let roomShapes = UniqueBuffer(repeating: state.room.shape, count: Room.allCases.count)
         for r in Room.allCases { roomShapes.base[r.rawValue] = r.shape }
         roomShapeStorage = roomShapes
-        filter.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
+        dry.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.prepare(sampleRate: sampleRate, maxFrames: maxFrames)
         reverb.setRoom(state.room, crossfadeFrames: 0)
         shapeSent = state.reverbShape
@@ -227,10 +232,15 @@ public struct EngineCore: ~Copyable {
         }
     }
 
-    /// The ramp of continuous parameter `id` (a choice has none: a programming error).
+    /// Every kernel setting at sample `t`: one loop over the ramps, each through its row's
+    /// binding (`KernelBinding.apply`).
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    func ramp(_ id: ParameterID) -> Ramp { ramps[rampIndices[id.index]!] }
+    func kernelSettings(at t: Int64) -> KernelSettings {
+        var settings = KernelSettings()
+        for r in 0..<rampCount { rampBindings[r].apply(ramps[r].value(at: t), to: &settings) }
+        return settings
+    }
 
     /// True when ramp `r` is one of a control that follows the room.
     /// - Realtime: safe

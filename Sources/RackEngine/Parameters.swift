@@ -4,7 +4,7 @@ import RackDSP
 /// presets and the README table.
 public enum ParameterID: Int, CaseIterable, Sendable, Hashable {
     case cutoff, resonance, mix, gain, room
-    case decay, predelay, damping, lowcut, highcut, width, freeze, bypass
+    case decay, predelay, damping, lowcut, highcut, width, freeze, bypass, hpcut
 
     /// `rawValue`, callable from the render path.
     /// - Realtime: safe
@@ -37,7 +37,7 @@ public enum Taper: String, Sendable {
 /// Where a parameter sits in the signal chain: the section a control surface (the web page,
 /// OSCQuery's tree, help texts) shows it in.
 public enum ParameterGroup: String, Sendable, CaseIterable {
-    /// The resonant low-pass.
+    /// The input high-pass and the resonant low-pass.
     case filter
     /// The reverb: its room, its shaping and its wet/dry mix.
     case reverb
@@ -142,6 +142,9 @@ public struct ParameterSpec: Sendable {
     /// How finely its value is written for people and files (help, man page, Turtle, presets,
     /// `rack presets list`); OSC replies carry the full value.
     public let precision: DisplayPrecision
+    /// The kernel setting it feeds and the conversion into the kernel's unit: the engine builds
+    /// each control segment's settings from these in one loop over the rows.
+    public let binding: KernelBinding
 
     /// The OSC address of the parameter.
     public var address: String { OSCAddressSpace.parameterPrefix + name }
@@ -224,58 +227,73 @@ public enum Parameters {
         ParameterSpec(id: .cutoff, name: "cutoff", unit: "Hz", minimum: 12, maximum: 20_000, defaultValue: 20_000,
                       taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .exponential,
                       summary: "low-pass cutoff frequency (2-pole, 12 dB/octave)", choices: [],
-                      group: .filter, defaultMIDIController: 74, plotColour: "#1f6fb4", precision: .hertz),
+                      group: .filter, defaultMIDIController: 74, plotColour: "#1f6fb4", precision: .hertz,
+                      binding: KernelBinding(.lowPassCutoff)),
         ParameterSpec(id: .resonance, name: "resonance", unit: "dB", minimum: -20, maximum: 20, defaultValue: 0,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "gain at the cutoff frequency; Q = 10^(dB/20)", choices: [],
-                      group: .filter, defaultMIDIController: 71, plotColour: "#8a3fb0", precision: .tenths),
+                      group: .filter, defaultMIDIController: 71, plotColour: "#8a3fb0", precision: .tenths,
+                      binding: KernelBinding(.lowPassResonance)),
         ParameterSpec(id: .mix, name: "mix", unit: "%", minimum: 0, maximum: 100, defaultValue: 50,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "reverb wet/dry mix (0 = dry)", choices: [],
-                      group: .reverb, defaultMIDIController: 91, plotColour: "#1b8a5a", precision: .tenths),
+                      group: .reverb, defaultMIDIController: 91, plotColour: "#1b8a5a", precision: .tenths,
+                      binding: KernelBinding(.wetShare, .percentToFraction)),
         ParameterSpec(id: .gain, name: "gain", unit: "dB", minimum: -60, maximum: 12, defaultValue: 0,
                       taper: .linear, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "output gain", choices: [],
-                      group: .output, defaultMIDIController: 7, plotColour: "#c46200", precision: .tenths),
+                      group: .output, defaultMIDIController: 7, plotColour: "#c46200", precision: .tenths,
+                      binding: KernelBinding(.outputGain)),
         ParameterSpec(id: .room, name: "room", unit: "name", minimum: 0, maximum: Double(Room.allCases.count - 1),
                       defaultValue: Double(Room.default.rawValue),
                       taper: .choice, defaultRampSeconds: 0.1, maximumRampSeconds: 0.2, rampShape: .linear,
                       summary: "reverb room; a change crossfades", choices: Room.allCases.map { $0.name },
-                      group: .reverb, defaultMIDIController: nil, plotColour: "#444b55", precision: .whole),
+                      group: .reverb, defaultMIDIController: nil, plotColour: "#444b55", precision: .whole,
+                      binding: KernelBinding(.reverbRoom)),
     ] + shapingRows + [
         ParameterSpec(id: .bypass, name: "bypass", unit: "on/off", minimum: 0, maximum: 1, defaultValue: 0,
                       taper: .toggle, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .linear,
                       summary: "passes the input to the output unchanged; crossfades over its ramp, the reverb's tail rings out",
-                      choices: [], group: .output, defaultMIDIController: nil, plotColour: "#6b6b6b", precision: .whole),
+                      choices: [], group: .output, defaultMIDIController: nil, plotColour: "#6b6b6b", precision: .whole,
+                      binding: KernelBinding(.bypassShare)),
+        // The input high-pass runs first on the dry path (before the low-pass and the reverb);
+        // at its minimum the stage is bypassed (`DryKernels`), so a rack at its defaults renders
+        // exactly as one without it.
+        ParameterSpec(id: .hpcut, name: "hpcut", unit: "Hz", minimum: 10, maximum: 1_000, defaultValue: 10,
+                      taper: .logarithmic, defaultRampSeconds: 0.02, maximumRampSeconds: hourRampSeconds, rampShape: .exponential,
+                      summary: "input high-pass before the filter and the reverb (2-pole Butterworth, 12 dB/octave); 10 = off",
+                      choices: [], group: .filter, defaultMIDIController: nil, plotColour: "#7b5ea7", precision: .hertz,
+                      binding: KernelBinding(.highPassCutoff)),
     ]
 
-    /// The reverb's shaping controls (`ReverbShape`): ranges from `ReverbShape`'s own range
-    /// constants and defaults from the default room's values, both through `ReverbControls`'
-    /// unit conversions. No General MIDI controller means any of them, so none has a default CC.
+    /// The reverb's shaping controls (`ReverbShape`): each row's range is `ReverbShape`'s own
+    /// range constant and its default the default room's value, both through the row's binding
+    /// (`KernelConversion.parameterRange`, `KernelBinding.parameterValue`). No General MIDI
+    /// controller means any of them, so none has a default CC.
     private static let shapingRows: [ParameterSpec] = {
-        let own = ReverbControls.values(of: Room.default.shape)
-        func row(_ id: ParameterID, _ name: String, _ unit: String, _ range: ClosedRange<Double>, _ taper: Taper,
-                 _ shape: RampShape, _ summary: String, _ colour: String, _ precision: DisplayPrecision) -> ParameterSpec {
-            ParameterSpec(id: id, name: name, unit: unit, minimum: range.lowerBound, maximum: range.upperBound,
-                          defaultValue: own[id] ?? range.lowerBound, taper: taper, defaultRampSeconds: 0.02,
-                          maximumRampSeconds: taper == .toggle ? 0 : hourRampSeconds, rampShape: shape,
-                          summary: summary, choices: [], group: .reverb, defaultMIDIController: nil, plotColour: colour,
-                          precision: precision)
+        func row(_ id: ParameterID, _ name: String, _ unit: String, _ binding: KernelBinding, _ kernelRange: ClosedRange<Double>,
+                 _ taper: Taper, _ shape: RampShape, _ summary: String, _ colour: String, _ precision: DisplayPrecision) -> ParameterSpec {
+            let range = binding.conversion.parameterRange(kernelRange)
+            return ParameterSpec(id: id, name: name, unit: unit, minimum: range.lowerBound, maximum: range.upperBound,
+                                 defaultValue: binding.parameterValue(in: Room.default.shape) ?? range.lowerBound, taper: taper,
+                                 defaultRampSeconds: 0.02, maximumRampSeconds: taper == .toggle ? 0 : hourRampSeconds, rampShape: shape,
+                                 summary: summary, choices: [], group: .reverb, defaultMIDIController: nil, plotColour: colour,
+                                 precision: precision, binding: binding)
         }
         return [
-            row(.decay, "decay", "s", ReverbShape.decayRange, .logarithmic, .exponential,
+            row(.decay, "decay", "s", KernelBinding(.reverbDecay), ReverbShape.decayRange, .logarithmic, .exponential,
                 "broadband RT60 of the reverb (follows the room)", "#7a5c1e", .hundredths),
-            row(.predelay, "predelay", "ms", ReverbControls.milliseconds(ReverbShape.predelayRange), .linear, .linear,
-                "time from the dry sound to the reverb's first energy (follows the room)", "#2b8c8c", .tenths),
-            row(.damping, "damping", "Hz", ReverbShape.dampingRange, .logarithmic, .exponential,
+            row(.predelay, "predelay", "ms", KernelBinding(.reverbPredelay, .millisecondsToSeconds), ReverbShape.predelayRange,
+                .linear, .linear, "time from the dry sound to the reverb's first energy (follows the room)", "#2b8c8c", .tenths),
+            row(.damping, "damping", "Hz", KernelBinding(.reverbDamping), ReverbShape.dampingRange, .logarithmic, .exponential,
                 "above this the decay time falls (at twice it, half); 20000 = undamped (follows the room)", "#b03a48", .hertz),
-            row(.lowcut, "lowcut", "Hz", ReverbShape.lowcutRange, .logarithmic, .exponential,
+            row(.lowcut, "lowcut", "Hz", KernelBinding(.reverbLowcut), ReverbShape.lowcutRange, .logarithmic, .exponential,
                 "high-pass on the wet signal only; 10 = off (follows the room)", "#5c6bc0", .hertz),
-            row(.highcut, "highcut", "Hz", ReverbShape.highcutRange, .logarithmic, .exponential,
+            row(.highcut, "highcut", "Hz", KernelBinding(.reverbHighcut), ReverbShape.highcutRange, .logarithmic, .exponential,
                 "low-pass on the wet signal only; 20000 = off (follows the room)", "#9e7b00", .hertz),
-            row(.width, "width", "%", ReverbControls.percent(ReverbShape.widthRange), .linear, .linear,
+            row(.width, "width", "%", KernelBinding(.reverbWidth, .percentToFraction), ReverbShape.widthRange, .linear, .linear,
                 "stereo width of the wet signal: 0 mono, 100 natural, 150 wider (follows the room)", "#3d7a2a", .tenths),
-            row(.freeze, "freeze", "on/off", 0...1, .toggle, .linear,
+            row(.freeze, "freeze", "on/off", KernelBinding(.reverbFreeze, .toggle), 0...1, .toggle, .linear,
                 "holds the reverb's tail and stops feeding it; the input fades over 20 ms (follows the room)", "#4a6fa5", .whole),
         ]
     }()

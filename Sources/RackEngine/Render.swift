@@ -17,7 +17,8 @@ public enum RenderStatus: Sendable, Equatable {
 ///
 /// The pipeline: drain the control thread's commands and the events the render thread's
 /// stages submitted → split the block into control segments
-/// (at ticks, ramp ends and events) → per segment: due events, player, the sanitiser (input
+/// (at ticks, ramp ends and events) → per segment: due events, the kernels' settings at its
+/// start and end (one loop over the parameter rows' bindings), player, the sanitiser (input
 /// that is not audio becomes 0 before any state sees it), the input kept for bypass, low-pass,
 /// the dry path faded by bypass, the segment's reverb shape, mix, gain and bypass → reverb over
 /// the whole block (split where the room or the shape changes) → wet/dry, gain and bypass with
@@ -46,13 +47,14 @@ public func rackRender(_ core: UnsafeMutablePointer<EngineCore>, frames: Int,
         let offset = Int(t - start)
         let due = core.pointee.applyDueEvents(at: t, offset: offset, roomChangeCount: &roomChangeCount)
         let stretch = core.pointee.controlSegment(at: t, eventsApplied: due, blockEnd: end)
+        let settings = core.pointee.segmentSettings(stretch)
         core.pointee.renderPlayer(stretch, offset: offset)
         core.pointee.sanitiseDrySum(stretch, offset: offset)
-        core.pointee.keepInputForBypass(stretch, offset: offset)
-        core.pointee.renderFilter(stretch, offset: offset)
-        core.pointee.fadeDryForBypass(stretch, offset: offset)
-        core.pointee.scheduleShape(stretch, offset: offset)
-        core.pointee.scheduleMix(stretch, offset: offset)
+        core.pointee.keepInputForBypass(stretch, offset: offset, settings)
+        core.pointee.renderDryKernels(stretch, offset: offset, settings)
+        core.pointee.fadeDryForBypass(stretch, offset: offset, settings)
+        core.pointee.scheduleShape(stretch, offset: offset, settings)
+        core.pointee.scheduleMix(stretch, offset: offset, settings)
         t = stretch.stop
     }
 
@@ -86,8 +88,20 @@ struct SegmentStretch {
     var endSample: Int64 { @_noLocks get { end == Int64.max ? start : end } }
 }
 
+/// A control segment's kernel settings: at its start and at its end (`SegmentStretch.endSample`).
+struct SegmentSettings {
+    var from: KernelSettings, to: KernelSettings
+}
+
 /// The stages of `rackRender`, in pipeline order.
 extension EngineCore {
+    /// The kernels' settings at the stretch's segment start and end.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func segmentSettings(_ stretch: SegmentStretch) -> SegmentSettings {
+        SegmentSettings(from: kernelSettings(at: stretch.start), to: kernelSettings(at: stretch.endSample))
+    }
+
     /// Copies the input into the dry sum (silence when there is none).
     /// - Realtime: safe
     @_noLocks @inline(__always)
@@ -153,33 +167,28 @@ extension EngineCore {
         if replaced > 0 { monitor.add(.replacedInputSamples, replaced) }
     }
 
-    /// The low-pass filters the dry sum in place, its coefficients interpolated across the
-    /// control segment.
+    /// The dry kernels (the low-pass) filter the dry sum in place, their settings interpolated
+    /// across the control segment.
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func renderFilter(_ stretch: SegmentStretch, offset: Int) {
-        filter.process(StateVariableFilter.Block(
-            buffers: StereoBuffers(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames),
-            from: StateVariableFilter.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.start),
-                                  resonanceDecibels: ramp(.resonance).value(at: stretch.start)),
-            to: StateVariableFilter.Setting(cutoffHz: ramp(.cutoff).value(at: stretch.endSample),
-                                resonanceDecibels: ramp(.resonance).value(at: stretch.endSample)),
-            offset: stretch.offsetInSegment, length: stretch.length))
+    mutating func renderDryKernels(_ stretch: SegmentStretch, offset: Int, _ settings: SegmentSettings) {
+        dry.process(StereoBuffers(left: sumLeft + offset, right: sumRight + offset, frames: stretch.frames),
+                    from: settings.from, to: settings.to, offset: stretch.offsetInSegment, length: stretch.length)
     }
 
     /// The bypass share (0…1) at the stretch's segment start and end.
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    func bypassShare(_ stretch: SegmentStretch) -> (from: Float, to: Float) {
-        (Float(ramp(.bypass).value(at: stretch.start)), Float(ramp(.bypass).value(at: stretch.endSample)))
+    func bypassShare(_ settings: SegmentSettings) -> (from: Float, to: Float) {
+        (Float(settings.from.bypassShare), Float(settings.to.bypassShare))
     }
 
     /// Where bypass is not 0, the dry sum (live input + player, sanitised) is kept as the
     /// rack's unprocessed input before the filter changes it.
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func keepInputForBypass(_ stretch: SegmentStretch, offset: Int) {
-        let share = bypassShare(stretch)
+    mutating func keepInputForBypass(_ stretch: SegmentStretch, offset: Int, _ settings: SegmentSettings) {
+        let share = bypassShare(settings)
         guard share.from != 0 || share.to != 0 else { return }
         for i in offset..<(offset + stretch.frames) {
             inputLeft[i] = sumLeft[i]
@@ -192,8 +201,8 @@ extension EngineCore {
     /// the mix stage adds the input by bypass.
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func fadeDryForBypass(_ stretch: SegmentStretch, offset: Int) {
-        let share = bypassShare(stretch)
+    mutating func fadeDryForBypass(_ stretch: SegmentStretch, offset: Int, _ settings: SegmentSettings) {
+        let share = bypassShare(settings)
         guard share.from != 0 || share.to != 0 else { return }
         let step = (share.to - share.from) / Float(stretch.length)
         let left = sumLeft, right = sumRight     // plain pointers first: see `change(_:to:…)`
@@ -209,13 +218,8 @@ extension EngineCore {
     /// runs each room at its own values, so a shape equal to the room's is not listed then.
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func scheduleShape(_ stretch: SegmentStretch, offset: Int) {
-        let t = stretch.start
-        let shape = ReverbControls.shape(
-            decay: ramp(.decay).value(at: t), predelay: ramp(.predelay).value(at: t),
-            damping: ramp(.damping).value(at: t), lowcut: ramp(.lowcut).value(at: t),
-            highcut: ramp(.highcut).value(at: t), width: ramp(.width).value(at: t),
-            freeze: ramp(.freeze).value(at: t))
+    mutating func scheduleShape(_ stretch: SegmentStretch, offset: Int, _ settings: SegmentSettings) {
+        let shape = settings.from.shape
         if hasSentShape {
             if ReverbControls.same(shapeSent, shape) { return }
         } else if ReverbControls.isOwn(shape, roomShapes[room.rawValue]) {
@@ -229,18 +233,17 @@ extension EngineCore {
         shapeChanges[shapeChangeCount - 1].shape = shape
     }
 
-    /// Lists the stretch's mix (percent → wet fraction), gain (dB → linear) and bypass share
+    /// Lists the stretch's wet share, gain (dB → linear) and bypass share
     /// for the mix stage, which runs after the reverb.
     /// - Realtime: safe
     @_noLocks @inline(__always)
-    mutating func scheduleMix(_ stretch: SegmentStretch, offset: Int) {
-        let gainFrom = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.start))
-        let gainTo = mixer.linearGain(decibels: ramp(.gain).value(at: stretch.endSample))
-        let share = bypassShare(stretch)
+    mutating func scheduleMix(_ stretch: SegmentStretch, offset: Int, _ settings: SegmentSettings) {
+        let gainFrom = mixer.linearGain(decibels: settings.from.outputGainDecibels)
+        let gainTo = mixer.linearGain(decibels: settings.to.outputGainDecibels)
+        let share = bypassShare(settings)
         mixer.append(WetDryGain.Segment(
             start: offset, end: offset + stretch.frames, offset: stretch.offsetInSegment, length: stretch.length,
-            mixFrom: Float(ramp(.mix).value(at: stretch.start) / 100),
-            mixTo: Float(ramp(.mix).value(at: stretch.endSample) / 100),
+            mixFrom: Float(settings.from.wetShare), mixTo: Float(settings.to.wetShare),
             gainFrom: gainFrom, gainTo: gainTo, bypassFrom: share.from, bypassTo: share.to))
     }
 

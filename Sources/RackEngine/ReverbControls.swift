@@ -1,37 +1,12 @@
 import RackDSP
 
-/// The reverb's shaping controls as parameters: the one place their units meet the kernel's
-/// (`ReverbShape` takes seconds and fractions; the parameters read milliseconds and percent),
-/// and the one list of the controls that follow the room (the room rule, `RoomRule`).
+/// The reverb's shaping controls as parameters: the rows bound to a field of `ReverbShape`
+/// (`KernelSetting.isReverbShape`; their unit conversions are their bindings'), and the one list
+/// of the controls that follow the room (the room rule, `RoomRule`).
 public enum ReverbControls {
-    /// Milliseconds in a second (`predelay`).
-    static var millisecondsPerSecond: Double { @inline(__always) @_noLocks get { 1000 } }
-    /// Percent in a whole (`width`).
-    static var percentPerWhole: Double { @inline(__always) @_noLocks get { 100 } }
-
     /// The parameters that take a room's own values when the room is chosen, in table order:
-    /// every field of `ReverbShape`.
-    public static let followingRoom: [ParameterID] = [.decay, .predelay, .damping, .lowcut, .highcut, .width, .freeze]
-
-    /// A range in seconds as milliseconds.
-    static func milliseconds(_ seconds: ClosedRange<Double>) -> ClosedRange<Double> {
-        (seconds.lowerBound * millisecondsPerSecond)...(seconds.upperBound * millisecondsPerSecond)
-    }
-
-    /// A range of fractions as percent.
-    static func percent(_ fraction: ClosedRange<Double>) -> ClosedRange<Double> {
-        (fraction.lowerBound * percentPerWhole)...(fraction.upperBound * percentPerWhole)
-    }
-
-    /// The shape the parameters' values make (each in its parameter's unit; a toggle is on at
-    /// 0.5 or more, as `TaperedRange.clamp` rounds it).
-    /// - Realtime: safe
-    @_noLocks @inline(__always)
-    public static func shape(decay: Double, predelay: Double, damping: Double, lowcut: Double, highcut: Double,
-                             width: Double, freeze: Double) -> ReverbShape {
-        ReverbShape(decaySeconds: decay, predelaySeconds: predelay / millisecondsPerSecond, dampingHz: damping,
-                    lowcutHz: lowcut, highcutHz: highcut, width: width / percentPerWhole, freeze: freeze >= 0.5)
-    }
+    /// every row bound to a field of `ReverbShape`.
+    public static let followingRoom: [ParameterID] = Parameters.all.filter { $0.binding.setting.isReverbShape }.map { $0.id }
 
     /// True when two shapes are equal in every field (`==` of another module, readable by the
     /// render thread's checker).
@@ -62,21 +37,19 @@ public enum ReverbControls {
         return difference <= 1e-6 * size
     }
 
-    /// The parameters' values (in their units) of `shape`: a room's own values (`Room.shape`).
+    /// The parameters' values (in their units) of `shape`: a room's own values (`Room.shape`),
+    /// through each row's binding.
     public static func values(of shape: ReverbShape) -> [ParameterID: Double] {
-        [.decay: shape.decaySeconds, .predelay: shape.predelaySeconds * millisecondsPerSecond,
-         .damping: shape.dampingHz, .lowcut: shape.lowcutHz, .highcut: shape.highcutHz,
-         .width: shape.width * percentPerWhole, .freeze: shape.freeze ? 1 : 0]
+        var values: [ParameterID: Double] = [:]
+        for spec in Parameters.all { if let v = spec.binding.parameterValue(in: shape) { values[spec.id] = v } }
+        return values
     }
 }
 
 extension RackState {
     /// The reverb shape these values make: what the engine's reverb stage runs once every ramp
-    /// has arrived (`rack plot --decay` draws it).
-    public var reverbShape: ReverbShape {
-        ReverbControls.shape(decay: self[.decay], predelay: self[.predelay], damping: self[.damping],
-                             lowcut: self[.lowcut], highcut: self[.highcut], width: self[.width], freeze: self[.freeze])
-    }
+    /// has arrived (`rack plot --decay` draws it), through the rows' bindings.
+    public var reverbShape: ReverbShape { KernelSettings(self).shape }
 }
 
 /// The room rule: choosing a room moves the controls that follow the room to that room's own

@@ -22,25 +22,18 @@ public struct Preset: Sendable, Equatable {
     /// The preset JSON as documented: `{"name": …, "cutoff": …, …, "room": "…"}`, keys in
     /// parameter-table order.
     public var json: String {
-        var fields = ["  \"name\": \(JSON.quoted(name))"]
-        for spec in Parameters.all {
-            let v = state[spec.id]
-            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? JSON.quoted(spec.format(v)) : spec.format(v)))
-        }
-        return "{\n" + fields.joined(separator: ",\n") + "\n}\n"
+        let fields = [("name", JSON.quoted(name))] + state.encodedFields.map { ($0.name, $0.json) }
+        return "{\n" + fields.map { "  \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + "\n}\n"
     }
 
     /// Largest preset file read, in bytes: a preset is about 150 bytes; a larger file is refused
     /// before it is read, so a huge file costs neither memory nor start-up time.
     public static let maximumFileBytes = 64 * 1024
-    /// Most characters of a bad value quoted in a message; a longer one is cut with its length.
-    public static let excerptCharacters = 64
+    /// Most characters of a bad value quoted in a message (the state codec's).
+    public static var excerptCharacters: Int { StateFieldProblem.excerptCharacters }
 
     /// `value` quoted for a message, at most `excerptCharacters` of it.
-    static func excerpt(_ value: String) -> String {
-        guard value.count > excerptCharacters else { return JSON.quoted(value) }
-        return JSON.quoted(String(value.prefix(excerptCharacters))) + "… (\(value.count) characters)"
-    }
+    static func excerpt(_ value: String) -> String { StateFieldProblem.excerpt(value) }
 
     /// Reads a preset file of at most `limit` bytes; a larger one (or one that is not a
     /// regular file) is refused after one `fstat`, without reading it.
@@ -71,8 +64,9 @@ public struct Preset: Sendable, Equatable {
         return Data(bytes[..<count])
     }
 
-    /// Parses and validates preset JSON. Every documented field is required; unknown
-    /// fields, wrong types and out-of-range values are errors (the reason names the field).
+    /// Parses and validates preset JSON through the state codec (`RackState.decode`): a
+    /// parameter left out takes its row's missing-field value; unknown fields, wrong types and
+    /// out-of-range values are errors (the reason names the field).
     public static func parse(_ data: Data, isFactory: Bool, path: String?) throws(RackError) -> Preset {
         let where_ = path.map { "preset '\($0)'" } ?? "preset"
         func fail(_ reason: String) -> RackError { RackError(.dataError, "\(where_): \(reason)") }
@@ -91,36 +85,24 @@ public struct Preset: Sendable, Equatable {
         guard let nameValue = dict["name"] else { throw fail("missing field 'name'") }
         guard let name = nameValue as? String, !isBool(nameValue) else { throw fail("field 'name' must be a string") }
         if let reason = PresetStore.problem(withName: name) { throw fail("name \(excerpt(name)): \(reason)") }
-        var state = RackState()
-        for spec in Parameters.all {
-            guard let raw = dict[spec.name] else {
-                // Files written before the reverb's shaping controls and bypass existed: a
-                // control that follows the room takes the room's value (the room rule, the room
-                // being read before them), a toggle its default (off).
-                if let implied = RoomRule.implied(by: state.room).first(where: { $0.0 == spec.id }) {
-                    state[spec.id] = implied.1
-                    continue
-                }
-                if spec.taper == .toggle { continue }
-                throw fail("missing field '\(spec.name)'")
-            }
-            if spec.taper == .choice {
-                guard let s = raw as? String, !isBool(raw) else { throw fail("field '\(spec.name)' must be a string (one of \(spec.choices.joined(separator: ", ")))") }
-                guard let room = Room(name: s) else {
-                    throw fail(s.count > excerptCharacters ? "field '\(spec.name)' \(excerpt(s)) is not a room" : Room.unknownNameReason(s))
-                }
-                state[spec.id] = Double(room.rawValue)
-            } else {
-                guard !isBool(raw), let n = raw as? NSNumber else { throw fail("field '\(spec.name)' must be a number") }
-                let v = n.doubleValue
-                guard v.isFinite else { throw fail("field '\(spec.name)' is not finite") }
-                guard v >= spec.minimum && v <= spec.maximum else {
-                    throw fail("\(spec.name) \(formatNumber(v)) is out of range \(formatNumber(spec.minimum))…\(formatNumber(spec.maximum)) \(spec.unit)")
-                }
-                state[spec.id] = v
-            }
+        let state: RackState
+        do {
+            state = try RackState.decode(stateFields(dict), outOfRange: .refuse)
+        } catch {
+            throw fail(error.reason)
         }
         return Preset(name: name, state: state, isFactory: isFactory, path: path)
+    }
+}
+
+/// A JSON object's members (as `JSONSerialization` reads them) as the state codec takes them:
+/// preset and session files alike (a bool is no number).
+public func stateFields(_ dict: [String: Any]) -> [String: StateValue] {
+    dict.mapValues { raw in
+        if isBool(raw) { return .other }
+        if let s = raw as? String { return .string(s) }
+        if let n = raw as? NSNumber { return .number(n.doubleValue) }
+        return .other
     }
 }
 

@@ -19,11 +19,7 @@ public struct SessionState: Sendable, Equatable {
 
     /// JSON: the preset fields plus `playerFile` and `playerSeconds`.
     public var json: String {
-        var fields: [String] = []
-        for spec in Parameters.all {
-            let v = state[spec.id]
-            fields.append("  \"\(spec.name)\": " + (spec.taper == .choice ? "\"\(spec.format(v))\"" : spec.format(v)))
-        }
+        var fields = state.encodedFields.map { "  \"\($0.name)\": \($0.json)" }
         if let p = playerPath, let data = try? JSONSerialization.data(withJSONObject: [p], options: [.withoutEscapingSlashes]),
            let s = String(data: data, encoding: .utf8) {
             fields.append("  \"playerFile\": " + String(s.dropFirst().dropLast()))
@@ -38,24 +34,13 @@ public struct SessionState: Sendable, Equatable {
         guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw RackError(.dataError, "session state '\(path)': not a JSON object")
         }
-        var s = RackState()
-        for spec in Parameters.all {
-            // A state saved before a parameter existed: the room rule gives the controls that
-            // follow the room their room's values (the room is read before them); others keep
-            // their defaults.
-            guard let raw = obj[spec.name] else {
-                if let implied = RoomRule.implied(by: s.room).first(where: { $0.0 == spec.id }) { s[spec.id] = implied.1 }
-                continue
-            }
-            if spec.taper == .choice {
-                guard let name = raw as? String, let room = Room(name: name) else {
-                    throw RackError(.dataError, "session state '\(path)': bad \(spec.name)")
-                }
-                s[spec.id] = Double(room.rawValue)
-            } else {
-                guard let n = raw as? NSNumber, n.doubleValue.isFinite else { throw RackError(.dataError, "session state '\(path)': bad \(spec.name)") }
-                s[spec.id] = n.doubleValue
-            }
+        // The state codec: a parameter a state saved before it existed left out takes its
+        // row's missing-field value; the rack's own saves are clamped, not refused.
+        let s: RackState
+        do {
+            s = try RackState.decode(stateFields(obj), outOfRange: .clamp)
+        } catch {
+            throw RackError(.dataError, "session state '\(path)': \(error.reason)")
         }
         let seconds = (obj["playerSeconds"] as? NSNumber)?.doubleValue ?? 0
         return SessionState(state: s, playerPath: obj["playerFile"] as? String, playerSeconds: seconds.isFinite ? max(0, seconds) : 0)

@@ -4,18 +4,16 @@ import RackEngine
 /// control port, a CLAP parameter event): plain numbers copied out of the parameter table at
 /// instantiation, so the realtime path touches no array.
 public struct ControlLimits {
-    /// The table's range and default, in parameter units.
-    public var minimum: Double, maximum: Double, defaultValue: Double
-    /// True for a choice (`room`): the port's value is rounded to an index.
-    public var isChoice: Bool
+    /// The table's range and its taper: its clamp is the one clamp (`TaperedRange.clamp`).
+    public var range: TaperedRange
+    /// The table's default, in parameter units.
+    public var defaultValue: Double
     /// The default as rack writes it (`ParameterSpec.rounded`: the LV2 port's `lv2:default`).
     public var writtenDefault: Double
 
     public init(_ spec: ParameterSpec) {
-        minimum = spec.minimum
-        maximum = spec.maximum
+        range = spec.range
         defaultValue = spec.defaultValue
-        isChoice = spec.taper == .choice
         writtenDefault = spec.rounded(spec.defaultValue)
     }
 
@@ -28,15 +26,12 @@ public struct ControlLimits {
         Float(v) == Float(defaultValue) || Float(v) == Float(writtenDefault)
     }
 
-    /// A host's value as the parameter takes it: clamped to the range (a choice rounded to an
-    /// index); nil for NaN, which leaves the parameter where it is.
+    /// A host's value as the parameter takes it: the table's clamp (a choice rounded to an
+    /// index, a toggle to off or on); nil for NaN, which leaves the parameter where it is.
     /// - Realtime: safe
     @_noLocks
     public func accept(_ v: Double) -> Double? {
         if v.isNaN { return nil }
-        let clamped = v < minimum ? minimum : (v > maximum ? maximum : v)
-        // A choice's index counted from its minimum (never negative) rounds half up, as
-        // `ParameterSpec.clamp` does.
-        return isChoice ? minimum + Double(Int(clamped - minimum + 0.5)) : clamped
+        return range.clamp(v)
     }
 }

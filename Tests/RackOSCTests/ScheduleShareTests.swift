@@ -76,7 +76,9 @@ final class ScheduleShareTests: XCTestCase {
         rig.send(OSCPacket.bundle([OSCMessage("/rack/preset", [.string("Bright")])], timeTag: rig.timeTag(in: 0.2)),
                  from: remote(1))
         rig.settle()
-        XCTAssertEqual(rig.outbox.take(for: remote(1)), [OSCMessage(OSCReplyAddress.scheduleCleared, [.int(42)])])
+        // Three recalls, each a marker and one change per parameter.
+        let cleared = 3 * (Parameters.all.count + 1)
+        XCTAssertEqual(rig.outbox.take(for: remote(1)), [OSCMessage(OSCReplyAddress.scheduleCleared, [.int(Int32(cleared))])])
         XCTAssertEqual(rig.controller.recallsInFlight, 1, "the three cleared recalls are forgotten, the later one waits")
         rig.outbox.clear()
         rig.settle(blocks: 40)

@@ -300,7 +300,7 @@ def test_lv2info_lists_every_port_with_the_tables_ranges_and_units(bundle, table
     triples = subprocess.run(["sordi", str(bundle / "rack.lv2/rack.ttl")], capture_output=True, text=True, timeout=30).stdout
     units = {"Hz": "units#hz", "dB": "units#db", "%": "units#pc", "s": "units#s", "ms": "units#ms"}
     # The documented tapers: frequencies and the decay time move logarithmically.
-    logarithmic = {"cutoff", "decay", "damping", "lowcut", "highcut"}
+    logarithmic = {"cutoff", "decay", "damping", "lowcut", "highcut", "hpcut"}
     for name, row in table.items():
         assert name in ports, f"no port for parameter {name}"
         port = ports[name]
