@@ -1,7 +1,7 @@
 """rack.lv2 in Ardour 7 (Debian's `ardour` 7.3), headless: its Lua session tool `ardour7-lua` on
 the JACK backend against a private JACK server creates a session with a stereo track, inserts
 `urn:rack:lv2` into it (Ardour's plugin name is the plugin's doap:name, and it lists its ports
-as 20 parameters: 4 audio, 13 controls, 3 meters), sets a control and reads it back, saves the session,
+as 21 parameters: 4 audio, 14 controls, 3 meters), sets a control and reads it back, saves the session,
 and finds no plugin for a wrong URI.
 
 Not tested: an imported region rendered through the track and exported, against `rack render`.

@@ -2,7 +2,7 @@
 lv2), the way a desktop adds an effect without a DAW: a filter-chain process of its own
 (`pipewire -c FILE`, as PipeWire's filter-chain.conf is run) on the private headless PipeWire
 of test_pipewire.py, with a virtual sink in front of the plugin and a virtual source behind it.
-It loads the plugin with its 13 controls in the node's Props (`rack:SYMBOL`), settings given at
+It loads the plugin with its 14 controls in the node's Props (`rack:SYMBOL`), settings given at
 load (`control = { ... }`) give the same samples as `rack render` with the same settings, and a
 control set at run time through the node's Props (`pw-cli set-param`) ramps without a click.
 A wrong plugin URI is refused at load.
