@@ -204,21 +204,18 @@ extension EngineCore {
         }
     }
 
-    /// Lists the segment's reverb shape (the shaping controls at its start) for the reverb
-    /// stage when it differs from the shape the reverb has. Until one is listed the reverb
-    /// runs each room at its own values, so a shape equal to the room's is not listed then.
+    /// Lists the segment's reverb shape (the shaping controls at its start, moving to their
+    /// values at its end) for the reverb stage when it differs from the shape the reverb has.
+    /// Until one is listed the reverb runs each room at its own values, so a shape equal to
+    /// the room's at both ends is not listed then.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func scheduleShape(_ stretch: SegmentStretch, offset: Int) {
-        let t = stretch.start
-        let shape = ReverbControls.shape(
-            decay: ramp(.decay).value(at: t), predelay: ramp(.predelay).value(at: t),
-            damping: ramp(.damping).value(at: t), lowcut: ramp(.lowcut).value(at: t),
-            highcut: ramp(.highcut).value(at: t), width: ramp(.width).value(at: t),
-            freeze: ramp(.freeze).value(at: t))
+        let shape = shapeControls(at: stretch.start), target = shapeControls(at: stretch.endSample)
         if hasSentShape {
             if ReverbControls.same(shapeSent, shape) { return }
-        } else if ReverbControls.isOwn(shape, roomShapes[room.rawValue]) {
+        } else if ReverbControls.isOwn(shape, roomShapes[room.rawValue])
+                    && ReverbControls.isOwn(target, roomShapes[room.rawValue]) {
             return
         }
         shapeSent = shape
@@ -227,6 +224,19 @@ extension EngineCore {
         if !(shapeChangeCount > 0 && shapeChanges[shapeChangeCount - 1].offset == offset) { shapeChangeCount += 1 }
         shapeChanges[shapeChangeCount - 1].offset = offset
         shapeChanges[shapeChangeCount - 1].shape = shape
+        shapeChanges[shapeChangeCount - 1].target = target
+        shapeChanges[shapeChangeCount - 1].frames = Int(stretch.endSample - stretch.from)
+    }
+
+    /// The shaping controls' values at sample `t`.
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func shapeControls(at t: Int64) -> ReverbShape {
+        ReverbControls.shape(
+            decay: ramp(.decay).value(at: t), predelay: ramp(.predelay).value(at: t),
+            damping: ramp(.damping).value(at: t), lowcut: ramp(.lowcut).value(at: t),
+            highcut: ramp(.highcut).value(at: t), width: ramp(.width).value(at: t),
+            freeze: ramp(.freeze).value(at: t))
     }
 
     /// Lists the stretch's mix (percent → wet fraction), gain (dB → linear) and bypass share
@@ -262,7 +272,8 @@ extension EngineCore {
                 reverb.setRoom(roomChanges[room].room, crossfadeFrames: roomChanges[room].crossfadeFrames)
                 room += 1
             } else {
-                reverb.setShape(shapeChanges[shape].shape)
+                let change = shapeChanges[shape]
+                reverb.setShape(change.shape, gliding: change.target, frames: change.frames)
                 shape += 1
             }
         }

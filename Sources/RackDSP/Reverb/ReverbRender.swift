@@ -62,7 +62,23 @@ extension Reverb {
                 pendingRoom = nil
             }
         }
-        if let shape { applyShape(shape, slots) }
+        if var g = glide {
+            // The network's absorption reaches the line's value at the group's end, moving
+            // sample by sample from where it is; the cuts take the value at its start.
+            // (A network that takes other coefficients or starts meanwhile has nothing to glide from.)
+            for s in 0..<slotCount where slots[s].isIn(.live) || slots[s].isIn(.spilling) {
+                slots[s].core.absorptionFrom = ReverbAbsorptionGlide(slots[s].core.coefficients)
+            }
+            let now = g.shape(at: g.done), next = g.shape(at: g.done &+ 8)
+            shape = next
+            applyShape(next, slots)
+            wetStage.set(now, sampleRate: sampleRate)
+            wetStage.width = g.widths()
+            g.done &+= 8
+            glide = g.isDone ? nil : g
+        } else if let shape {
+            applyShape(shape, slots)
+        }
         let reads = predelay.step()
         var left = SIMD8<Float>.zero, right = SIMD8<Float>.zero
         for s in 0..<slotCount {
