@@ -6,12 +6,24 @@ public enum RampShape: Sendable {
     case exponential
 }
 
+/// How a ramp moves through time between its endpoints.
+public enum RampTiming: Sendable {
+    /// At an even pace: the value's path (`RampShape`) is covered at a constant rate.
+    case even
+    /// Raised-cosine timing: the path is covered at the pace x = (1 − cos πt)/2, t the ramp's
+    /// elapsed fraction, so the ramp leaves and reaches its endpoints with zero slope (no kink
+    /// at either end; a Hann half-window, F. J. Harris, "On the Use of Windows for Harmonic
+    /// Analysis with the Discrete Fourier Transform", Proc. IEEE 66(1), 1978).
+    case raisedCosine
+}
+
 /// A parameter ramp as a value: its value is a pure function of the absolute sample position,
 /// so the same ramp gives the same samples whatever block size the caller renders with.
 ///
 /// - Realtime: safe
 public struct Ramp: Sendable {
     public let shape: RampShape
+    public let timing: RampTiming
     /// Value at `startSample`.
     public private(set) var startValue: Double
     /// Value reached at `endSample` and held after it.
@@ -24,8 +36,9 @@ public struct Ramp: Sendable {
     var log2Ratio: Double = 0
 
     /// A ramp at rest at `value`.
-    public init(value: Double, shape: RampShape) {
+    public init(value: Double, shape: RampShape, timing: RampTiming = .even) {
         self.shape = shape
+        self.timing = timing
         startValue = value
         target = value
         startSample = 0
@@ -37,7 +50,8 @@ public struct Ramp: Sendable {
     public func value(at sample: Int64) -> Double {
         if sample >= endSample { return target }
         if sample <= startSample { return startValue }
-        let t = Double(sample - startSample) / Double(endSample - startSample)
+        var t = Double(sample - startSample) / Double(endSample - startSample)
+        if timing == .raisedCosine { t = 0.5 - 0.5 * RackMath.cos(RackMath.pi * t) }
         switch shape {
         case .linear: return startValue + (target - startValue) * t
         case .exponential: return startValue * RackMath.exp2(log2Ratio * t)

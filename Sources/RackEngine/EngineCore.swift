@@ -18,10 +18,13 @@ struct RoomChange {
     var crossfadeFrames: Int
 }
 
-/// The reverb's shaping controls from an offset in the block on.
+/// The reverb's shaping controls from an offset in the block on: `shape` there, moving along
+/// the straight line to `target` over the next `frames` samples (the control segment's end).
 struct ShapeChange {
     var offset: Int
     var shape: ReverbShape
+    var target: ReverbShape
+    var frames: Int
 }
 
 /// Everything the render thread touches: plain values and buffers allocated in `init`, no
@@ -167,7 +170,7 @@ public struct EngineCore: ~Copyable {
         let continuous = Parameters.continuous
         rampCount = continuous.count
         rampStorage = UniqueBuffer(count: rampCount) { r in
-            Ramp(value: state[continuous[r].id], shape: continuous[r].rampShape)
+            Ramp(value: state[continuous[r].id], shape: continuous[r].rampShape, timing: continuous[r].rampTiming)
         }
         rampParameterStorage = UniqueBuffer(count: rampCount) { r in continuous[r].id }
         rampBindingStorage = UniqueBuffer(count: rampCount) { r in continuous[r].binding }
@@ -185,7 +188,7 @@ public struct EngineCore: ~Copyable {
         wet = UniqueStereo(frames: maxFrames)
         scratch = UniqueStereo(frames: maxFrames)
         roomChangeStorage = UniqueBuffer(repeating: RoomChange(offset: 0, room: state.room, crossfadeFrames: 0), count: maxFrames + 1)
-        shapeChangeStorage = UniqueBuffer(repeating: ShapeChange(offset: 0, shape: state.reverbShape), count: maxFrames + 1)
+        shapeChangeStorage = UniqueBuffer(repeating: ShapeChange(offset: 0, shape: state.reverbShape, target: state.reverbShape, frames: 0), count: maxFrames + 1)
         input = UniqueStereo(frames: maxFrames)
         let roomShapes = UniqueBuffer(repeating: state.room.shape, count: Room.allCases.count)
         for r in Room.allCases { roomShapes.base[r.rawValue] = r.shape }

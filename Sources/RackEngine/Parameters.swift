@@ -128,6 +128,9 @@ public struct ParameterSpec: Sendable {
     public let maximumRampSeconds: Double
     /// How the value moves during a ramp.
     public let rampShape: RampShape
+    /// How a ramp paces that move (`.raisedCosine` for the controls that reshape the reverb's
+    /// loops and wet output while it sounds: their ramps start and end without a kink).
+    public internal(set) var rampTiming: RampTiming = .even
     /// One line for help texts and docs.
     public let summary: String
     /// Names for a `choice` parameter: the value is an index into this list.
@@ -277,6 +280,7 @@ public enum Parameters {
             return ParameterSpec(id: id, name: name, unit: unit, minimum: range.lowerBound, maximum: range.upperBound,
                                  defaultValue: binding.parameterValue(in: Room.default.shape) ?? range.lowerBound, taper: taper,
                                  defaultRampSeconds: 0.02, maximumRampSeconds: taper == .toggle ? 0 : hourRampSeconds, rampShape: shape,
+                                 rampTiming: id == .predelay || taper == .toggle ? .even : .raisedCosine,
                                  summary: summary, choices: [], group: .reverb, defaultMIDIController: nil, plotColour: colour,
                                  precision: precision, binding: binding)
         }

@@ -213,16 +213,18 @@ extension EngineCore {
         }
     }
 
-    /// Lists the segment's reverb shape (the shaping controls at its start) for the reverb
-    /// stage when it differs from the shape the reverb has. Until one is listed the reverb
-    /// runs each room at its own values, so a shape equal to the room's is not listed then.
+    /// Lists the segment's reverb shape (the shaping controls at its start, moving to their
+    /// values at its end) for the reverb stage when it differs from the shape the reverb has.
+    /// Until one is listed the reverb runs each room at its own values, so a shape equal to
+    /// the room's at both ends is not listed then.
     /// - Realtime: safe
     @_noLocks @inline(__always)
     mutating func scheduleShape(_ stretch: SegmentStretch, offset: Int, _ settings: SegmentSettings) {
-        let shape = settings.from.shape
+        let shape = settings.from.shape, target = settings.to.shape
         if hasSentShape {
             if ReverbControls.same(shapeSent, shape) { return }
-        } else if ReverbControls.isOwn(shape, roomShapes[room.rawValue]) {
+        } else if ReverbControls.isOwn(shape, roomShapes[room.rawValue])
+                    && ReverbControls.isOwn(target, roomShapes[room.rawValue]) {
             return
         }
         shapeSent = shape
@@ -231,6 +233,8 @@ extension EngineCore {
         if !(shapeChangeCount > 0 && shapeChanges[shapeChangeCount - 1].offset == offset) { shapeChangeCount += 1 }
         shapeChanges[shapeChangeCount - 1].offset = offset
         shapeChanges[shapeChangeCount - 1].shape = shape
+        shapeChanges[shapeChangeCount - 1].target = target
+        shapeChanges[shapeChangeCount - 1].frames = Int(stretch.endSample - stretch.from)
     }
 
     /// Lists the stretch's wet share, gain (dB → linear) and bypass share
@@ -265,7 +269,8 @@ extension EngineCore {
                 reverb.setRoom(roomChanges[room].room, crossfadeFrames: roomChanges[room].crossfadeFrames)
                 room += 1
             } else {
-                reverb.setShape(shapeChanges[shape].shape)
+                let change = shapeChanges[shape]
+                reverb.setShape(change.shape, gliding: change.target, frames: change.frames)
                 shape += 1
             }
         }

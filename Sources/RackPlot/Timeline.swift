@@ -226,7 +226,7 @@ public struct Timeline: Sendable {
 
     static func track(_ spec: ParameterSpec, events: [Scheduled], initial: Double, rate: Double,
                       endFrame: Int64, duration: Double) -> ParameterTrack {
-        var ramp = Ramp(value: initial, shape: spec.rampShape)
+        var ramp = Ramp(value: initial, shape: spec.rampShape, timing: spec.rampTiming)
         var changes: [ParameterChange] = []
         var position: Int64 = 0
         var line: Int? = nil

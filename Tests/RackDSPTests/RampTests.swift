@@ -25,6 +25,24 @@ final class RampTests: XCTestCase {
         XCTAssertEqual(r.value(at: 3001) / r.value(at: 3000), ratio, accuracy: 1e-12)
     }
 
+    /// Raised-cosine timing: the same endpoints and midpoint as an even ramp, the pace of a Hann
+    /// half-window ((1 − cos πt)/2 of the way at t), so the first and last steps are ~0 where
+    /// an even ramp's are the mean step (no kink at either end).
+    func testRaisedCosineRampLeavesAndArrivesWithoutAKink() {
+        var r = Ramp(value: 100, shape: .exponential, timing: .raisedCosine)
+        r.retarget(to: 1600, at: 0, frames: 1000)
+        XCTAssertEqual(r.value(at: 0), 100)
+        XCTAssertEqual(r.value(at: 500), 400, accuracy: 1e-9)
+        XCTAssertEqual(r.value(at: 1000), 1600)
+        XCTAssertEqual(r.value(at: 250), 100 * pow(16, (1 - cos(Double.pi / 4)) / 2), accuracy: 1e-9)
+        var even = Ramp(value: 0, shape: .linear), eased = Ramp(value: 0, shape: .linear, timing: .raisedCosine)
+        even.retarget(to: 1, at: 0, frames: 1000)
+        eased.retarget(to: 1, at: 0, frames: 1000)
+        let mean = even.value(at: 1) - even.value(at: 0)
+        XCTAssertLessThan(eased.value(at: 1) - eased.value(at: 0), 0.01 * mean)
+        XCTAssertLessThan(eased.value(at: 1000) - eased.value(at: 999), 0.01 * mean)
+    }
+
     func testRetargetMidRampStartsFromTheCurrentValue() {
         var r = Ramp(value: 0, shape: .linear)
         r.retarget(to: 10, at: 0, frames: 100)

@@ -104,14 +104,20 @@ final class ShapingParameterTests: XCTestCase {
 
     /// The default ramp of each new continuous control against a 200 ms ramp of the same
     /// change, and against the 1 kHz sine itself (its energy in a 20 ms window is +20.8 dB on
-    /// this scale): the splatter stays 60 dB below the sine. (The reverb takes its shape per
-    /// 32-sample control tick, so a 20 ms ramp steps ten times as coarsely as a 200 ms one.)
+    /// this scale): the splatter stays 60 dB below the sine. The controls that reshape the
+    /// loops and the width (`decay`, `damping`, `width`) glide (raised-cosine ramps, followed
+    /// per sample: `ReverbShapeGlide`), so their default ramp splatters at most
+    /// `glideExcessDecibels` more than the 200 ms ramp (when the shape stepped per 32-sample
+    /// tick: `decay` → 8 s +12.5 dB, → 0.3 s +15.8, `damping` +12.9, `width` +20.0).
     /// `highcut` from its default (20 kHz, off) is the wet low-pass's first engage, and back to
     /// 20 kHz its switching off; `lowcut` back to 10 Hz likewise. (Before `CutSection`
     /// crossfaded its switching and moved to the state-variable form: the first engage −42.7 dB
     /// re the sine, −44.1 dB at 200 ms; back to 20 kHz −50.7 and −61.5 dB. When written:
     /// −82.7/−92.6 and −74.7/−90.9 dB.) `decay` to 0.3 s crosses the default room's switching
     /// decay (0.55 s): the network crossfades to its short form (`ReverbShortForm.swift`).
+    /// How much more a gliding control's default ramp may splatter than its 200 ms ramp (dB).
+    let glideExcessDecibels = 6.0
+
     func testRampsOfTheNewControlsDoNotSplatter() {
         let sineWindowDecibels = 10 * log10(0.125 * 0.02 * rate)
         let changes: [(ParameterID, Double, (ParameterID, Double)?)] = [
@@ -126,6 +132,9 @@ final class ShapingParameterTests: XCTestCase {
             print("\(name) → \(value): worst 20 ms above 8 kHz, default ramp \(String(format: "%.1f", jump - sineWindowDecibels)) dB, 200 ms ramp \(String(format: "%.1f", reference - sineWindowDecibels)) dB (re the sine)")
             XCTAssertLessThanOrEqual(jump, sineWindowDecibels - 60, "\(name) → \(value) splatters")
             XCTAssertLessThanOrEqual(reference, sineWindowDecibels - 75, "\(name) → \(value) splatters at 200 ms")
+            if [.decay, .damping, .width].contains(id) {
+                XCTAssertLessThanOrEqual(jump, reference + glideExcessDecibels, "\(name) → \(value): the default ramp steps")
+            }
         }
     }
 

@@ -96,6 +96,8 @@ public struct Reverb: ~Copyable, @unchecked Sendable {
     var shape: ReverbShape? = nil
     /// A `setShape` not yet taken by the wet stage and the feed (at the next group start).
     var shapeChanged = false
+    /// The line the shape follows across the running control segment, if it moves.
+    var glide: ReverbShapeGlide? = nil
     /// The wet output's cuts and width.
     var wetStage = ReverbWetStage()
     /// The pre-delay: how far further back every history read reaches (crossfaded changes).
@@ -216,6 +218,8 @@ public struct Reverb: ~Copyable, @unchecked Sendable {
         wetStage.reset()
         predelay.reset()
         feedPosition = feedStopping ? 0 : feedFrames
+        if let glide { shape = glide.to }
+        glide = nil
         shapeChanged = true
         groupLeft = .zero
         groupRight = .zero
@@ -265,7 +269,17 @@ public struct Reverb: ~Copyable, @unchecked Sendable {
     /// absorption until the waiting room starts (`applyShape`).
     /// - Realtime: safe
     @_noLocks public mutating func setShape(_ shape: ReverbShape) {
-        self.shape = shape.clamped
+        setShape(shape, gliding: shape, frames: 0)
+    }
+
+    /// `setShape(shape)`, then the shape moves along the straight line to `target` over the
+    /// next `frames` samples, counted from the group that takes it (`ReverbShapeGlide`: the
+    /// absorption and the cuts per 8-sample group, the width per sample), and stays there.
+    /// - Realtime: safe
+    @_noLocks public mutating func setShape(_ shape: ReverbShape, gliding target: ReverbShape, frames: Int) {
+        let from = shape.clamped, to = target.clamped
+        self.shape = from
+        glide = frames > 0 ? ReverbShapeGlide(from: from, to: to, frames: frames) : nil
         shapeChanged = true
     }
 

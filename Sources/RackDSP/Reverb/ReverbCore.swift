@@ -97,6 +97,8 @@ struct ReverbCore {
     var modulation = ReverbModulation()
     /// The room's coefficients (a copy from the table).
     var coefficients = ReverbCoefficients()
+    /// The absorption the next group moves from (nil: it keeps `coefficients`' own).
+    var absorptionFrom: ReverbAbsorptionGlide? = nil
     var room: Room = .default
 
     init() {}
@@ -131,6 +133,7 @@ struct ReverbCore {
     mutating func load(_ coefficients: ReverbCoefficients, room: Room) {
         self.coefficients = coefficients
         self.room = room
+        absorptionFrom = nil
         modulation.load(sampleRate: coefficients.sampleRate, lineDelay: coefficients.lineDelay,
                         diffuserDelay: coefficients.diffuserDelay)
     }
@@ -177,15 +180,23 @@ struct ReverbCore {
                                 diffuserMask: diffuserMask, lineWrite: position)
         let lineOutputs = lineOutputs(rings)
         var low = lowState, damped = dampState
-        let absorbed = Self.absorb(lineOutputs, coefficients, low: &low, damped: &damped)
+        let from = absorptionFrom
+        absorptionFrom = nil
+        let absorbed: Block8
+        if let from {
+            absorbed = Self.absorb(lineOutputs, from: from, coefficients, low: &low, damped: &damped)
+        } else {
+            absorbed = Self.absorb(lineOutputs, coefficients, low: &low, damped: &damped)
+        }
         lowState = low
         dampState = damped
         let feedback = hadamard8(absorbed.transposed())
         let (smoothedLeft, smoothedRight) = Self.smoothedInput(history, coefficients)
         let (inputLeft, inputRight) = rings.diffuseInput(smoothedLeft, smoothedRight, coefficients)
-        let secondDiffusion = modulation.secondDiffusion
+        let secondDiffusion = modulation.secondDiffusions
         let lineInputs = rings.writeLines(feedback: feedback, inputLeft: inputLeft, inputRight: inputRight,
-                                          secondDiffusion: secondDiffusion, coefficients)
+                                          secondDiffusion: secondDiffusion, absorptionFrom: from?.diffuserAbsorption,
+                                          coefficients)
         var (left, right) = rings.outputTaps(lineInputs, secondDiffusion: secondDiffusion, coefficients)
         rings.refreshMirrors()
         position = (rings.lineWrite &+ 8) & rings.lineMask
@@ -205,6 +216,27 @@ struct ReverbCore {
                                 shelf: coefficients.dampedShelf, pole: coefficients.damping)
         var lowState = low, dampedState = damped
         let absorbed = Block8 { j in absorber.process(lineOutputs[j], low: &lowState, damped: &dampedState) }
+        low = lowState
+        damped = dampedState
+        return absorbed
+    }
+
+    /// `absorb`, with every coefficient moving from `from`'s to `coefficients`' across the group
+    /// (`ReverbAbsorptionGlide`).
+    @_noLocks @inline(__always)
+    static func absorb(_ lineOutputs: Block8, from: ReverbAbsorptionGlide, _ coefficients: ReverbCoefficients,
+                       low: inout SIMD8<Float>, damped: inout SIMD8<Float>) -> Block8 {
+        let crossover = SIMD8<Float>(repeating: coefficients.lowCoefficient)
+        let gainStep = (coefficients.dampedGain - from.dampedGain) * 0.125
+        let shelfStep = (coefficients.dampedShelf - from.dampedShelf) * 0.125
+        let poleStep = (coefficients.damping - from.damping) * 0.125
+        var lowState = low, dampedState = damped
+        let absorbed = Block8 { j in
+            let k = Float(j &+ 1)
+            let absorber = Absorber(crossover: crossover, gain: from.dampedGain + k * gainStep,
+                                    shelf: from.dampedShelf + k * shelfStep, pole: from.damping + k * poleStep)
+            return absorber.process(lineOutputs[j], low: &lowState, damped: &dampedState)
+        }
         low = lowState
         damped = dampedState
         return absorbed

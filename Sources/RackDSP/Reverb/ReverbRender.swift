@@ -62,7 +62,11 @@ extension Reverb {
                 pendingRoom = nil
             }
         }
-        if let shape { applyShape(shape, slots) }
+        if case .some = glide {
+            glideShape(slots)
+        } else if let shape {
+            applyShape(shape, slots)
+        }
         let reads = predelay.step()
         var left = SIMD8<Float>.zero, right = SIMD8<Float>.zero
         for s in 0..<slotCount {
@@ -101,6 +105,25 @@ extension Reverb {
         }
         wetStage.process(&left, &right)
         return (left, right)
+    }
+
+    /// One group of the running glide (`ReverbShapeGlide`): the networks' absorption reaches
+    /// the line's value at the group's end, moving sample by sample from where it is (a network
+    /// that takes other coefficients or starts meanwhile has nothing to glide from); the cuts
+    /// take the value at the group's start, the width each sample's.
+    @_noLocks @inline(__always)
+    mutating func glideShape(_ slots: UnsafeMutablePointer<ReverbSlot>) {
+        guard var g = glide else { return }
+        for s in 0..<slotCount where slots[s].isIn(.live) || slots[s].isIn(.spilling) {
+            slots[s].core.absorptionFrom = ReverbAbsorptionGlide(slots[s].core.coefficients)
+        }
+        let now = g.shape(at: g.done), next = g.shape(at: g.done &+ 8)
+        shape = next
+        applyShape(next, slots)
+        wetStage.set(now, sampleRate: sampleRate)
+        wetStage.width = g.widths()
+        g.done &+= 8
+        glide = g.isDone ? nil : g
     }
 
     /// The shape into the heard network's absorption (a no-op when it has it) and, after a

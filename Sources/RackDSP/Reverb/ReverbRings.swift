@@ -70,7 +70,8 @@ struct ReverbRings {
     /// Returns what entered each line (v: what the output taps read).
     @_noLocks @inline(__always)
     func writeLines(feedback: Block8, inputLeft: SIMD8<Float>, inputRight: SIMD8<Float>,
-                    secondDiffusion: Float, _ coefficients: ReverbCoefficients) -> Block8 {
+                    secondDiffusion g: SIMD8<Float>, absorptionFrom: SIMD8<Float>?,
+                    _ coefficients: ReverbCoefficients) -> Block8 {
         let injection = Block8(inputLeft, -inputRight, -inputLeft, inputRight, inputLeft, -inputRight, -inputLeft, inputRight)
         let diffusion = SIMD8<Float>(repeating: coefficients.diffusion), absorption = coefficients.diffuserAbsorption
         let diffuserDelay = coefficients.diffuserDelay
@@ -79,12 +80,16 @@ struct ReverbRings {
         // Line i's feed through its diffuser (the diffuser's ring written): v.
         @inline(__always) func diffused(_ i: Int) -> SIMD8<Float> {
             let delayed = ReverbCore.load(diffusers + (i &* stride &+ ((write &- Int(diffuserDelay[i])) & mask)))
-            let diffuser = Diffuser(coefficient: diffusion, absorption: SIMD8(repeating: absorption[i]))
+            var a = SIMD8<Float>(repeating: absorption[i])
+            if let from = absorptionFrom {
+                a = SIMD8(repeating: from[i]) + SIMD8(repeating: absorption[i] - from[i]) * ReverbAbsorptionGlide.fractions
+            }
+            let diffuser = Diffuser(coefficient: diffusion, absorption: a)
             let (ring, output) = diffuser.process(feedback[i] + injection[i], delayed: delayed)
             ReverbCore.store(ring, diffuserRingWrite + i &* stride)
             return output
         }
-        if secondDiffusion == 0 {
+        if all(g .== 0) {
             return Block8 { i in
                 let output = diffused(i)
                 ReverbCore.store(output, lineInput + i &* ringStride)
@@ -93,7 +98,7 @@ struct ReverbRings {
         }
         // The second diffusers' recursion: w = v + g·w[n−M] into each line ring (M ≥ 8, so
         // w[n−M] is older than the group).
-        let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+        let secondDelay = coefficients.secondDiffuserDelay
         return Block8 { i in
             let output = diffused(i)
             ReverbCore.store(output + g * lineRead(i, delay: Int(secondDelay[i])), lineInput + i &* ringStride)
@@ -107,7 +112,7 @@ struct ReverbRings {
     /// rows h1 (left) and h7 (right), also orthogonal to the injection; scaled to the room's
     /// loudness.
     @_noLocks @inline(__always)
-    func outputTaps(_ lineInputs: Block8, secondDiffusion: Float,
+    func outputTaps(_ lineInputs: Block8, secondDiffusion g: SIMD8<Float>,
                     _ coefficients: ReverbCoefficients) -> (SIMD8<Float>, SIMD8<Float>) {
         let leftTap = SIMD8<Float>(1, -1, 1, -1, -1, 1, -1, 1)
         let rightTap = SIMD8<Float>(1, 1, -1, -1, -1, -1, 1, 1)
@@ -120,14 +125,14 @@ struct ReverbRings {
         let midTapDelay = coefficients.midTapDelay
         let midLeftTap = SIMD8<Float>(-1, 1, 1, -1, 1, -1, -1, 1)
         let midRightTap = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
-        if secondDiffusion == 0 {
+        if all(g .== 0) {
             for i in 0..<8 {
                 let midTapped = lineRead(i, delay: Int(midTapDelay[i]))
                 left += midLeftTap[i] * midTapped
                 right += midRightTap[i] * midTapped
             }
         } else {
-            let g = SIMD8<Float>(repeating: secondDiffusion), secondDelay = coefficients.secondDiffuserDelay
+            let secondDelay = coefficients.secondDiffuserDelay
             for i in 0..<8 {
                 let midTapped = secondDiffuserRead(i, delay: Int(midTapDelay[i]), secondDelay: Int(secondDelay[i]), g: g)
                 left += midLeftTap[i] * midTapped

@@ -16,6 +16,7 @@ extension Reverb {
     func isSteady(_ slots: UnsafeMutablePointer<ReverbSlot>) -> Bool {
         if case .some = pendingRoom { return false }
         if case .some = shape, shapeChanged { return false }
+        if case .some = glide { return false }
         guard fadeLength == 0, !feedMoving, predelay.isSteady else { return false }
         guard slots[live].isIn(.live), slots[live].holdGroups == 0, slots[live].history != nil else { return false }
         for s in 0..<slotCount where s != live && !slots[s].isIn(.clean) { return false }

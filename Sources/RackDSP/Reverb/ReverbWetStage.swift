@@ -27,7 +27,8 @@
 struct ReverbWetStage {
     var lowcut = CutSection()
     var highcut = CutSection()
-    var width: Float = 1
+    /// The width at each sample of the group (all equal but while it glides).
+    var width = SIMD8<Float>(repeating: 1)
     /// True from a reset until the first group has gone through: cuts set meanwhile take their
     /// setting at once.
     var fresh = true
@@ -52,7 +53,7 @@ struct ReverbWetStage {
             highcut.set(highPass: false, cornerHz: shape.highcutHz,
                         enabled: shape.highcutHz < ReverbShape.highcutRange.upperBound, sampleRate: fs, immediately: fresh)
         }
-        width = Float(shape.width)
+        width = SIMD8(repeating: Float(shape.width))
     }
 
     /// All states to 0; a cut's crossfade ends where it was going.
@@ -66,7 +67,7 @@ struct ReverbWetStage {
 
     /// True when `process` changes the signal: a cut running or the width away from 1 (while
     /// false, and nothing calls `set`, it stays false: a cut only starts running from `set`).
-    var isShaping: Bool { @_noLocks @inline(__always) get { lowcut.running || highcut.running || width != 1 } }
+    var isShaping: Bool { @_noLocks @inline(__always) get { lowcut.running || highcut.running || any(width .!= 1) } }
 
     /// One group of both channels, in place.
     @_noLocks @inline(__always)
@@ -90,7 +91,7 @@ struct ReverbWetStage {
             right = SIMD8(f0[1], f1[1], f2[1], f3[1], f4[1], f5[1], f6[1], f7[1])
             (lowcut, highcut) = (low, high)
         }
-        if width != 1 {
+        if any(width .!= 1) {
             let mid = 0.5 * (left + right)
             let side = (0.5 * width) * (left - right)
             left = mid + side
