@@ -640,8 +640,8 @@ def test_jalv_processes_audio_on_jack(bundle, rack_binary, helpers, tmp_path, xd
                                    "--no-advertise"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                   env=dict(livelib.jack_env(server), XDG_CONFIG_HOME=str(xdg)))
         procs.append(source)
-        assert livelib.wait_until(lambda: {"rackfx:in_l", "src:out_1"} <= set(livelib.jack_port_list(server)), 20), \
-            livelib.jack_port_list(server)
+        assert livelib.wait_until(lambda: {"rackfx:in_l", "src:out_1"} <= set(jack_answers(server, pid).splitlines()), 20), \
+            jack_answers(server, pid)
         for a, b in [("src:out_1", "rackfx:in_l"), ("src:out_2", "rackfx:in_r")]:
             subprocess.run(["jack_connect", a, b], check=True, env=livelib.jack_env(server), timeout=10)
         dark, rate = livelib.record(helpers["jackrec"], server, ["rackfx:out_l", "rackfx:out_r"], 1.5, tmp_path / "dark.f32")
@@ -689,8 +689,8 @@ def test_jalv_names_its_client_after_the_plugin_not_rack_runs_default(bundle, ra
         procs.append(source)
         name = plugin_name(bundle)
         want = {f"{name}:in_l", f"{name}:out_r", "rack:out_1"}
-        assert livelib.wait_until(lambda: want <= set(livelib.jack_port_list(server)), 20), \
-            livelib.jack_port_list(server)
+        assert livelib.wait_until(lambda: want <= set(jack_answers(server, pid).splitlines()), 20), \
+            jack_answers(server, pid)
     finally:
         end_processes(procs)
         livelib.stop_jack(pid)
