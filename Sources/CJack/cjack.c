@@ -1,4 +1,4 @@
-#include "cjack.h"
+#include "cjack_private.h"
 #include <jack/metadata.h>
 #include <jack/midiport.h>
 #include <jack/session.h>
@@ -36,49 +36,10 @@ jack_client_t *rack_jack_client_open(const char *client_name, jack_options_t opt
     return jack_client_open(client_name, options, status);
 }
 
-#define TIMING_SLOTS 8192
 
 /// The JACK short names of the ports, by enum rack_port.
 static const char *const port_names[RACK_PORT_COUNT] = {"in_1", "in_2", "out_1", "out_2", "midi_in", "midi_out"};
 
-struct rack_jack {
-    jack_client_t *client;
-    jack_port_t *ports[RACK_PORT_COUNT];  // by enum rack_port; the MIDI pair NULL without MIDI
-    void *midi;
-    rack_midi_fn midi_fn;
-    rack_midi_event_t midi_events[RACK_MIDI_EVENTS_PER_CYCLE];
-    uint8_t midi_out[3 * RACK_MIDI_OUT_PER_CYCLE];
-    _Atomic uint64_t midi_dropped;
-    void *engine;
-    rack_render_fn render;
-    uint32_t max_frames;
-    int64_t rendered;               // process thread only
-    _Atomic uint64_t xruns;
-    _Atomic uint64_t cycles;
-    _Atomic int shut_down;
-    // The threads that delivered a shutdown notice (Linux thread ids; 0: none): jackd2's
-    // notification thread, and its process thread when a cycle's wait failed.
-    _Atomic int shutdown_threads[2];
-    _Atomic uint32_t buffer_size;
-    _Atomic int connections_changed;
-    _Atomic int ports_registered;   // a port of any client appeared (connect wanted peers)
-    _Atomic uint64_t ports_unregistered;   // ports of any client gone, counted
-    _Atomic uint32_t sample_rate;   // from the sample-rate callback
-    // Engine hold: while `hold` is set the process callback outputs silence and leaves the
-    // engine alone; it acknowledges with `held` from a cycle that did not render, so once the
-    // control thread sees `held` it may replace the engine (and `rendered`) before releasing.
-    _Atomic int hold;
-    _Atomic int held;
-    // Seqlock: the process thread publishes (cycle frame, engine time) pairs.
-    _Atomic uint32_t seq;
-    _Atomic uint32_t cycle_frame;
-    _Atomic int64_t engine_time;
-    _Atomic int mapping_valid;      // 0 after an engine swap until the next cycle publishes
-    // DSP time per cycle, ns: single producer (process thread), single consumer.
-    uint32_t timings[TIMING_SLOTS];
-    _Atomic uint64_t timing_write;
-    uint64_t timing_read;
-};
 
 /// The MIDI stage: collects the cycle's input events, lets the engine's MIDI router schedule
 /// them (and say what to send back), writes its feedback at frame 0. Realtime-safe: the JACK
@@ -353,67 +314,6 @@ int rack_jack_take_timings(rack_jack_t *c, uint32_t *out, int max) {
     int n = 0;
     while (c->timing_read < w && n < max) out[n++] = c->timings[c->timing_read++ % TIMING_SLOTS];
     return n;
-}
-
-int rack_jack_set_pretty_names(rack_jack_t *c, const char *client_name) {
-    /* "<client> input L" …: two racks in one patchbay read apart ("fx input L", "verb input L"). */
-    static const char *what[RACK_PORT_COUNT] = {"input L", "input R", "output L", "output R",
-                                                "MIDI control in", "MIDI feedback out"};
-    char pretty[512];
-    int failed = 0;
-    for (int i = 0; i < RACK_PORT_COUNT; i++) {
-        if (!c->ports[i]) continue;
-        jack_uuid_t u = jack_port_uuid(c->ports[i]);
-        snprintf(pretty, sizeof pretty, "%s %s", client_name, what[i]);
-        if (jack_set_property(c->client, u, JACK_METADATA_PRETTY_NAME, pretty, "text/plain") != 0) failed++;
-    }
-    char client_pretty_name[512];
-    snprintf(client_pretty_name, sizeof client_pretty_name, "%s effects", client_name);
-    char *uuid_text = jack_client_get_uuid(c->client);
-    if (uuid_text) {
-        jack_uuid_t cu;
-        if (jack_uuid_parse(uuid_text, &cu) != 0 ||
-            jack_set_property(c->client, cu, JACK_METADATA_PRETTY_NAME, client_pretty_name, "text/plain") != 0) failed++;
-        jack_free(uuid_text);
-    } else {
-        failed++;
-    }
-    return failed;
-}
-
-void rack_jack_remove_pretty_names(rack_jack_t *c) {
-    for (int i = 0; i < RACK_PORT_COUNT; i++)
-        if (c->ports[i]) jack_remove_properties(c->client, jack_port_uuid(c->ports[i]));
-    char *uuid_text = jack_client_get_uuid(c->client);
-    if (uuid_text) {
-        jack_uuid_t cu;
-        if (jack_uuid_parse(uuid_text, &cu) == 0) jack_remove_properties(c->client, cu);
-        jack_free(uuid_text);
-    }
-}
-
-int rack_jack_real_client_name(rack_jack_t *c, char *buf, size_t size) {
-    if (size == 0) return 0;
-    buf[0] = 0;
-    // What the server calls us. PipeWire 0.3.65 renames a taken name (rack → rack-49) for
-    // everyone else but keeps the requested one in jack_get_client_name and even in its own
-    // port names; the server's name for our uuid is the one others see.
-    char *uuid = jack_client_get_uuid(c->client);
-    if (uuid) {
-        char *name = jack_get_client_name_by_uuid(c->client, uuid);
-        if (name) {
-            snprintf(buf, size, "%s", name);
-            jack_free(name);
-        }
-        jack_free(uuid);
-    }
-    if (!buf[0]) {
-        const char *port = jack_port_name(c->ports[RACK_PORT_IN_1]);
-        const char *colon = port ? strchr(port, ':') : NULL;
-        if (colon) snprintf(buf, size, "%.*s", (int)(colon - port), port);
-    }
-    if (!buf[0]) snprintf(buf, size, "%s", jack_get_client_name(c->client));
-    return buf[0] != 0;
 }
 
 const char *rack_jack_library_version(void) { return jack_get_version_string(); }
