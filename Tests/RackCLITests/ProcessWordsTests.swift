@@ -8,7 +8,7 @@ import RackTestSupport
 final class ProcessWordsTests: XCTestCase {
     /// Words that point outside the project, case-insensitive.
     static let patterns = [#"\bissues?\s*#?\d+"#, #"\bin the issue\b"#, #"\bissue tracker\b"#,
-                           #"\bthis round\b"#, #"\bround\s+\d+"#, #"\bstop\s+\d+\b"#, #"\bcontract(s|'s)?\b"#]
+                           #"\bthis\s+round\b"#, #"\bround\s+\d+"#, #"\bstop\s+\d+\b"#, #"\bcontract(s|'s)?\b"#]
 
     /// The folders and files searched, from the repository's root.
     static let searched = ["README.md", "CHANGELOG.md", "docs", "Sources", "Tests", "scripts", "Examples", "share", "Presets"]
@@ -61,7 +61,11 @@ final class ProcessWordsTests: XCTestCase {
         func hit(_ line: String) -> Bool {
             regexes.contains { $0.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil }
         }
-        for line in ["fixed in issue 12", "Issue #3", "as this round asks", "Round 4", "stop 2 of the plan", "within the contract's 1 s"] {
+        // The samples are put together from their words, so that this file does not hold the
+        // phrases it looks for (every other file is searched by something that reads it whole).
+        let samples = [["fixed in", "issue", "12"], ["Issue", "#3"], ["as this", "round", "asks"], ["Round", "4"],
+                       ["stop", "2 of the plan"], ["within the", "contract's", "1 s"]].map { $0.joined(separator: " ") }
+        for line in samples {
             XCTAssertTrue(hit(line), line)
         }
         for line in ["the OSC round trip", "rounds to samples", "SIGTERM stops it", "scripts/jack-server stop PID", "a tissue"] {
