@@ -11,7 +11,7 @@ extension RackController {
     func nextDeadline(now: Double) -> Double? {
         var due: [Double] = []
         if awaitsEchoes(now: now) || !link.pendingSyncs.isEmpty { due.append(now + ControllerTuning.echoLookSeconds) }
-        if !feedback.meterSubscribers.isEmpty || feedback.meterObserved() { due.append(feedback.lastMeterTime + 1 / ControllerTuning.meterHz) }
+        if !feedback.meterSubscribers.isEmpty || feedback.meterObserved() { due.append(feedback.meterClock.due) }
         if let lease = feedback.firstExpiry { due.append(lease) }
         if let flush = session.recorder.nextFlush { due.append(flush) }
         return due.min()

@@ -88,7 +88,8 @@ public enum ControllerTuning {
     /// over both tables).
     static let subscriberPlaces = FairShare(capacity: maximumSubscribers, trustedReserve: subscriberTrustedReserve,
                                             perRemoteAddress: maximumSubscriptionsPerAddress)
-    /// `/rack/meter` messages per second.
+    /// `/rack/meter` messages per second, and the page's `/rack/status` pushes while it listens
+    /// (each on a `PushClock`: a fixed grid).
     public static let meterHz = 15.0
     /// Longest time, in seconds, a `--record` file lags behind the changes applied.
     public static let recordFlushSeconds = 2.0

@@ -31,8 +31,8 @@ final class Feedback {
     /// reach it from the change stream).
     var observer: ((OSCMessage) -> Void)?
 
-    /// When the meters were last taken (seconds on the controller's clock).
-    var lastMeterTime = 0.0
+    /// When the meters are taken next (`ControllerTuning.meterHz`, on the controller's clock).
+    var meterClock = PushClock(hertz: ControllerTuning.meterHz)
     /// Whether the HTTP side has a listener of `/rack/meter` (the meters are then taken at
     /// their rate, as for a subscriber); set by the owner.
     var meterObserved: () -> Bool = { false }

@@ -110,9 +110,8 @@ public final class RackController {
         feedback.expire(now: now)
         player.lastSeconds = playerSeconds
         reportPlayerFailure()
-        if now - feedback.lastMeterTime >= 1 / ControllerTuning.meterHz {
-            if let engine = link.engine { feedback.sendMeters(engine: engine, host: link.host) }
-            feedback.lastMeterTime = now
+        if feedback.meterClock.take(now: now), let engine = link.engine {
+            feedback.sendMeters(engine: engine, host: link.host)
         }
     }
 

@@ -27,7 +27,8 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     private var routes: [OSCEndpoint: @Sendable ([UInt8]) -> Void] = [:]
     private var presetNames: [String] = []
     private var playerState: [LiveValue] = []
-    private var lastPeriodic = 0.0
+    /// When the status is pushed next while a WebSocket listens to it.
+    private var statusClock = PushClock(hertz: ControllerTuning.meterHz)
     /// The status as last published, without the values that move in every cycle.
     private var steadyStatus: [LiveValue] = []
 
@@ -87,17 +88,17 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
     /// The values that are not changes: the status, the preset list (after a save or delete
     /// from anywhere) and the player's state (file, transport, loop), looked at in every pass of
     /// the control loop; the last two are pushed only when they changed. The status is pushed
-    /// `statusHz` times a second while a WebSocket listens to it; otherwise when it changed
-    /// other than in the position and the DSP load, which move in every cycle (so HTTP's
-    /// `?VALUE` gives those as of the loop's last pass). Returns when the next push is due
+    /// at the meters' rate (`ControllerTuning.meterHz`, on a `PushClock` of its own) while a
+    /// WebSocket listens to it; otherwise when it changed other than in the position and the DSP
+    /// load, which move in every cycle (so HTTP's `?VALUE` gives those as of the loop's last
+    /// pass). Returns when the next push is due
     /// (nil: none until something changes).
     @discardableResult
     func publishPeriodic(now: Double, controller: RackController, driver: JackDriverStatus) -> Double? {
         let status = Self.status(controller: controller, driver: driver)
         let listened = state.isListened(OSCCommandDeclaration.status.address)
         let steady = Self.steady(status)
-        if listened ? now - lastPeriodic >= 1 / Self.statusHz : steady != steadyStatus {
-            lastPeriodic = now
+        if listened ? statusClock.take(now: now) : steady != steadyStatus {
             steadyStatus = steady
             state.publish(OSCCommandDeclaration.status.address, status)
         }
@@ -113,7 +114,7 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
             presetNames = names
             state.setPresetNames(names)
         }
-        return listened ? lastPeriodic + 1 / Self.statusHz : nil
+        return listened ? statusClock.due : nil
     }
 
     /// `/rack/status` as published: rate, period, xruns, DSP load, position, JACK state,
@@ -131,15 +132,12 @@ final class HTTPBridge: RackHTTPHost, Replier, @unchecked Sendable {
         status.enumerated().filter { ![3, 4].contains($0.offset) }.map(\.element)
     }
 
-    /// Status pushes per second (the page's position and JACK state).
-    static let statusHz = 15.0
-
     /// The values a fresh page sees before the first change (the meters and the status too,
     /// so every readable node has a value from the first request on).
     func publishInitial(controller: RackController, preset: String, driver: JackDriverStatus) {
         state.publish(OSCCommandDeclaration.meter.address, [.float(-120), .float(-120), .float(-120), .float(-120), .float(0), .int(0), .int(0)])
         publishPeriodic(now: .infinity, controller: controller, driver: driver)
-        lastPeriodic = 0
+        statusClock.restart()
         for spec in Parameters.all { state.publish(spec, value: controller.targets[spec.id]) }
         state.publish(OSCCommandDeclaration.presetRecall.address, [.string(preset)])
         state.publish(OSCCommandDeclaration.version.address, [.string(RackController.namespaceVersion)])

@@ -146,9 +146,9 @@ def test_a_first_request_dripped_a_byte_at_a_time_is_closed_at_the_readme_deadli
 def test_meters_and_status_are_pushed_at_the_readme_rate(rack):
     """LISTEN to /rack/meter and /rack/status over the WebSocket: the pushes of each over 3 s,
     counted between the first and the last (so the window's edges do not count), are at most the
-    README's rate and no more than 10 % below it (rack's loop sends one when
-    1/15 s has passed since the last, so the period is a little longer than 1/15 s, never
-    shorter)."""
+    README's rate and no more than 5 % below it: rack pushes on a fixed grid of 1/15 s, so a
+    late wake of its loop does not lengthen the period (timed from the last push, the rate was
+    14.1 a second quiet and 13.3 under load)."""
     ws_sync = client("websockets.sync.client")
     addresses = ("/rack/meter", "/rack/status")
     with ws_sync.connect(f"ws://127.0.0.1:{rack.http_port}/", open_timeout=3) as ws:
@@ -173,7 +173,7 @@ def test_meters_and_status_are_pushed_at_the_readme_rate(rack):
         assert len(times) >= 2, (address, times)
         rate = (len(times) - 1) / (times[-1] - times[0])   # pushes per second between the first and last
         print(f"{address} pushes: {rate:.1f} a second over {times[-1] - times[0]:.2f} s (README: {PUSHES_PER_SECOND})")
-        assert 0.9 * PUSHES_PER_SECOND <= rate <= 1.02 * PUSHES_PER_SECOND, (address, rate)
+        assert 0.95 * PUSHES_PER_SECOND <= rate <= 1.02 * PUSHES_PER_SECOND, (address, rate)
 
 
 def test_the_page_forbids_everything_from_elsewhere(rack):
