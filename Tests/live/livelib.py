@@ -201,6 +201,16 @@ def wait_until(predicate, timeout: float = 2.0, step: float = 0.02):
         time.sleep(step)
 
 
+def distribution(seconds: list[float]) -> str:
+    """A line for a set of durations: how many, the median, the 90th and 99th percentiles and
+    the worst (nearest-rank percentiles), in seconds."""
+    ordered = sorted(seconds)
+    def rank(p: float) -> float:
+        return ordered[max(0, -(-len(ordered) * p // 100) - 1)] if ordered else float("nan")
+    return (f"n={len(ordered)} median {rank(50):.2f} s, 90 % {rank(90):.2f} s, 99 % {rank(99):.2f} s, "
+            f"worst {ordered[-1] if ordered else float('nan'):.2f} s")
+
+
 # --------------------------------------------------------------------------------------------
 # xruns: the server's report, rack's report, and what the runtime probe saw of rack's callback
 
