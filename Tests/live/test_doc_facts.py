@@ -2,7 +2,8 @@
 file's: the man page's title line names the release `rack --version` prints; the preset
 docs/presets.md shows is `Presets/Warm.json`, and names the parameters that file leaves out;
 docs/plugins.md names the plugin's control inputs in rack.ttl's order, and calls toggles exactly
-those that are `lv2:toggled` there."""
+those that are `lv2:toggled` there; the package docs/command-line.md names for PNG plots is the
+one rack's error names when `rsvg-convert` is missing, and `scripts/demo` leaves it out."""
 from __future__ import annotations
 
 import json
@@ -50,3 +51,18 @@ def test_the_plugin_doc_names_every_control_input_and_its_toggles():
     inputs = control_inputs()
     assert named.group(1).split() == list(inputs)
     assert set(toggles.groups()) == {symbol for symbol, toggled in inputs.items() if toggled}
+
+
+def test_the_plot_row_names_the_package_png_needs_which_the_demo_leaves_out(rack_binary, tmp_path):
+    row = re.search(r"PNG goes through `rsvg-convert` \(`apt-get install (\S+)`: `scripts/demo` does not install it; "
+                    r"without it, exit (\d+) with that hint\)", flat(livelib.documentation("docs/command-line.md")))
+    assert row, "docs/command-line.md's plot row no longer names what PNG needs"
+    package, status = row.group(1), int(row.group(2))
+    demo = subprocess.run([str(livelib.REPO / "scripts" / "install-deps"), "--demo", "--list"], capture_output=True,
+                          text=True, timeout=30)
+    assert demo.returncode == 0 and demo.stdout.split() and package not in demo.stdout.split(), demo.stdout
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = subprocess.run([str(rack_binary), "plot", str(livelib.REPO / "Examples" / "session.txt"), "-o", str(tmp_path / "x.png")],
+                          capture_output=True, text=True, timeout=60, env={"PATH": str(empty)})
+    assert done.returncode == status and f"install {package}" in done.stderr and not (tmp_path / "x.png").exists(), done.stderr
