@@ -36,7 +36,7 @@ struct RunCommand: ParsableCommand {
     var oscPort: UInt16?
     @Option(name: .customLong("osc-host"), help: "Address to bind OSC to. Anything but loopback exposes the rack to the network.")
     var oscHost = OSCDefaults.host
-    @Option(name: .customLong("allow"), help: ArgumentHelp("Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).", valueName: "ADDR"))
+    @Option(name: .customLong("allow"), help: ArgumentHelp("Only obey OSC, HTTP and WebSocket clients from this address or CIDR range (repeatable; loopback only if listed; others are dropped without a reply).", valueName: "ADDR"))
     var allow: [String] = []
     @Option(help: "Audio file to play (wav, flac, ogg; resampled to the JACK rate).")
     var file: String?

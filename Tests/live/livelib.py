@@ -37,8 +37,48 @@ def documentation(name: str | None = None) -> str:
     changing); or the one file `name`, relative to the repository ("docs/parameters.md")."""
     if name is not None:
         return (REPO / name).read_text()
-    files = [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
-    return "\n".join(f.read_text() for f in files)
+    return "\n".join(f.read_text() for f in documentation_files())
+
+
+def documentation_files() -> list[Path]:
+    """README.md, then every docs/*.md in the order of their names."""
+    return [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
+
+
+NOT_RUN = re.compile(r"^<!-- not run by the tests: (.+\S) -->$")
+
+
+@dataclass
+class CodeBlock:
+    """A fenced block of the documentation: its file (relative to the repository), the line of
+    its opening fence, its language (what follows the fence, "" when nothing does), its lines,
+    and the reason given by the `<!-- not run by the tests: REASON -->` line right above its
+    fence (None without one)."""
+    file: str
+    line: int
+    language: str
+    lines: list[str]
+    not_run: str | None
+
+
+def code_blocks() -> list[CodeBlock]:
+    """Every fenced block of README.md and docs/*.md, in the order of documentation()."""
+    blocks = []
+    for path in documentation_files():
+        lines = path.read_text().splitlines()
+        opening = None
+        for n, text in enumerate(lines):
+            if not text.startswith("```"):
+                continue
+            if opening is None:
+                opening = n
+                continue
+            above = NOT_RUN.match(lines[opening - 1]) if opening > 0 else None
+            blocks.append(CodeBlock(str(path.relative_to(REPO)), opening + 1, lines[opening][3:].strip(),
+                                    lines[opening + 1:n], above.group(1) if above else None))
+            opening = None
+        assert opening is None, f"{path.name}: the fence at line {opening + 1} is never closed"
+    return blocks
 
 
 READY_JOINED = re.compile(r"^rack: joined JACK server as '(.+)' \((\d+) Hz, (\d+) frames\)\s*$")
@@ -485,7 +525,8 @@ def spectral_centroid(signal, rate: int) -> float:
 class RackProcess:
     """`rack run ...` with its stdout/stderr collected by threads; stop() is always safe."""
 
-    def __init__(self, args: list[str], env: dict, binary: Path | None = None, subcommand: str | None = "run"):
+    def __init__(self, args: list[str], env: dict, binary: Path | None = None, subcommand: str | None = "run",
+                 cwd: Path | None = None):
         # Every rack in the tests serves HTTP on a port of its own (the default, 8001, is for users).
         if subcommand == "run" and "--http-port" not in args:
             args = [*args, "--http-port", "0"]
@@ -506,7 +547,7 @@ class RackProcess:
         self._cond = threading.Condition()
         self.started_at = time.monotonic()
         self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.DEVNULL, env=env, text=True, bufsize=1)
+                                     stdin=subprocess.DEVNULL, env=env, text=True, bufsize=1, cwd=cwd)
         self._threads = [
             threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout), daemon=True),
             threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr), daemon=True),

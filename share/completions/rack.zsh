@@ -80,7 +80,7 @@ _rack_run() {
         '--name[JACK client name (JACK renames it if taken; the real name is printed).]:name:'
         '--osc-port[UDP port for OSC (default 8000, or one the system chooses if 8000 is taken; 0\: the system chooses; the port is printed).]:osc-port:'
         '--osc-host[Address to bind OSC to. Anything but loopback exposes the rack to the network.]:osc-host:'
-        '*--allow[Only obey OSC from this address or CIDR range (repeatable; loopback only if listed).]:ADDR:'
+        '*--allow[Only obey OSC, HTTP and WebSocket clients from this address or CIDR range (repeatable; loopback only if listed; others are dropped without a reply).]:ADDR:'
         '--file[Audio file to play (wav, flac, ogg; resampled to the JACK rate).]:file:'
         '--preset[Preset to start with (name or number; user presets are negative).]:preset:{__rack_custom_complete ---completion run -- --preset "${current_word_index}" "$(__rack_cursor_index_in_current_word)"}'
         '--connect[Connect outputs to the physical playback ports and inputs from capture.]'
