@@ -46,6 +46,9 @@ def test_jack_server_restarts_five_times(tmp_path, rack_binary):
         subprocess.run(["jack_connect", "survivor:out_1", "system:playback_1"], env=env, check=True, timeout=10)
         osc.send("/rack/cutoff", 777.0)
         osc.send("/rack/room", "plate")
+        # The demo loop is 9.6 s: without its looping, a position that went back can only be
+        # one the rejoin lost (the long run's restarts pass its end).
+        osc.send("/rack/player/loop", 0)
         assert osc.get("cutoff") == 777.0
         for round_ in range(RESTART_ROUNDS):
             before = osc.status().args[4]   # player seconds
