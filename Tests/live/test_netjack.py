@@ -79,12 +79,14 @@ def _ramps_over(osc) -> None:
         osc.send("/rack/unsubscribe")
 
 
-def _bursts(signal: np.ndarray, lags: int | list[int], start: int, stop: int) -> np.ndarray:
+def _bursts(signal: np.ndarray, lags: int | list[int | None], start: int, stop: int) -> np.ndarray:
     """The frames from `start` to `stop` (relative to each burst's start) of every whole burst
-    in the recording, each `lags[k]` frames late (one lag: the same for every burst)."""
-    count = (len(signal) - RATE - (lags if isinstance(lags, int) else min(lags))) // RATE + 1
-    each = [lags] * count if isinstance(lags, int) else lags[:count]
-    return np.concatenate([signal[k * RATE + lag + start:k * RATE + lag + stop] for k, lag in enumerate(each)])
+    in the recording, burst k `lags[k]` frames late (one lag: the same for every burst; None:
+    burst k left out)."""
+    if isinstance(lags, int):
+        lags = [lags] * ((len(signal) - RATE - lags) // RATE + 1)
+    return np.concatenate([signal[k * RATE + lag + start:k * RATE + lag + stop]
+                           for k, lag in enumerate(lags) if lag is not None])
 
 
 def _burst_lags(played: np.ndarray, recorded: np.ndarray, lag: int, reach: int = RATE // 8) -> list[int]:
@@ -152,7 +154,7 @@ def test_audio_crosses_hosts_filtered_and_reverberated(hosts, remote_rack, maste
     master_osc.send("/rack/player/stop")
     _set(master_osc, "mix", 0.0)
     _set(master_osc, "cutoff", 20000.0)
-    played, dry = netjacklib.round_trip(netloop, hosts.master_server, 3.0, tmp_path / "dry.raw")
+    played, dry = netjacklib.round_trip(netloop, hosts.master_server, 5.0, tmp_path / "dry.raw")
     lag, _ = netjacklib.delay_frames(played, dry[:, 0])
     print(f"through rack: {lag} frames ({1000 * lag / RATE:.1f} ms)")
     # jackd2 runs clients asynchronously by default: a client's output reaches the driver one
@@ -173,12 +175,17 @@ def test_audio_crosses_hosts_filtered_and_reverberated(hosts, remote_rack, maste
     _ramps_over(master_osc)
     _, wet = netjacklib.round_trip(netloop, hosts.master_server, 3.0, tmp_path / "wet.raw")
     tail = (BURST + RATE // 50, BURST + RATE * 3 // 10)     # 20…300 ms after a burst ends
-    # The dry take's tail after each burst's own arrival (the wet take's bursts, reverberated
-    # only, do not correlate with what was played: the take's lag).
-    dry_lags = _burst_lags(played, dry[:, 0], lag)
-    if len(set(dry_lags)) > 1:
-        print(f"netjack2's round trip moved during the dry take: bursts {dry_lags} frames late")
-    for name, take, lags in (("dry", dry, dry_lags), ("wet", wet, lag)):
+    # The dry take's tail after the bursts that arrived at the take's round trip. netjack2
+    # between namespaces without realtime scheduling moves its round trip on a loaded machine
+    # (seen: a take's first burst 3,584 frames late, the next 1,792 as measured above): a moved
+    # burst says nothing of rack, and the tail window after it holds the burst's own sound
+    # (-2.7 and -7.9 dB re the burst in two such takes). The wet take's bursts, reverberated only,
+    # do not correlate with what was played: the take's lag.
+    arrivals = _burst_lags(played, dry[:, 0], lag)
+    steady = [arrival if arrival == lag else None for arrival in arrivals]
+    print(f"dry take: bursts {arrivals} frames late; {len(arrivals) - steady.count(None)} of {len(arrivals)} at {lag}")
+    assert steady.count(None) < len(steady), f"no burst arrived at the take's round trip: {arrivals}"
+    for name, take, lags in (("dry", dry, steady), ("wet", wet, lag)):
         burst_power = (_bursts(take, lags, *window) ** 2).mean()
         tail_power = (_bursts(take, lags, *tail) ** 2).mean()
         print(f"{name}: tail 20-300 ms after a burst {_db(tail_power) - _db(burst_power):.1f} dB re the burst")
