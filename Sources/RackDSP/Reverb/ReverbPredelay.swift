@@ -12,6 +12,10 @@
 /// phase moves once, within the crossfade). A change during a crossfade waits for it to end and
 /// then goes straight to the latest setting (a ramp becomes a few crossfades, never a
 /// slide). The first setting after a reset, when the history is silent, is taken at once.
+/// Chosen by measurement over a sweep: a read position moving 120 ms in a 20 ms ramp would
+/// read at −5 times speed (a pitch shift, Doppler), while these crossfades leave the default
+/// ramp's splatter equal to the 200 ms ramp's (−111.6 dB re a 1 kHz sine above 8 kHz,
+/// `ShapingParameterTests.testRampsOfTheNewControlsDoNotSplatter`).
 ///
 /// Per 8-sample group (`Reverb.renderGroup` steps it at each group start), so the result does
 /// not depend on the block size.

@@ -107,20 +107,20 @@ extension Reverb {
         return (left, right)
     }
 
-    /// One group of the running glide (`ReverbShapeGlide`): the networks' absorption reaches
-    /// the line's value at the group's end, moving sample by sample from where it is (a network
-    /// that takes other coefficients or starts meanwhile has nothing to glide from); the cuts
-    /// take the value at the group's start, the width each sample's.
+    /// One group of the running glide (`ReverbShapeGlide`): the networks' absorption and the
+    /// cuts' coefficients reach the line's value at the group's end, moving sample by sample
+    /// from where they are (a network that takes other coefficients or starts meanwhile, or a
+    /// cut switching on, has nothing to glide from); the width takes each sample's.
     @_noLocks @inline(__always)
     mutating func glideShape(_ slots: UnsafeMutablePointer<ReverbSlot>) {
         guard var g = glide else { return }
         for s in 0..<slotCount where slots[s].isIn(.live) || slots[s].isIn(.spilling) {
             slots[s].core.absorptionFrom = ReverbAbsorptionGlide(slots[s].core.coefficients)
         }
-        let now = g.shape(at: g.done), next = g.shape(at: g.done &+ 8)
+        let next = g.shape(at: g.done &+ 8)
         shape = next
+        wetStage.set(next, sampleRate: sampleRate, gliding: true)
         applyShape(next, slots)
-        wetStage.set(now, sampleRate: sampleRate)
         wetStage.width = g.widths()
         g.done &+= 8
         glide = g.isDone ? nil : g

@@ -2,9 +2,10 @@
 /// two ends (`Reverb.setShape(_:gliding:frames:)`), and the reverb follows the straight line
 /// between them instead of holding the first until the next segment (a 32-sample staircase,
 /// whose steps splattered above 8 kHz: a `width` jump at the default ramp 20.0 dB, a `decay`
-/// jump 12.5 dB more than the same change over 200 ms). The loops' absorption and the cuts
-/// take the line's value at each 8-sample group, the width at every sample. `freeze` is a
-/// toggle and the pre-delay crossfades its own moves: both take the segment's first value.
+/// jump 12.5 dB more than the same change over 200 ms). The loops' absorption and the cuts'
+/// coefficients reach the line's value at the end of each 8-sample group, moving sample by
+/// sample from where they were; the width takes it at every sample. `freeze` is a toggle and
+/// the pre-delay crossfades its own moves: both take the segment's first value.
 ///
 /// - Realtime: safe (plain values).
 struct ReverbShapeGlide {
