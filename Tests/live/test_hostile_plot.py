@@ -36,3 +36,23 @@ def test_a_plot_of_200000_ramps_is_small_and_keeps_the_peaks(rack_binary, tmp_pa
     paths = re.findall(r'<path d="([^"]+)"[^>]*class="(?:ramp|hold)"', lane[:lane.index("</g>")])
     ys = [float(y) for d in paths for y in re.findall(r"[ML]-?[0-9.]+ (-?[0-9.]+)", d)]
     assert ys and max(ys) >= bottom - 0.5, (bottom, max(ys) if ys else None)
+
+
+def test_a_plot_of_a_file_with_errors_draws_what_parses_marks_the_problem_and_exits_65(rack_binary, tmp_path):
+    # docs/choices.md: "rack plot on a file with errors draws what parses, marks each problem in
+    # red, writes the picture and exits 65".
+    source = tmp_path / "bad.txt"
+    source.write_text("0 /rack/cutoff 800\n1 /rack/cutoff 2000 0.5\n2 /rack/bogus 3\n")
+    out = tmp_path / "bad.svg"
+    proc = subprocess.run([str(rack_binary), "plot", str(source), "-o", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 65, (proc.returncode, proc.stderr)
+    assert "bad.txt:3:" in proc.stderr, proc.stderr
+    assert out.is_file() and out.stat().st_size > 0, "the picture is written"
+    svg = out.read_text()
+    assert svg.rstrip().endswith("</svg>"), svg[-200:]
+    lane = svg[svg.index('id="lane-cutoff"'):]
+    lane = lane[:lane.index("</g>")]
+    assert 'class="ramp"' in lane, "the ramp that parses is drawn"
+    red = re.findall(r'<line [^>]*stroke="#d0021b"[^>]*class="problem-line error"', svg)
+    assert red, "the problem is marked in red"

@@ -535,12 +535,17 @@ def test_hostile_host(bundle, lv2host, tmp_path):
                            "-s", f"{256 * 40}:{ports['cutoff']['index']}=nan", name="nanctl")
     assert np.array_equal(nan_control, plain)
 
-    # NaN and infinities on the input: the output stays finite (they become 0, as in the JACK client).
-    bad = signal.copy()
+    # NaN and infinities on the input become 0 before any state sees it, as in the JACK client:
+    # the samples of the same input with 0 in their places, bit for bit.
+    bad, zeroed = signal.copy(), signal.copy()
     bad[RATE // 5::997, 0] = np.nan
     bad[RATE // 4::1999, 1] = np.inf
+    bad[RATE // 3::2999, 0] = -np.inf
+    zeroed[~np.isfinite(bad)] = 0
     finite = run_host(lv2host, bundle, tmp_path, bad, "-b", "256", *settings, name="nan")
-    assert np.isfinite(finite).all() and np.abs(finite).max() < 2
+    as_zeros = run_host(lv2host, bundle, tmp_path, zeroed, "-b", "256", *settings, name="nanzero")
+    assert np.isfinite(finite).all() and np.abs(as_zeros).max() > 0.05
+    assert np.array_equal(finite, as_zeros), np.abs(finite - as_zeros).max()
 
     # activate / deactivate / activate: the second activation starts over (same samples again).
     twice = run_host(lv2host, bundle, tmp_path, signal, "-b", "256", "-a", *settings, name="twice")

@@ -636,3 +636,32 @@ def test_at_most_the_readme_count_of_midi_events_a_cycle(rack_factory, osc_facto
     assert len(gains) == bound, f"{len(gains)} of {sent} events applied in one cycle"
     expected = [-60 + 72 * (i % 128) / 127 for i in range(bound)]
     assert gains == pytest.approx(expected, abs=1e-4), "the first events of the cycle, in order"
+
+
+def test_bank_select_is_ignored_and_the_program_change_applies(rack_factory, osc_factory, helpers, jack, tmp_path):
+    """docs/midi.md: program change N recalls preset number N, "bank select ignored": CC 0 and
+    CC 32 change nothing, and a program change after them recalls the preset it names as it
+    would with no bank (preset 2 of `/rack/preset/list`, as in the default-map test)."""
+    rack = rack_factory()
+    osc = osc_factory(rack.osc_port)
+    names = osc.request("/rack/preset/list").args
+    assert len(names) >= 3
+    before = {m.address: m.args for m in osc.request_all("/rack/dump")}
+    # Bank 5·128 + 3, then CC 91 (mix) as a marker: MIDI is applied in order, so once mix moved
+    # the bank select has had its effect.
+    midisend(helpers, jack, ["100 B0 00 05", "110 B0 20 03", "120 B0 5B 40"], 0.3,
+             "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
+    wait_get(osc, "mix", 100 * 64 / 127, rel=1e-4)
+    after = {m.address: m.args for m in osc.request_all("/rack/dump")}
+    changed = sorted(a for a in set(before) | set(after) if before.get(a) != after.get(a))
+    assert changed == ["/rack/mix"], {a: (before.get(a), after.get(a)) for a in changed}
+    midisend(helpers, jack, ["100 B0 00 01", "110 B0 20 00", "120 C0 02"], 0.3,
+             "-o", f"{rack.client_name}:midi_in", tmp_path=tmp_path)
+    dump = []
+
+    def recalled() -> bool:
+        dump[:] = osc.request_all("/rack/dump")
+        return bool(dump) and dump[-1].address == "/rack/preset" and dump[-1].args == [names[2]]
+
+    assert livelib.wait_until(recalled, 2.0, step=0.05), f"program change 2 after a bank select not applied: {dump}"
+    assert osc.ping() and rack.stderr == [], rack.describe()

@@ -60,7 +60,8 @@ def test_eight_racks_without_flags_get_names_ports_and_dns_sd_names_of_their_own
         osc_ports = [r.osc_port for r in racks]
         http_ports = [r.http_port for r in racks]
         print(f"client names {names}\nOSC ports {osc_ports}\nHTTP ports {http_ports}")
-        assert len(set(names)) == RACKS and len(set(osc_ports)) == RACKS and len(set(http_ports)) == RACKS
+        assert names == ["rack"] + [f"rack-{n:02d}" for n in range(1, RACKS)], "JACK's names: rack, rack-01 … rack-07"
+        assert len(set(osc_ports)) == RACKS and len(set(http_ports)) == RACKS
         assert (osc_ports[0], http_ports[0]) == (OSC_DEFAULT, HTTP_DEFAULT), "the first rack has the defaults"
         for rack in racks:
             osc = netjacklib.NamespaceOsc(hosts.master_ns, MASTER_ADDRESS, MASTER_ADDRESS, rack.osc_port)

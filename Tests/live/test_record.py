@@ -403,6 +403,27 @@ def test_the_recording_is_an_append_only_journal(rack_factory, osc_factory, rack
     assert values == [1000.0 + i for i in range(6)], values
 
 
+def test_a_symlink_given_as_record_is_followed_and_its_target_emptied_and_appended_to(
+        rack_factory, osc_factory, tmp_path):
+    """docs/choices.md: a symlink given as `--record` is followed and its target emptied and
+    appended to (the link stays a link)."""
+    target = tmp_path / "target.txt"
+    target.write_text("0 /rack/cutoff 123 # an older take, to be emptied\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    inode = target.stat().st_ino
+    rack = rack_factory("--record", str(link))
+    osc = osc_factory(rack.osc_port)
+    osc.send("/rack/cutoff", 1234.0)
+    wait_in_journal(target, "/rack/cutoff 1234")
+    assert rack.stop() == 0, rack.describe()
+    assert link.is_symlink() and os.readlink(link) == str(target), "the link is left a link"
+    assert target.stat().st_ino == inode, "the target itself was written, not replaced"
+    text = target.read_text()
+    assert "older take" not in text and "/rack/cutoff 123 " not in text, text
+    assert [e[2][0] for e in parse_record(target) if e[1] == "/rack/cutoff"] == ["1234"], text
+
+
 def test_a_recording_across_a_server_back_at_another_rate_replays(tmp_path, rack_binary):
     """The server goes away and comes back at 44.1 kHz (a new engine, whose samples count from
     0 again): the file's times never go backwards, it checks clean and renders."""

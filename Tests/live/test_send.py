@@ -67,6 +67,64 @@ def test_a_sparse_file_is_sent_ahead_and_clean(rack, rack_binary, tmp_path):
     assert re.fullmatch(rf"rack: sent 200 events to 127\.0\.0\.1:{rack.osc_port} in [0-9]+\.[0-9] s\n", out.stderr), out.stderr
 
 
+def test_events_the_rack_refuses_end_rack_send_with_69_and_the_first_reason(rack, osc_factory, rack_binary, jack,
+                                                                             tmp_path):
+    """A recall of a preset the sending user has and the rack's user has not: the rack refuses
+    it with /rack/error, and `rack send` exits 69 with one line naming the count and the first
+    reason (docs/automation.md, docs/command-line.md); the changes it took stand."""
+    sender_config = tmp_path / "sender-config"
+    (sender_config / "rack" / "presets").mkdir(parents=True)
+    (sender_config / "rack" / "presets" / "Only Here.json").write_text('{"name": "Only Here", "cutoff": 900}\n')
+    script = tmp_path / "refused.txt"
+    script.write_text('0 /rack/cutoff 1500\n0.1 /rack/preset "Only Here"\n0.2 /rack/mix 35\n')
+    env = jack.env(XDG_CONFIG_HOME=str(sender_config))
+    out = subprocess.run([str(rack_binary), "send", str(script), "--to", f"127.0.0.1:{rack.osc_port}"],
+                         capture_output=True, text=True, env=env, timeout=30)
+    assert out.returncode == 69, (out.returncode, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert re.fullmatch(rf"rack: the rack at 127\.0\.0\.1:{rack.osc_port} refused 1 of 3 events "
+                        r"\(first: /rack/preset: .*Only Here.*\)", lines[0]), lines[0]
+    osc = osc_factory(rack.osc_port)
+    assert livelib.wait_until(lambda: livelib.close_to(osc.get("mix"), 35), 3), "the events it took stand"
+
+
+def test_rack_send_shows_progress_on_a_terminal_and_ends_with_one_line(rack, rack_binary, tmp_path):
+    """docs/command-line.md: "progress on a terminal; ends with one line on stderr, on a terminal
+    or not" (through a pipe: `test_a_sparse_file_is_sent_ahead_and_clean`)."""
+    import os
+    import pty
+    script = tmp_path / "sparse.txt"
+    _dense_file(script, 200, 1.0)
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([str(rack_binary), "send", str(script), "--to", f"127.0.0.1:{rack.osc_port}"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=follower)
+        os.close(follower)
+        follower = None
+        said = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:   # EIO: the terminal's other end closed (rack send exited)
+                break
+            if not chunk:
+                break
+            said += chunk
+        assert proc.wait(timeout=30) == 0, said
+    finally:
+        os.close(leader)
+        if follower is not None:
+            os.close(follower)
+    text = said.decode().replace("\r\n", "\n")
+    bars = re.findall(r"\rsending \S+ \[([# ]{30})\] ([0-9]+)%", text)
+    assert bars and bars[-1] == ("#" * 30, "100"), text
+    assert len(bars) > 1 and int(bars[0][1]) < 100, f"the bar moves: {bars[:3]}"
+    closing = text[text.rindex("100%") + len("100%"):]
+    assert re.fullmatch(rf"\nrack: sent 200 events to 127\.0\.0\.1:{rack.osc_port} in [0-9]+\.[0-9] s\n", closing), \
+        repr(closing)
+
+
 # --- the pacing bounds of the README's "Automation files", each against a stand-in rack --------
 
 def _readme_figure(pattern: str) -> int:
