@@ -167,6 +167,14 @@ final class AddressSpaceTests: XCTestCase {
     /// Bounded, seeded fuzz: random bytes, mutated valid packets, wrong types, huge strings.
     /// The controller never crashes, the engine's output stays finite while noise plays through
     /// it (and is heard: finiteness of silence would prove nothing), and it still answers.
+    /// Names the fuzz sends on purpose: paths out of the preset directory, into others, hidden
+    /// and empty names, a home directory, a drive-like name.
+    static let hostileStrings = ["../../../../../../tmp/rack-fuzz", "/tmp/rack-fuzz", "a/b", "..", ".", "", ".hidden",
+                                 "~/rack-fuzz", "C:\\rack", "Warm/../../x"]
+    /// Floats the fuzz sends on purpose besides random bit patterns.
+    static let hostileFloats: [Float] = [.nan, -.nan, .infinity, -.infinity, -0.0, .greatestFiniteMagnitude,
+                                         -.greatestFiniteMagnitude, .leastNonzeroMagnitude]
+
     func testFuzzedPacketsNeverHurt() throws {
         let rig = Rig()
         var rng = SplitMix(seed: 20261122)
@@ -190,8 +198,11 @@ final class AddressSpaceTests: XCTestCase {
                 p = valid[Int(rng.next() % UInt64(valid.count))]
                 p = Array(p.prefix(Int(rng.next() % UInt64(p.count + 1))))
             default:
-                let s = String(repeating: "x", count: Int(rng.next() % 5000))
-                let args: [OSCValue] = [.string(s), .int(Int32(truncatingIfNeeded: rng.next())), .float(Float(bitPattern: UInt32(truncatingIfNeeded: rng.next())))]
+                let s = rng.next() % 2 == 0 ? String(repeating: "x", count: Int(rng.next() % 5000))
+                                            : Self.hostileStrings[Int(rng.next() % UInt64(Self.hostileStrings.count))]
+                let f = rng.next() % 2 == 0 ? Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+                                            : Self.hostileFloats[Int(rng.next() % UInt64(Self.hostileFloats.count))]
+                let args: [OSCValue] = [.string(s), .int(Int32(truncatingIfNeeded: rng.next())), .float(f)]
                 p = OSCMessage(["/rack/cutoff", "/rack/preset/save", "/rack/get", "/rack/room", "/rack/subscribe"][i % 5], Array(args.shuffled(using: &rng).prefix(Int(rng.next() % 3)))).encoded()
             }
             rig.send(p)
