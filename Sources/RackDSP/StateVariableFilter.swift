@@ -4,10 +4,11 @@
 /// low-, band- and high-pass outputs, `mode` picks one. Each output's gain at the cutoff is the
 /// resonance in dB (the AUv3 filter sample's convention): Q = 10^(dB/20), damping k = 2R = 1/Q; the
 /// bilinear prewarp g = tan(π·cutoffHz/sampleRate) puts that point on the cutoff (`magnitudeDecibels`).
-/// Stable while g and k move at audio rate: they are interpolated per sample across a ramping
-/// segment, and steady, two samples run as one step (`PairStep`). A `Kernel`; its guards (a
-/// non-finite state resets itself, tails never go subnormal) are in `StateVariableFilter+Guards`.
-public struct StateVariableFilter: Sendable {
+/// As JUCE's `StateVariableTPTFilter`: a setting's factors are worked out once (`Step`), a sample
+/// is a few lines. Stable while g and k move at audio rate (interpolated per sample across a
+/// ramping segment). Guards: tails never go subnormal, and a state gone non-finite (a NaN or
+/// ±Inf got in) is found at the end of the call and the filter starts afresh.
+public struct StateVariableFilter: Kernel, Sendable {
     /// Which of the filter's outputs `process` writes.
     public enum Mode: Sendable, CaseIterable { case lowPass, bandPass, highPass }
 
@@ -40,8 +41,6 @@ public struct StateVariableFilter: Sendable {
     public var mode: Mode
     /// The integrators' states (Zavalishin's s1, s2), left and right in one vector.
     var s1 = SIMD2<Float>.zero, s2 = SIMD2<Float>.zero
-    /// A pair of samples the last call ended half-way through (`PairStep`).
-    var half: HalfPair? = nil
     public private(set) var sampleRate: Double = 48_000
     /// Times the state went non-finite (a NaN or ±Inf got in) and the filter reset itself.
     public internal(set) var faultResets = 0
@@ -67,7 +66,7 @@ public struct StateVariableFilter: Sendable {
 
     /// Clears the integrators. - Realtime: safe
     @_noLocks
-    public mutating func reset() { (s1, s2, half) = (.zero, .zero, nil) }
+    public mutating func reset() { (s1, s2) = (.zero, .zero) }
 
     /// Zavalishin's (g, k) for a cutoff in Hz (held to 1 Hz … `maximumCutoffHz`) and a resonance
     /// in dB. - Realtime: safe
@@ -87,64 +86,64 @@ public struct StateVariableFilter: Sendable {
 
     /// Filters `frames` samples in place, (g, k) moving linearly across a control segment of
     /// `length` samples from `from` to `to`: sample i of this call, which starts `offset` into
-    /// the segment, runs at `from + (to − from)·(offset + i)/length`. Any split of a segment into
-    /// calls gives the same samples. - Realtime: safe
+    /// the segment, runs at `from + (to − from)·(offset + i)/length`. Each sample is one step, so
+    /// any split of a segment into calls gives the same samples. A non-finite state is cleared
+    /// and counted, this call's non-finite outputs silenced. - Realtime: safe
     @_noLocks
     public mutating func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                                  frames: Int, from: SIMD2<Double>, to: SIMD2<Double>, offset: Int, length: Int) {
-        let gk0 = SIMD2<Float>(from), dgk = SIMD2<Float>(to - from)
-        var i = finishHalf(left, right, frames: frames, steady: dgk == .zero ? gk0 : nil)
+        let gk0 = SIMD2<Float>(from), dgk = SIMD2<Float>(to - from), mode = mode
+        var a = s1, b = s2
         if dgk == .zero {
-            processSteady(left, right, from: i, frames: frames, gk: gk0)
+            let step = Step(gk0)
+            for i in 0..<frames { (left[i], right[i]) = step(left[i], right[i], &a, &b, mode) }
         } else {
             let invLength = 1 / Float(max(length, 1))
-            var a = s1, b = s2
-            while i < frames {
-                let gk = gk0 + dgk * (Float(offset &+ i) * invLength)
-                let y = Self.tick(SIMD2(left[i], right[i]), &a, &b, g: gk.x, k: gk.y, mode: mode)
-                (a, b, left[i], right[i]) = (Self.flushed(a), Self.flushed(b), y.x, y.y)
-                i &+= 1
+            for i in 0..<frames {
+                (left[i], right[i]) = Step(gk0 + dgk * (Float(offset &+ i) * invLength))(left[i], right[i], &a, &b, mode)
             }
-            (s1, s2) = (a, b)
         }
-        if Self.isNonFinite(s1, s2) { recover(left: left, right: right, frames: frames) }
+        (s1, s2) = (a, b)
+        let probe = (a - a) + (b - b)       // 0 for finite states; NaN otherwise (NaN != 0)
+        guard probe.x != 0 || probe.y != 0 else { return }
+        (s1, s2, faultResets) = (.zero, .zero, faultResets &+ 1)
+        for i in 0..<frames { (left[i], right[i]) = (left[i].isFinite ? left[i] : 0, right[i].isFinite ? right[i] : 0) }
     }
 
-    /// One sample of the TPT SVF (Zavalishin ch. 4, the loop solved for the high-pass output):
-    /// advances the states s1, s2 and returns `mode`'s output. Generic: the same equations run on
-    /// samples (left and right) and on linear forms (`PairStep`). - Realtime: safe
-    @_transparent
-    static func tick<V: SIMD>(_ x: V, _ s1: inout V, _ s2: inout V, g: V.Scalar, k: V.Scalar, mode: Mode) -> V
-    where V.Scalar: BinaryFloatingPoint {
-        let yHP = (x - (g + k) * s1 - s2) * (1 / (1 + g * (g + k)))
-        let yBP = g * yHP + s1
-        let yLP = g * yBP + s2
-        s1 = g * yHP + yBP
-        s2 = g * yBP + yLP
-        switch mode { case .lowPass: return yLP; case .bandPass: return yBP; case .highPass: return yHP }
-    }
-
-    /// `tick` on linear forms over (s1, s2, x0, x1): the states' rows (`PairStep`). - Realtime: safe
-    @_noLocks
-    static func tick(forms x: SIMD4<Double>, _ s1: inout SIMD4<Double>, _ s2: inout SIMD4<Double>, g: Double, k: Double) {
-        _ = tick(x, &s1, &s2, g: g, k: k, mode: .lowPass)
-    }
-
-    /// One sample's own step at `gk` (its output went out already), the states flushed.
-    @_noLocks
-    mutating func step(_ x: SIMD2<Float>, gk: SIMD2<Float>) {
-        _ = Self.tick(x, &s1, &s2, g: gk.x, k: gk.y, mode: mode)
-        (s1, s2) = (Self.flushed(s1), Self.flushed(s2))
+    /// One sample's step at (g, k), its factors worked out once (JUCE's `update`). The loop
+    /// solved for the high-pass, yHP = h·(x − (g + k)·s1 − s2) with h = 1/(1 + g·(g + k)), and
+    /// each integrator's s' = 2y − s give s1' = s1 + 2g·yHP, s2' = s2 + 2g·yBP; on v = x − s2,
+    /// s1' = (s1 − d·s1) + u·v and s2' = (s2 + u·s1) + w·v (u = 2gh, w = g·u, d = u·(g + k)): a
+    /// sample waits on a multiply and two adds of the last, and each state moves by a small step.
+    struct Step {
+        let u: Float, w: Float, d: Float, k: Float
+        /// - Realtime: safe
+        @_noLocks @inline(__always)
+        init(_ gk: SIMD2<Float>) {
+            let g = gk.x, k = gk.y, u = 2 * g / (1 + g * (g + k))
+            (self.u, w, d, self.k) = (u, g * u, u * (g + k), k)
+        }
+        /// Advances the states by a left and a right sample; returns `mode`'s outputs. An
+        /// integrator's output is the mean of its states either side, y = (s + s')/2, and
+        /// yHP = x − k·yBP − yLP. A state below 1e-25 in magnitude becomes 0, so that silent tails
+        /// never go subnormal. - Realtime: safe
+        @_noLocks @inline(__always)
+        func callAsFunction(_ left: Float, _ right: Float, _ s1: inout SIMD2<Float>, _ s2: inout SIMD2<Float>,
+                            _ mode: Mode) -> (Float, Float) {
+            let x = SIMD2(left, right), v = x - s2
+            let n1 = (s1 - d * s1) + u * v, n2 = (s2 + u * s1) + w * v
+            let yBP = 0.5 * (s1 + n1), yLP = 0.5 * (s2 + n2), tiny = SIMD2<Float>(repeating: 1e-25)
+            s1 = n1.replacing(with: 0, where: (n1 .< tiny) .& (n1 .> -tiny))
+            s2 = n2.replacing(with: 0, where: (n2 .< tiny) .& (n2 .> -tiny))
+            let y = switch mode { case .lowPass: yLP; case .bandPass: yBP; case .highPass: (x - k * yBP) - yLP }
+            return (y.x, y.y)
+        }
     }
 
     /// The (g, k) of `setting`, memoised. - Realtime: safe
     @_noLocks
-    mutating func memoised(_ setting: Setting) -> SIMD2<Double> {
-        if setting != memo.setting {
-            memo = (setting, coefficients(cutoffHz: setting.cutoffHz, resonanceDecibels: setting.resonanceDecibels))
-        }
+    mutating func memoised(_ s: Setting) -> SIMD2<Double> {
+        if s != memo.setting { memo = (s, coefficients(cutoffHz: s.cutoffHz, resonanceDecibels: s.resonanceDecibels)) }
         return memo.gk
     }
 }
-
-extension StateVariableFilter: Kernel {}

@@ -7,7 +7,7 @@ import XCTest
 /// function), and each output sample against the TPT SVF computed in double precision.
 final class FilterModeTests: XCTestCase {
     /// The impulse response of `mode` at a steady setting, `count` samples, in calls of
-    /// `chunks` samples (odd sizes: the steady path's pairs run across calls).
+    /// `chunks` samples.
     func impulseResponse(_ mode: StateVariableFilter.Mode, cutoff: Double, resonance: Double, rate: Double,
                          count: Int, chunks: Int = 4_097) -> [Float] {
         var filter = StateVariableFilter(mode: mode, maximumCutoffHz: 20_000)

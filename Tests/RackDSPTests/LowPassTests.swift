@@ -124,10 +124,9 @@ final class LowPassTests: XCTestCase {
         XCTAssertEqual(run([512]), run([1, 100, 333, 78]))
     }
 
-    /// Steady coefficients run two samples a step; a call that ends on the first of a pair
-    /// leaves it for the next one. Any split (odd lengths, single samples) gives the samples of
-    /// one call, and a change of coefficients right after an odd sample takes that sample's
-    /// own step, as in one call per segment.
+    /// Steady, ramping and steady again: any split of the segments into calls (odd lengths,
+    /// single samples, calls across a change of coefficients) gives the samples of one call per
+    /// segment.
     func testSplittingSteadySegmentsAtOddSamplesGivesTheSameSamples() {
         let input = noiseSamples(2_000)
         func run(_ splits: [Int]) -> [Float] {
