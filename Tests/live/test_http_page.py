@@ -14,6 +14,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import threading
 import time
 import wave
 from pathlib import Path
@@ -378,11 +379,34 @@ def controls_enabled(browser):
         "return [...document.querySelectorAll('main input, main select, main button')].map(c => !c.disabled)")
 
 
+def retry_delays(browser, until: float, timeout: float) -> list[float]:
+    """The delays the page says it retries in ("… retrying in X s"), each new one once, until
+    it says `until` or `timeout` seconds pass."""
+    seen: list[float] = []
+    def look():
+        m = re.search(r"retrying in ([0-9.]+) s", text(browser, "connection"))
+        if m and (not seen or float(m.group(1)) != seen[-1]):
+            seen.append(float(m.group(1)))
+        return bool(seen) and seen[-1] == until
+    wait_until(look, timeout, 0.05)
+    return seen
+
+
 def test_greyed_out_while_rack_is_away_and_back_by_itself(rack_factory, browser):
+    """docs/web.md: while rack is away the page greys out, disables its controls, retries with
+    backoff (0.5 s doubling to 5 s: each delay it says in turn) and reloads everything when rack
+    is back."""
     port = free_tcp_port()
     first = rack_factory("--http-port", str(port))
     open_page(browser, first)
+    # The page is watched from before the stop (the stop itself takes longer than the first
+    # delay); the browser is touched by that thread alone until it ends.
+    delays: list[float] = []
+    watcher = threading.Thread(target=lambda: delays.extend(retry_delays(browser, 5.0, 15.0)))
+    watcher.start()
     first.stop()
+    watcher.join()
+    assert delays == [0.5, 1.0, 2.0, 4.0, 5.0], delays
     assert wait(lambda: "offline" in browser.find_element(By.TAG_NAME, "body").get_attribute("class"), 3.0)
     assert "retrying" in text(browser, "connection"), text(browser, "connection")
     assert not any(controls_enabled(browser)), "a control stayed usable while rack is away"
