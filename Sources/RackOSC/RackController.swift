@@ -99,8 +99,7 @@ public final class RackController {
                 }
             }
         }
-        drainApplied()
-        flushRecording()
+        drainApplied()   // the recording's last lines: the owner ends it and flushes it once
     }
 
     /// The loop's periodic work at `now` (seconds on `clock`): relay what was applied, free
