@@ -424,6 +424,20 @@ def test_a_symlink_given_as_record_is_followed_and_its_target_emptied_and_append
     assert [e[2][0] for e in parse_record(target) if e[1] == "/rack/cutoff"] == ["1234"], text
 
 
+def test_a_recording_that_cannot_be_written_ends_rack_run_with_74(rack_factory, osc_factory):
+    """docs/choices.md: lines still unwritten when `rack run` stops (a full disk: /dev/full, where
+    every write fails with ENOSPC) make it say "the recording '…' is incomplete: its last N lines
+    could not be written" and exit 74 instead of 0."""
+    rack = rack_factory("--record", "/dev/full")
+    osc = osc_factory(rack.osc_port)
+    osc.send("/rack/cutoff", 1234.0)
+    assert osc.get("cutoff") == 1234.0
+    code = rack.stop()
+    said = [l for l in rack.stderr if "the recording '/dev/full' is incomplete: its last" in l]
+    assert code == 74, f"exit {code}\n{rack.describe()}"
+    assert len(said) == 1 and re.search(r"its last \d+ lines could not be written", said[0]), rack.stderr
+
+
 def test_a_recording_across_a_server_back_at_another_rate_replays(tmp_path, rack_binary):
     """The server goes away and comes back at 44.1 kHz (a new engine, whose samples count from
     0 again): the file's times never go backwards, it checks clean and renders."""
