@@ -349,6 +349,48 @@ def test_a_long_outage_is_said_once(tmp_path, rack_binary):
     assert code == 0
 
 
+def test_a_server_that_refuses_racks_ports_is_said_once(tmp_path, rack_binary):
+    """docs/jack.md: a server that answers but refuses rack's client, its ports or its activation
+    is said once per reason, and rack rejoins when a server takes it. The server comes back with
+    room for 6 ports (`--port-max 6`): its own 4 and 2 of rack's 6, so every join (every 0.25 s)
+    is refused its ports; then a server with room takes rack back."""
+    server = f"rack-refuse-{os.getpid()}"
+    pid = livelib.start_jack(server, 48000, 256)
+    env = livelib.jack_env(server, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    rack = RackProcess(["--name", "refused", "--osc-port", "0"], env, rack_binary).wait_ready()
+    osc = Osc(rack.osc_port)
+    said = "the JACK server opened rack's client but refused its ports; trying again"
+    lines = lambda: [line for line in rack.stdout + rack.stderr if said in line]   # noqa: E731
+    small = None
+    try:
+        livelib.stop_jack(pid)
+        pid = None
+        assert wait_until(lambda: status_state(osc) == "disconnected", 5)
+        small = subprocess.Popen(["jackd", "--no-realtime", "--port-max", "6", "-n", server, "-d", "dummy",
+                                  "-r", "48000", "-p", "256"], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        assert wait_until(lines, 10), f"the refusal was not said\n{rack.describe()}"
+        time.sleep(2.0)   # a window of eight more refused joins (the pass: not said again)
+        assert len(lines()) == 1, lines()
+        assert status_state(osc) != "running"
+        assert livelib.jack_running(server), "the small server went away by itself"
+        small.terminate()   # SIGTERM; this test's child: reaped by its wait
+        small.wait(10)
+        small = None
+        pid, _ = livelib.restart_jack(server, 48000, 256)
+        assert wait_until(lambda: status_state(osc) == "running", 8), rack.describe()
+        assert len(lines()) == 1, lines()
+    finally:
+        osc.close()
+        code = rack.stop()
+        if small is not None:
+            small.terminate()
+            small.wait(10)
+        if pid is not None:
+            livelib.stop_jack(pid)
+    assert code == 0
+
+
 def test_buffer_size_changes_and_freewheel(tmp_path, rack_binary):
     """The period changes under a running rack (64 → 1024 → 8192 frames, beyond the engine's
     4096-frame render size) and the server freewheels: rack keeps running, reports the new
