@@ -6,11 +6,13 @@
  * jack_client_close cancels the notification thread wherever it is: cancelled inside that
  * window, it leaves the lock held and the close waits on it for ever. This widens the window
  * so that a test meets the race in most restarts instead of one in a few hundred.
+ * SLOWUNMAP_MS sets the delay (default 30): longer, it makes the close itself slow.
  *
  * Build: cc -shared -fPIC -O2 -o libslowunmap.so slowunmap.c -ldl
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -18,7 +20,9 @@ int munmap(void *addr, size_t length) {
     static int (*real)(void *, size_t);
     if (!real) real = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
     if (length == 12) {
-        struct timespec pause = {0, 30 * 1000 * 1000};
+        const char *ms = getenv("SLOWUNMAP_MS");
+        long delay = ms ? atol(ms) : 30;
+        struct timespec pause = {delay / 1000, (delay % 1000) * 1000 * 1000};
         nanosleep(&pause, NULL);
     }
     return real(addr, length);
