@@ -242,6 +242,22 @@ def test_the_services_come_back_after_a_daemon_restart(rack_factory, avahi):
     assert rack.stderr == [], rack.stderr
 
 
+def test_a_daemon_that_appears_later_gets_the_services(rack_factory, avahi):
+    """docs/web.md: with no daemon when rack starts, rack says nothing, carries on, and
+    advertises if one appears later (on the bus it was given)."""
+    avahi.stop_daemon()
+    try:
+        rack = _network_rack(rack_factory, avahi)
+        assert rack.proc.poll() is None and not [l for l in rack.stdout if "rack: advertised as" in l], rack.stdout
+    finally:
+        t0 = time.monotonic()
+        avahi.start_daemon()
+    assert _soon(lambda: _advertised(avahi, rack), 15), (avahi.browse("_oscjson._tcp"), rack.describe())
+    print(f"advertised {time.monotonic() - t0:.1f} s after the daemon appeared")
+    assert _soon(lambda: sum("rack: advertised as" in line for line in rack.stdout) == 1, 2), rack.stdout
+    assert rack.stderr == [], rack.stderr
+
+
 @pytest.mark.parametrize("bus", ["no system bus", "a bus without avahi-daemon"])
 def test_without_a_daemon_rack_says_nothing_and_carries_on(rack_factory, osc_factory, tmp_path, bus):
     """Needs neither root nor Avahi: the empty bus is a private dbus-daemon (when there is one)."""
